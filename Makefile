@@ -1,0 +1,59 @@
+# pcompute developer tasks.  `make test` works from a fresh clone with only
+# python3 and a C compiler: it creates $(VENV), installs pcompute in editable
+# mode with its test extras, makes sure an OpenCL CPU device works (installing
+# Debian's pocl-opencl-icd when root), then runs the test suite.
+
+VENV ?= .venv
+PYTHON ?= python3
+PYTEST_ARGS ?=
+
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.pcompute-installed
+DOCS_STAMP := $(VENV)/.pcompute-docs-installed
+
+.PHONY: all venv opencl-device test md bench docs clean distclean
+
+all: test
+
+venv: $(STAMP)
+
+# Reinstalls only when the packaging metadata changes.
+$(STAMP): pyproject.toml setup.py
+	@if [ ! -x "$(VPY)" ]; then \
+	    echo "creating $(VENV) with $(PYTHON)"; \
+	    $(PYTHON) -m venv "$(VENV)" || { \
+	        echo "error: '$(PYTHON) -m venv' failed; install the venv module" \
+	             "(Debian/Ubuntu: apt-get install python3-venv) or set PYTHON=..." >&2; \
+	        exit 1; }; \
+	fi
+	$(VPY) -m pip install --upgrade pip
+	$(VPY) -m pip install -e '.[test]'
+	@touch "$@"
+
+opencl-device: venv
+	bash tools/ensure_opencl.sh "$(VPY)"
+
+test: venv opencl-device
+	@rc=0; $(VPY) -m pytest -n auto $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; fi; \
+	exit $$rc
+
+md: venv
+	$(VPY) -m examples.md
+
+bench: venv
+	$(VPY) -m benchmarks
+
+$(DOCS_STAMP): $(STAMP)
+	$(VPY) -m pip install -e '.[test,docs]'
+	@touch "$@"
+
+docs: $(DOCS_STAMP)
+	$(VPY) -m sphinx -W -b html docs docs/_build/html
+
+clean:
+	rm -rf build dist docs/_build .pytest_cache .hypothesis *.egg-info
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+
+distclean: clean
+	rm -rf "$(VENV)"

@@ -1,0 +1,31 @@
+"""What the OpenCL and CUDA backends share: precision checks and launches."""
+import numpy as np
+
+from ..errors import KernelTypeError
+
+
+def uses_double(program):
+    """True if any type in ``program`` is double precision."""
+    for fn in program.functions:
+        for _, t in fn.args + fn.locals:
+            if t.base == "double":
+                return True
+        if fn.ret.base == "double":
+            return True
+        if any(t.base == "double" for t in fn.types.values()):
+            return True
+    return False
+
+
+def check_double(backend, program):
+    """Raise a clear error if ``program`` needs fp64 that the device lacks."""
+    if uses_double(program) and not backend.supports_double():
+        raise KernelTypeError(
+            "%s() computes in double precision, which the %s device %s does not "
+            "support" % (program.entry.name, backend.name, backend.device_name()),
+            hint="set get_config().use_double = False (and use float32 data)")
+
+
+def scalar_dtype(t):
+    """The numpy dtype a scalar kernel argument of type ``t`` is passed as."""
+    return np.dtype(np.int32) if t.base == "bool" else t.dtype

@@ -1,0 +1,87 @@
+"""The interface every backend implements.
+
+Primitives and :class:`~pcompute.array.Array` talk only to this interface:
+availability (and why not), memory (allocate, transfer, copy, fill), building
+a typed kernel for a primitive, launching, synchronising and timing.  Adding a
+backend is one module plus its templates.
+"""
+import time
+
+import numpy as np
+
+from ..errors import BackendUnavailableError
+
+
+class Backend:
+    """Base class of the backends; subclasses set ``name`` and ``dialect``."""
+
+    name = None
+    dialect = None       # code generator used ('cython', 'opencl', 'cuda') or None
+    on_host = True       # arrays live in host memory (numpy arrays are the data)
+
+    # -- availability --------------------------------------------------------
+    def why_unavailable(self):
+        """None when the backend can run here, else the reason."""
+        return None
+
+    def available(self):
+        """True when this backend can run on this machine."""
+        return self.why_unavailable() is None
+
+    def require(self):
+        """Raise :class:`BackendUnavailableError` (with the reason) if unavailable."""
+        reason = self.why_unavailable()
+        if reason is not None:
+            raise BackendUnavailableError("the %s backend is not available: %s"
+                                          % (self.name, reason))
+
+    def supports_double(self):
+        """True if the device computes in double precision."""
+        return True
+
+    def demote_double(self, config):
+        """True if float64 data and types become float32 on this backend."""
+        return False
+
+    # -- memory (host backends: the device array is the numpy array) --------
+    def empty(self, n, dtype):
+        return np.empty(n, dtype=dtype)
+
+    def to_device(self, host):
+        return np.ascontiguousarray(host)
+
+    def to_host(self, dev):
+        return dev
+
+    def copy_to_host(self, dev, host):
+        if host is not dev:
+            host[...] = dev
+
+    def copy_to_device(self, host, dev):
+        if host is not dev:
+            dev[...] = host
+
+    def copy(self, dev):
+        return dev.copy()
+
+    def fill(self, dev, value):
+        dev.fill(value)
+
+    def is_device_array(self, obj):
+        return isinstance(obj, np.ndarray)
+
+    # -- kernels ---------------------------------------------------------------
+    def synchronize(self):
+        """Wait for all queued work (a no-op on host backends)."""
+
+    def now(self):
+        """A timestamp for timing kernels (synchronises first)."""
+        self.synchronize()
+        return time.perf_counter()
+
+    def build_elementwise(self, program, func, config):
+        """A callable ``run(n, args)`` applying ``program``'s entry for i < n."""
+        raise NotImplementedError("%s does not implement Elementwise" % self.name)
+
+    def __repr__(self):
+        return "<pcompute backend %s>" % self.name

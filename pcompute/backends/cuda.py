@@ -1,0 +1,101 @@
+"""The cuda backend: pycuda, with kernels generated as CUDA C.
+
+It cannot run where pycuda or a CUDA driver is missing; ``why_unavailable``
+then says why, and the generated code is still compile-checked with nvcc.
+"""
+import numpy as np
+
+from ..build import cuda_builder
+from ..codegen import printer_for
+from ..templates import render
+from ._device import check_double, scalar_dtype
+from .base import Backend
+
+BLOCK = 256
+
+
+class CUDABackend(Backend):
+    """Kernels in CUDA C through pycuda."""
+
+    name = "cuda"
+    dialect = "cuda"
+    on_host = False
+
+    def why_unavailable(self):
+        return cuda_builder.cuda_why_unavailable()
+
+    def _gpuarray(self):
+        cuda_builder.ensure_context()
+        from pycuda import gpuarray
+        return gpuarray
+
+    def device_name(self):
+        cuda_builder.ensure_context()
+        import pycuda.driver as drv
+        return drv.Context.get_device().name()
+
+    def supports_double(self):
+        return True
+
+    def demote_double(self, config):
+        return not config.use_double
+
+    # -- memory ------------------------------------------------------------------
+    def empty(self, n, dtype):
+        return self._gpuarray().empty(n, dtype)
+
+    def to_device(self, host):
+        return self._gpuarray().to_gpu(np.ascontiguousarray(host))
+
+    def to_host(self, dev):
+        return dev.get()
+
+    def copy_to_host(self, dev, host):
+        dev.get(ary=host)
+
+    def copy_to_device(self, host, dev):
+        dev.set(np.ascontiguousarray(host))
+
+    def copy(self, dev):
+        return dev.copy()
+
+    def fill(self, dev, value):
+        dev.fill(value)
+
+    def is_device_array(self, obj):
+        return isinstance(obj, self._gpuarray().GPUArray)
+
+    def synchronize(self):
+        import pycuda.driver as drv
+        drv.Context.synchronize()
+
+    # -- kernels -------------------------------------------------------------------
+    def generate_elementwise(self, program):
+        """The CUDA source of an Elementwise kernel (needs no GPU)."""
+        printer = printer_for(program, "cuda")
+        runtime, functions = printer.print_program()
+        entry = program.entry
+        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
+        args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
+        return render("elementwise_cuda", entry=entry.name, runtime=runtime,
+                      functions=functions, params=params,
+                      call="%s(%s);" % (entry.c_name, args))
+
+    def build_elementwise(self, program, func, config):
+        check_double(self, program)
+        source = self.generate_elementwise(program)
+        kernel = cuda_builder.build_cuda(source, ["pc_elementwise"])["pc_elementwise"]
+        entry = program.entry
+        pointers = [t.is_pointer for _, t in entry.args[1:]]
+        kernel.prepare("q" + "".join("P" if p else scalar_dtype(t).char
+                                     for p, (_, t) in zip(pointers, entry.args[1:])))
+        block = config.wgs or BLOCK
+
+        def run(n, args):
+            if n == 0:
+                return
+            grid = (min((n + block - 1) // block, 65535 * 8), 1)
+            values = [a.gpudata if p else a for p, a in zip(pointers, args)]
+            kernel.prepared_async_call(grid, (block, 1, 1), None, np.int64(n), *values)
+        run.source = source
+        return run

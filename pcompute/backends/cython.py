@@ -1,0 +1,85 @@
+"""The cython backend: Cython compiled with the C compiler, serial or OpenMP."""
+import logging
+
+from ..build import toolchain
+from ..build.cython_builder import build_cython
+from ..codegen import printer_for
+from ..templates import render
+from .base import Backend
+
+log = logging.getLogger("pcompute.backends.cython")
+
+# Below this many items an OpenMP loop runs serially: starting threads costs
+# more than the work.
+SERIAL_BELOW = 2048
+
+
+def schedule_clause(schedule):
+    """The prange keyword text for an ``(kind, chunk)`` schedule."""
+    kind, chunk = schedule
+    text = ", schedule='%s'" % kind
+    if chunk:
+        text += ", chunksize=%d" % chunk
+    return text
+
+
+def array_address(a):
+    """The address of a contiguous numpy array's data."""
+    return a.__array_interface__["data"][0]
+
+
+class CythonBackend(Backend):
+    """Kernels as Cython modules; OpenMP ``prange`` when ``use_openmp`` is set."""
+
+    name = "cython"
+    dialect = "cython"
+
+    def use_openmp(self, config):
+        """True if kernels should run with OpenMP (and OpenMP works here)."""
+        if not config.use_openmp:
+            return False
+        if toolchain.openmp_flags() is None:
+            toolchain.warn_no_openmp()
+            return False
+        return True
+
+    def entry_parts(self, program, printer):
+        """Def parameters, pointer unpacking lines and converters for the entry."""
+        params, unpack, convert = [], [], []
+        entry = program.entry
+        for name, t in entry.args[1:]:
+            cname = entry.cname(name)
+            if t.is_pointer:
+                params.append("size_t pc_a_%s" % name)
+                unpack.append("cdef %s %s = <%s>pc_a_%s" % (
+                    printer.type_name(t), cname, printer.type_name(t), name))
+                convert.append(array_address)
+            else:
+                params.append("%s %s" % (printer.type_name(t), cname))
+                convert.append(None)
+        return params, unpack, convert
+
+    def build_elementwise(self, program, func, config):
+        printer = printer_for(program, "cython")
+        runtime, functions = printer.print_program()
+        params, unpack, convert = self.entry_parts(program, printer)
+        entry = program.entry
+        args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
+        openmp = self.use_openmp(config)
+        source = render(
+            "elementwise_cython", entry=entry.name, openmp=openmp,
+            cimports=printer.cimports(), runtime=runtime, functions=functions,
+            params=params, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
+            serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
+        module = build_cython(source, entry.name, openmp)
+        kernel = module.run
+        pointer_slots = [k for k, c in enumerate(convert) if c is not None]
+
+        def run(n, args):
+            if pointer_slots:
+                args = list(args)
+                for k in pointer_slots:
+                    args[k] = array_address(args[k])
+            kernel(n, *args)
+        run.source = source
+        return run

@@ -1,0 +1,258 @@
+"""The C compiler used for extensions, and how to get OpenMP from it.
+
+The OpenMP probe compiles, links and runs a tiny program; its result is
+stored in the cache directory keyed by the compiler identity (and any
+``PCOMPUTE_OPENMP_*FLAGS`` override), so a new process does not probe again.
+"""
+
+import functools
+import json
+import logging
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+import warnings
+
+from pcompute.build import cache
+from pcompute.errors import OpenMPWarning
+
+log = logging.getLogger("pcompute.build.toolchain")
+
+_PROBE_SOURCE = """\
+#include <omp.h>
+int main(void) {
+    int n = 0;
+    #pragma omp parallel reduction(+:n)
+    n += 1;
+    return (n >= 1 && omp_get_max_threads() >= 1) ? 0 : 1;
+}
+"""
+_NEGATIVE_TTL = 24 * 3600.0   # re-probe a failed detection after a day
+_BREW_PREFIXES = ("/opt/homebrew/opt/libomp", "/usr/local/opt/libomp")
+
+_warn_lock = threading.Lock()
+_warned = set()
+
+
+def compiler_command():
+    """The C compiler command for extensions: ``CC``, else sysconfig's."""
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC")
+    if not cc:
+        return ["cl"] if os.name == "nt" else ["cc"]
+    return shlex.split(cc)
+
+
+def is_msvc(command=None):
+    """True if the compiler command is MSVC's ``cl``."""
+    exe = os.path.basename((command or compiler_command())[0]).lower()
+    return exe in ("cl", "cl.exe")
+
+
+def compiler_identity():
+    """A string naming the C compiler: its command, resolved path and the
+    first line of ``--version``.  Cached per process and per ``CC``."""
+    return _identity(tuple(compiler_command()))
+
+
+@functools.lru_cache(maxsize=None)
+def _identity(command):
+    exe = shutil.which(command[0]) or command[0]
+    args = [exe] if is_msvc(command) else [exe, "--version"]
+    try:
+        out = subprocess.run(args, capture_output=True, text=True,
+                             errors="replace", timeout=30)
+        text = (out.stdout or "") + (out.stderr or "")
+        first = next((l.strip() for l in text.splitlines() if l.strip()),
+                     "unknown version")
+    except (OSError, subprocess.SubprocessError) as exc:
+        first = "unusable: %s" % exc
+    return "%s [%s] %s" % (" ".join(command), exe, first)
+
+
+def python_build_flags():
+    """What compiling a CPython extension depends on: include dirs, the
+    extension suffix and the compiler/linker flags setuptools will use (with
+    the environment variables that change them)."""
+    paths = sysconfig.get_paths()
+    var = sysconfig.get_config_var
+    env = {k: os.environ[k] for k in ("CC", "CFLAGS", "CPPFLAGS", "LDFLAGS",
+                                      "LDSHARED", "AR", "ARFLAGS")
+           if k in os.environ}
+    return {
+        "python": "%s %s" % (sys.implementation.cache_tag, sys.version),
+        "platform": sysconfig.get_platform(),
+        "include_dirs": sorted({paths["include"], paths["platinclude"]}),
+        "ext_suffix": var("EXT_SUFFIX") or ".so",
+        "cflags": var("CFLAGS") or "",
+        "ccshared": var("CCSHARED") or "",
+        "ldshared": var("LDSHARED") or "",
+        "env": env,
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_identity():
+    """The host CPU model and feature flags (for ``-march=native`` keys)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read()
+        fields = {}
+        for line in info.splitlines():
+            name, _, value = line.partition(":")
+            fields.setdefault(name.strip(), value.strip())
+        return "%s | %s" % (fields.get("model name", "?"),
+                            fields.get("flags", fields.get("Features", "?")))
+    except OSError:
+        import platform
+        return "%s %s" % (platform.machine(), platform.processor())
+
+
+# --------------------------------------------------------------------------
+# OpenMP
+
+def _candidates(command):
+    if is_msvc(command):
+        return [(["/openmp"], [])]
+    found = [(["-fopenmp"], ["-fopenmp"]),
+             (["-Xpreprocessor", "-fopenmp"], ["-lomp"])]
+    for prefix in _BREW_PREFIXES:
+        if os.path.isdir(prefix):
+            found.append((["-Xpreprocessor", "-fopenmp", "-I%s/include" % prefix],
+                          ["-L%s/lib" % prefix, "-lomp",
+                           "-Wl,-rpath,%s/lib" % prefix]))
+    return found
+
+
+def probe_openmp(cflags, ldflags, command=None):
+    """Compile, link and run the probe program with these flags.
+
+    Returns ``(ok, log)``.
+    """
+    command = list(command or compiler_command())
+    with tempfile.TemporaryDirectory(prefix="pcompute-omp-") as work:
+        src = os.path.join(work, "probe.c")
+        exe = os.path.join(work, "probe.exe" if os.name == "nt" else "probe")
+        with open(src, "w") as f:
+            f.write(_PROBE_SOURCE)
+        if is_msvc(command):
+            args = command + ["/nologo"] + cflags + [src, "/Fe" + exe]
+            if ldflags:
+                args += ["/link"] + ldflags
+        else:
+            args = command + cflags + [src, "-o", exe] + ldflags
+        try:
+            out = subprocess.run(args, capture_output=True, text=True,
+                                 errors="replace", cwd=work, timeout=120)
+            text = "$ %s\n%s%s" % (shlex.join(args), out.stdout, out.stderr)
+            if out.returncode != 0:
+                return False, text
+            run = subprocess.run([exe], capture_output=True, text=True,
+                                 errors="replace", timeout=60,
+                                 env=dict(os.environ, OMP_NUM_THREADS="2"))
+            text += "$ %s -> exit %d\n%s%s" % (exe, run.returncode,
+                                               run.stdout, run.stderr)
+            return run.returncode == 0, text
+        except (OSError, subprocess.SubprocessError) as exc:
+            return False, "$ %s\n%s" % (shlex.join(args), exc)
+
+
+def openmp_flags():
+    """``(compile_args, link_args)`` enabling OpenMP, or None.
+
+    ``PCOMPUTE_OPENMP_CFLAGS`` / ``PCOMPUTE_OPENMP_LDFLAGS`` (shell-split)
+    override the detection; an unset LDFLAGS defaults to the CFLAGS.  An
+    override that does not work warns and falls back to detection.
+    """
+    cflags = os.environ.get("PCOMPUTE_OPENMP_CFLAGS", "").strip()
+    ldflags = os.environ.get("PCOMPUTE_OPENMP_LDFLAGS", "").strip()
+    return _openmp_flags(tuple(compiler_command()), cflags, ldflags)
+
+
+@functools.lru_cache(maxsize=None)
+def _openmp_flags(command, cflags_env, ldflags_env):
+    identity = _identity(command)
+    if cflags_env or ldflags_env:
+        override = (shlex.split(cflags_env),
+                    shlex.split(ldflags_env or cflags_env))
+        result = _cached_probe(command, identity, [override])
+        if result is not None:
+            return result
+        _warn_once("PCOMPUTE_OPENMP_CFLAGS=%r / PCOMPUTE_OPENMP_LDFLAGS=%r do "
+                   "not build an OpenMP program with %s; detecting OpenMP "
+                   "flags instead" % (cflags_env, ldflags_env, identity))
+    return _cached_probe(command, identity, _candidates(command))
+
+
+def _cached_probe(command, identity, candidates):
+    key = cache.make_key("openmp-probe", identity, sys.platform,
+                         [list(c) + list(l) for c, l in candidates])
+    try:
+        path = cache.Cache().dir / "toolchain" / ("openmp-%s.json" % key)
+    except OSError:
+        path = None
+    stored = _read_probe(path)
+    if stored is not False:
+        return stored
+    start = time.perf_counter()
+    result = None
+    for cflags, ldflags in candidates:
+        ok, text = probe_openmp(list(cflags), list(ldflags), command)
+        log.debug("OpenMP probe %s %s: %s\n%s", cflags, ldflags,
+                  "ok" if ok else "failed", text)
+        if ok:
+            result = (list(cflags), list(ldflags))
+            break
+    log.info("OpenMP probe for %s took %.3f s: %s", identity,
+             time.perf_counter() - start, result)
+    _write_probe(path, result)
+    return result
+
+
+def _read_probe(path):
+    """The stored probe result, or False if there is none (or it expired)."""
+    if path is None:
+        return False
+    try:
+        data = json.loads(path.read_text())
+        if data["flags"] is None:
+            if time.time() - data["time"] > _NEGATIVE_TTL:
+                return False
+            return None
+        cflags, ldflags = data["flags"]
+        return list(cflags), list(ldflags)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _write_probe(path, result):
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cache._write_atomic(path, json.dumps(
+            {"flags": result, "time": time.time()}).encode())
+    except OSError as exc:
+        log.debug("could not store the OpenMP probe result: %s", exc)
+
+
+def _warn_once(message):
+    with _warn_lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    warnings.warn(message, OpenMPWarning, stacklevel=3)
+
+
+def warn_no_openmp():
+    """Emit, once per process, the OpenMPWarning that kernels run serially."""
+    _warn_once("OpenMP not available with %s; kernels run serially. Set "
+               "PCOMPUTE_OPENMP_CFLAGS/PCOMPUTE_OPENMP_LDFLAGS to the flags "
+               "that enable it (e.g. '-fopenmp', or on macOS '-Xpreprocessor "
+               "-fopenmp' and '-lomp' with libomp installed)."
+               % compiler_identity())

@@ -1,0 +1,521 @@
+"""The shared printer of typed kernels in C-like dialects.
+
+:class:`CPrinter` prints a :class:`~pcompute.frontend.typeinfer.TypedFunction`
+as C; OpenCL C and CUDA C subclass it for their qualifiers and names, and the
+Cython printer overrides statements and a few operators.  Expressions are
+parenthesised by the dialect's precedence table, so the output stays readable.
+Every AST node type is dispatched explicitly; an unknown one is a bug.
+"""
+import ast
+import math
+
+from ..errors import InternalError
+from ..types import CType
+from .runtime import SIGNED, UNSIGNED, helper_name, runtime_source
+
+# C operator precedence (higher binds tighter).
+C_PREC = {
+    "atom": 16, "unary": 15, "*": 13, "/": 13, "%": 13, "+": 12, "-": 12,
+    "<<": 11, ">>": 11, "<": 10, "<=": 10, ">": 10, ">=": 10, "==": 9, "!=": 9,
+    "&": 8, "^": 7, "|": 6, "&&": 5, "||": 4, "?:": 3,
+}
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+          ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
+          ast.BitAnd: "&", ast.Mod: "%", ast.FloorDiv: "//", ast.Pow: "**"}
+CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+          ast.GtE: ">="}
+
+C_TYPES = {"bool": "int", "char": "signed char", "uchar": "unsigned char",
+           "short": "short", "ushort": "unsigned short", "int": "int",
+           "uint": "unsigned int", "long": "long long", "ulong": "unsigned long long",
+           "float": "float", "double": "double", "void": "void"}
+
+
+class Code:
+    """Lines with indentation."""
+
+    def __init__(self, indent="    "):
+        self.lines = []
+        self.level = 0
+        self.indent = indent
+
+    def add(self, line):
+        self.lines.append(self.indent * self.level + line if line else "")
+
+    def text(self):
+        return "\n".join(self.lines)
+
+
+class CPrinter:
+    """Prints typed functions as C (the base of the OpenCL and CUDA printers)."""
+
+    dialect = "c"
+    prec = C_PREC
+    type_names = C_TYPES
+    helper_qualifier = "static inline"
+    function_qualifier = "static"
+    long_suffix = "LL"
+    and_op, or_op, not_op = "&&", "||", "!"
+
+    def __init__(self, program):
+        self.program = program
+        self.needed = set()
+        self.includes = set()
+
+    # -- names and types ----------------------------------------------------
+    def type_name_of(self, base):
+        return self.type_names[base]
+
+    def type_name(self, t):
+        if t.pointer:
+            return "%s%s*" % (self.space_prefix(t.space), self.type_name_of(t.base))
+        return self.type_name_of(t.base)
+
+    def space_prefix(self, space):
+        return ""
+
+    def math_name(self, name, base):
+        """Name of a math function for operands of type ``base`` in user code."""
+        return self.c_math_name(name, base)
+
+    def c_math_name(self, name, base):
+        """C name of a math function for operands of type ``base``."""
+        if name == "abs":
+            name = "fabs"
+        if base == "float" and name not in ("isnan", "isinf"):
+            return name + "f"
+        return name
+
+    def cast(self, t, text, prec):
+        return "(%s)%s" % (self.type_name(t), self.wrap(text, prec, self.prec["unary"]))
+
+    def wrap(self, text, prec, need):
+        return text if prec >= need else "(%s)" % text
+
+    def need(self, kind, base):
+        self.needed.add((kind, base))
+        return helper_name(kind, base)
+
+    # -- functions ----------------------------------------------------------
+    def declarations(self, fn):
+        """Declarations of a function's locals, one per line."""
+        out = []
+        for name, t in fn.locals:
+            cname = fn.cname(name)
+            if t.shape:
+                dims = "".join("[%d]" % d for d in t.shape)
+                out.append("%s%s %s%s;" % (self.local_array_prefix(t.space),
+                                           self.type_name_of(t.base), cname, dims))
+            else:
+                out.append("%s %s;" % (self.type_name(t), cname))
+        return out
+
+    def local_array_prefix(self, space):
+        return ""
+
+    def signature(self, fn):
+        params = ", ".join("%s %s" % (self.type_name(t), fn.cname(n)) for n, t in fn.args)
+        return "%s %s(%s)" % (self.type_name(fn.ret), fn.c_name, params or "void")
+
+    def function_prefix(self, fn):
+        return self.function_qualifier
+
+    def print_function(self, fn):
+        self.fn = fn
+        code = Code()
+        prefix = self.function_prefix(fn)
+        code.add(("%s %s" % (prefix, self.signature(fn))).strip())
+        code.add("{")
+        code.level += 1
+        for line in self.declarations(fn):
+            code.add(line)
+        self.block(code, fn.tree.body)
+        code.level -= 1
+        code.add("}")
+        return code.text()
+
+    def prototypes(self):
+        return ["%s %s;" % (self.function_prefix(fn), self.signature(fn))
+                for fn in self.program.functions]
+
+    def print_program(self):
+        """(runtime helper text, user function text) for the whole program."""
+        bodies = [self.print_function(fn) for fn in self.program.functions]
+        if self.program.recursive:
+            bodies = ["\n".join(p.strip() for p in self.prototypes())] + bodies
+        return runtime_source(self.needed, self), "\n\n".join(bodies)
+
+    # -- statements ---------------------------------------------------------
+    def block(self, code, stmts):
+        for stmt in stmts:
+            method = getattr(self, "stmt_" + type(stmt).__name__, None)
+            if method is None:
+                raise InternalError("no printer for statement %s" % type(stmt).__name__)
+            method(code, stmt)
+
+    def stmt_Pass(self, code, node):
+        pass
+
+    def stmt_Break(self, code, node):
+        code.add("break;")
+
+    def stmt_Continue(self, code, node):
+        code.add("continue;")
+
+    def stmt_Return(self, code, node):
+        if node.value is None:
+            code.add("return;")
+        else:
+            code.add("return %s;" % self.expr(node.value)[0])
+
+    def stmt_Expr(self, code, node):
+        if isinstance(node.value, ast.Constant):
+            return
+        code.add("%s;" % self.expr(node.value)[0])
+
+    def assign_line(self, target, value):
+        return "%s = %s;" % (target, value)
+
+    def stmt_Assign(self, code, node):
+        fn = self.fn
+        target = node.targets[0]
+        if id(node) in fn.declares:
+            self.print_declare(code, node, fn.declares[id(node)])
+            return
+        if isinstance(target, ast.Tuple):
+            temps = fn.swaps[id(node)]
+            for tmp, value in zip(temps, node.value.elts):
+                code.add(self.assign_line(tmp, self.expr(value)[0]))
+            for elt, tmp in zip(target.elts, temps):
+                code.add(self.assign_line(self.expr(elt)[0], tmp))
+            return
+        code.add(self.assign_line(self.expr(target)[0], self.expr(node.value)[0]))
+
+    def print_declare(self, code, node, t):
+        target = node.targets[0]
+        names = target.elts if isinstance(target, ast.Tuple) else [target]
+        for name_node in names:
+            cname = self.fn.cname(name_node.id)
+            if t.shape:
+                if t.space == "local":
+                    continue
+                total = 1
+                for d in t.shape:
+                    total *= d
+                self.zero_array(code, cname, t, total)
+            else:
+                code.add(self.assign_line(cname, "0"))
+
+    def zero_array(self, code, cname, t, total):
+        flat = cname if len(t.shape) == 1 else "(&%s%s)" % (cname, "[0]" * len(t.shape))
+        code.add("for (int pc_z = 0; pc_z < %d; pc_z++) %s[pc_z] = 0;" % (total, flat))
+
+    def stmt_AugAssign(self, code, node):
+        target_text = self.expr(node.target)[0]
+        ttype = self.fn.type_of(node.target)
+        rtype = self.fn.type_of(node.value)
+        op = BINOPS[type(node.op)]
+        if op in "+-*&|^" or op in ("<<", ">>"):
+            code.add("%s %s= %s;" % (target_text, op, self.expr(node.value)[0]))
+            return
+        text, _ = self.binop_text(op, (target_text, self.prec["atom"]), ttype,
+                                  self.expr(node.value), rtype, self.fn.types[id(node)])
+        code.add(self.assign_line(target_text, text))
+
+    def stmt_If(self, code, node):
+        code.add("if (%s) {" % self.expr(node.test)[0])
+        code.level += 1
+        self.block(code, node.body)
+        code.level -= 1
+        orelse = node.orelse
+        while len(orelse) == 1 and isinstance(orelse[0], ast.If):
+            inner = orelse[0]
+            code.add("} else if (%s) {" % self.expr(inner.test)[0])
+            code.level += 1
+            self.block(code, inner.body)
+            code.level -= 1
+            orelse = inner.orelse
+        if orelse:
+            code.add("} else {")
+            code.level += 1
+            self.block(code, orelse)
+            code.level -= 1
+        code.add("}")
+
+    def stmt_While(self, code, node):
+        code.add("while (%s) {" % self.expr(node.test)[0])
+        code.level += 1
+        self.block(code, node.body)
+        code.level -= 1
+        code.add("}")
+
+    def range_parts(self, node):
+        args = node.iter.args
+        if len(args) == 1:
+            return ("0", self.prec["atom"]), self.expr(args[0]), None
+        return self.expr(args[0]), self.expr(args[1]), (args[2] if len(args) == 3 else None)
+
+    def stmt_For(self, code, node):
+        fn = self.fn
+        info = fn.loops[id(node)]
+        var = fn.cname(node.target.id)
+        start, stop, step = self.range_parts(node)
+        stop_text = stop[0]
+        if info.stop:
+            code.add(self.assign_line(info.stop, stop_text))
+            stop_text = info.stop
+        if info.simple:
+            code.add("for (%s = %s; %s < %s; %s++) {" % (var, start[0], var, stop_text, var))
+        elif info.count is None:
+            value = self.literal_step(step)
+            cmp, inc = ("<", "+=") if value > 0 else (">", "-=")
+            code.add("for (%s = %s; %s %s %s; %s %s %d) {"
+                     % (var, start[0], var, cmp, stop_text, var, inc, abs(value)))
+        else:
+            ltype = fn.type_of(node.target)
+            code.add(self.assign_line(info.start, start[0]))
+            code.add(self.assign_line(info.step, self.expr(step)[0]))
+            code.add(self.assign_line(info.count, "%s(%s, %s, %s)" % (
+                self.need("rangelen", ltype.base), info.start, stop_text, info.step)))
+            code.add("for (%s = 0; %s < %s; %s++) {" % (info.counter, info.counter,
+                                                         info.count, info.counter))
+            code.level += 1
+            code.add(self.assign_line(var, "%s + %s * %s" % (info.start, info.counter,
+                                                             info.step)))
+            code.level -= 1
+        code.level += 1
+        self.block(code, node.body)
+        code.level -= 1
+        code.add("}")
+
+    @staticmethod
+    def literal_step(step):
+        if isinstance(step, ast.Constant):
+            return step.value
+        return -step.operand.value
+
+    # -- expressions: each returns (text, precedence) ----------------------
+    def expr(self, node):
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise InternalError("no printer for expression %s" % type(node).__name__)
+        return method(node)
+
+    def literal(self, value, t):
+        if isinstance(value, bool):
+            return "1" if value else "0"
+        if isinstance(value, int):
+            if t is not None and t.base in ("long", "ulong"):
+                return "%d%s" % (value, self.long_suffix)
+            return str(value)
+        return self.float_literal(value, t)
+
+    def float_literal(self, value, t):
+        if math.isinf(value):
+            return "INFINITY" if value > 0 else "(-INFINITY)"
+        if math.isnan(value):
+            return "NAN"
+        text = repr(float(value))
+        if "e" not in text and "." not in text:
+            text += ".0"
+        return text + ("f" if t is not None and t.base == "float" else "")
+
+    def expr_Constant(self, node):
+        t = self.fn.types.get(id(node))
+        text = self.literal(node.value, t)
+        return text, self.prec["atom"] if not text.startswith("(") else self.prec["atom"]
+
+    def expr_Name(self, node):
+        return self.fn.cname(node.id), self.prec["atom"]
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        return "%s[%s]" % (self.wrap(base[0], base[1], self.prec["atom"]),
+                           self.expr(node.slice)[0]), self.prec["atom"]
+
+    def expr_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return self.not_text(operand)
+        sym = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}[type(node.op)]
+        text = self.wrap(operand[0], operand[1], self.prec["unary"])
+        if text[:1] in "-+~":
+            text = "(%s)" % text
+        return sym + text, self.prec["unary"]
+
+    def not_text(self, operand):
+        return "!" + self.wrap(operand[0], operand[1], self.prec["unary"]), self.prec["unary"]
+
+    def expr_BoolOp(self, node):
+        op = self.and_op if isinstance(node.op, ast.And) else self.or_op
+        p = self.prec[op]
+        parts = [self.expr(v) for v in node.values]
+        return (" %s " % op).join(self.wrap(t, q, p + 1) for t, q in parts), p
+
+    def expr_Compare(self, node):
+        operands = [node.left] + node.comparators
+        parts = []
+        for k, op in enumerate(node.ops):
+            a, b = operands[k], operands[k + 1]
+            ta, tb = self.fn.type_of(a), self.fn.type_of(b)
+            sym = CMPOPS[type(op)]
+            p = self.prec[sym]
+            left, right = self.expr(a), self.expr(b)
+            if ta.is_int and tb.is_int and (ta.base in UNSIGNED) != (tb.base in UNSIGNED) \
+                    and "ulong" not in (ta.base, tb.base):
+                # Compare mixed signed/unsigned values as Python does: exactly.
+                wide = CType("long")
+                left = self.cast(wide, *left), self.prec["unary"]
+                right = self.cast(wide, *right), self.prec["unary"]
+            parts.append(("%s %s %s" % (self.wrap(left[0], left[1], p),
+                                        sym, self.wrap(right[0], right[1], p + 1)), p))
+        if len(parts) == 1:
+            return parts[0]
+        p = self.prec[self.and_op]
+        return (" %s " % self.and_op).join(self.wrap(t, q, p + 1) for t, q in parts), p
+
+    def expr_IfExp(self, node):
+        test, body, orelse = (self.expr(node.test), self.expr(node.body),
+                              self.expr(node.orelse))
+        p = self.prec["?:"]
+        return "%s ? %s : %s" % (self.wrap(test[0], test[1], p + 1),
+                                 self.wrap(body[0], body[1], p + 1),
+                                 self.wrap(orelse[0], orelse[1], p)), p
+
+    def expr_BinOp(self, node):
+        fn = self.fn
+        return self.binop_text(BINOPS[type(node.op)], self.expr(node.left),
+                               fn.type_of(node.left), self.expr(node.right),
+                               fn.type_of(node.right), fn.type_of(node))
+
+    def binop_text(self, op, left, ltype, right, rtype, result):
+        if op == "/":
+            if ltype.is_int and rtype.is_int:
+                left = self.cast(result, *left), self.prec["unary"]
+            return self.infix("/", left, right)
+        if op in ("//", "%"):
+            if result.base in UNSIGNED:
+                return self.infix("/" if op == "//" else "%", left, right)
+            kind = "floordiv" if op == "//" else "mod"
+            return "%s(%s, %s)" % (self.need(kind, result.base), left[0], right[0]), \
+                self.prec["atom"]
+        if op == "**":
+            if result.is_int:
+                return "%s(%s, %s)" % (self.need("ipow", result.base), left[0], right[0]), \
+                    self.prec["atom"]
+            args = [self.as_type(part, t, result) for part, t in ((left, ltype),
+                                                                  (right, rtype))]
+            return "%s(%s, %s)" % (self.math_name("pow", result.base), args[0], args[1]), \
+                self.prec["atom"]
+        return self.infix(op, left, right)
+
+    def as_type(self, part, t, want):
+        if t == want:
+            return part[0]
+        return self.cast(want, *part)
+
+    def infix(self, op, left, right):
+        p = self.prec[op]
+        return "%s %s %s" % (self.wrap(left[0], left[1], p), op,
+                             self.wrap(right[0], right[1], p + 1)), p
+
+    def expr_Call(self, node):
+        kind, target = self.fn.calls[id(node)]
+        if kind == "helper":
+            args = ", ".join(self.expr(a)[0] for a in node.args)
+            return "%s(%s)" % (target, args), self.prec["atom"]
+        if kind == "extern":
+            args = ", ".join(self.expr(a)[0] for a in node.args)
+            return "%s(%s)" % (target.name, args), self.prec["atom"]
+        if kind == "math":
+            return self.call_math(node, target)
+        return getattr(self, "call_" + target)(node)
+
+    def call_math(self, node, name):
+        result = self.fn.type_of(node)
+        if name in ("isnan", "isinf"):
+            arg = node.args[0]
+            t = self.fn.type_of(arg)
+            text = self.expr(arg)
+            if t.is_int:
+                return "0", self.prec["atom"]
+            return "%s(%s)" % (name, text[0]), self.prec["atom"]
+        args = [self.as_type(self.expr(a), self.fn.type_of(a), result) for a in node.args]
+        return "%s(%s)" % (self.math_name(name, result.base), ", ".join(args)), \
+            self.prec["atom"]
+
+    def call_abs(self, node):
+        t = self.fn.type_of(node)
+        arg = self.expr(node.args[0])
+        if t.is_float:
+            return "%s(%s)" % (self.math_name("fabs", t.base), arg[0]), self.prec["atom"]
+        if t.base in UNSIGNED:
+            return arg
+        return "%s(%s)" % (self.need("abs", t.base), arg[0]), self.prec["atom"]
+
+    def call_min(self, node, kind="min"):
+        t = self.fn.type_of(node)
+        name = self.need(kind, t.base)
+        parts = [self.expr(a)[0] for a in node.args]
+        text = parts[0]
+        for part in parts[1:]:
+            text = "%s(%s, %s)" % (name, text, part)
+        return text, self.prec["atom"]
+
+    def call_max(self, node):
+        return self.call_min(node, "max")
+
+    def call_int(self, node):
+        return self.cast(self.fn.type_of(node), *self.expr(node.args[0])), self.prec["unary"]
+
+    call_float = call_cast = call_int
+
+    def call_address(self, node):
+        arg = self.expr(node.args[0])
+        return "&" + self.wrap(arg[0], arg[1], self.prec["unary"]), self.prec["unary"]
+
+    def call_atomic_inc(self, node, kind="atomic_inc"):
+        t = self.fn.type_of(node)
+        arg = self.expr(node.args[0])
+        return self.atomic_text(kind, t, "&" + self.wrap(arg[0], arg[1],
+                                                          self.prec["unary"]))
+
+    def call_atomic_dec(self, node):
+        return self.call_atomic_inc(node, "atomic_dec")
+
+    def atomic_text(self, kind, t, pointer):
+        return "%s(%s)" % (self.need(kind, t.base), pointer), self.prec["atom"]
+
+    def atomic_helper(self, kind, base):
+        T = self.type_name_of(base)
+        op = "++" if kind == "atomic_inc" else "--"
+        return ("%s %s %s(%s *p)\n{\n    %s old;\n    #pragma omp atomic capture\n"
+                "    old = (*p)%s;\n    return old;\n}"
+                % (self.helper_qualifier, T, helper_name(kind, base), T, T, op))
+
+    def call_printf(self, node):
+        fmt = node.args[0].value
+        args = [self.c_string(fmt)] + [self.expr(a)[0] for a in node.args[1:]]
+        return "printf(%s)" % ", ".join(args), self.prec["atom"]
+
+    @staticmethod
+    def c_string(text):
+        out = []
+        for ch in text:
+            if ch == "\\":
+                out.append("\\\\")
+            elif ch == '"':
+                out.append('\\"')
+            elif ch == "\n":
+                out.append("\\n")
+            elif ch == "\t":
+                out.append("\\t")
+            elif 32 <= ord(ch) < 127:
+                out.append(ch)
+            else:
+                out.append("\\x%02x" % ord(ch))
+        return '"%s"' % "".join(out)
+
+
+SIGNED_TYPES = SIGNED

@@ -1,0 +1,239 @@
+"""Cython printer: typed ``cdef ... noexcept nogil`` functions.
+
+Statements use Python syntax with C types; the runtime helpers (floor
+division, atomics, ...) are C functions pasted verbatim through
+``cdef extern from *`` so that their meaning is the same as on OpenCL and CUDA.
+"""
+import ast
+
+from .cfamily import Code, CPrinter
+from .runtime import helper_name
+
+# Python operator precedence, as Cython parses it.
+PY_PREC = {
+    "atom": 16, "unary": 14, "*": 13, "/": 13, "%": 13, "+": 12, "-": 12,
+    "<<": 11, ">>": 11, "&": 10, "^": 9, "|": 8, "<": 7, "<=": 7, ">": 7,
+    ">=": 7, "==": 7, "!=": 7, "not": 6, "and": 5, "or": 4, "?:": 3,
+}
+
+_HELPER_ARGS = {"floordiv": 2, "mod": 2, "ipow": 2, "min": 2, "max": 2, "abs": 1,
+                "rangelen": 3}
+
+
+class CythonPrinter(CPrinter):
+    """Prints typed functions as Cython."""
+
+    dialect = "cython"
+    prec = PY_PREC
+    helper_qualifier = "static inline"
+    and_op, or_op = "and", "or"
+
+    def __init__(self, program):
+        CPrinter.__init__(self, program)
+        self.math = set()
+        self.uses_printf = False
+        self.uses_memset = False
+
+    def cast(self, t, text, prec):
+        return "<%s>%s" % (self.type_name(t), self.wrap(text, prec, self.prec["atom"]))
+
+    def math_name(self, name, base):
+        cname = CPrinter.math_name(self, name, base)
+        self.math.add(cname)
+        return cname
+
+    # -- functions ----------------------------------------------------------
+    def signature(self, fn):
+        params = ", ".join("%s %s" % (self.type_name(t), fn.cname(n)) for n, t in fn.args)
+        inline = "" if fn.c_name in self.program.recursive else "inline "
+        return "cdef %s%s %s(%s) noexcept nogil" % (inline, self.type_name(fn.ret),
+                                                     fn.c_name, params)
+
+    def declarations(self, fn):
+        out = []
+        for name, t in fn.locals:
+            cname = fn.cname(name)
+            if t.shape:
+                dims = "".join("[%d]" % d for d in t.shape)
+                out.append("cdef %s %s%s" % (self.type_name_of(t.base), cname, dims))
+            else:
+                out.append("cdef %s %s" % (self.type_name(t), cname))
+        return out
+
+    def print_function(self, fn):
+        self.fn = fn
+        code = Code()
+        code.add(self.signature(fn) + ":")
+        code.level += 1
+        for line in self.declarations(fn):
+            code.add(line)
+        self.suite(code, fn.tree.body)
+        code.level -= 1
+        return code.text()
+
+    def suite(self, code, stmts):
+        before = len(code.lines)
+        self.block(code, stmts)
+        if len(code.lines) == before:
+            code.add("pass")
+
+    def print_program(self):
+        bodies = [self.print_function(fn) for fn in self.program.functions]
+        return self.runtime_block(), "\n\n\n".join(bodies)
+
+    def runtime_block(self):
+        """The `cdef extern from *` block with the C runtime helpers used."""
+        if not self.needed:
+            return ""
+        from .runtime import runtime_source
+        c_text = runtime_source(self.needed, self)
+        code = Code()
+        code.add("cdef extern from *:")
+        code.level += 1
+        code.add('"""')
+        for line in c_text.splitlines():
+            code.lines.append("    " + line if line else "")
+        code.add('"""')
+        for kind, base in sorted(self.needed):
+            T = self.type_name_of(base)
+            if kind.startswith("atomic"):
+                code.add("%s %s(%s *p) nogil" % (T, helper_name(kind, base), T))
+            else:
+                params = ", ".join("%s %s" % (T, v) for v in "abc"[:_HELPER_ARGS[kind]])
+                code.add("%s %s(%s) nogil" % (T, helper_name(kind, base), params))
+        return code.text()
+
+    def cimports(self):
+        """The cimport lines the printed functions need."""
+        lines = []
+        if self.math:
+            lines.append("from libc.math cimport " + ", ".join(sorted(self.math)))
+        if self.uses_printf:
+            lines.append("from libc.stdio cimport printf")
+        if self.uses_memset:
+            lines.append("from libc.string cimport memset")
+        return lines
+
+    # -- statements ---------------------------------------------------------
+    def assign_line(self, target, value):
+        return "%s = %s" % (target, value)
+
+    def stmt_Break(self, code, node):
+        code.add("break")
+
+    def stmt_Continue(self, code, node):
+        code.add("continue")
+
+    def stmt_Pass(self, code, node):
+        code.add("pass")
+
+    def stmt_Return(self, code, node):
+        code.add("return" if node.value is None else "return %s" % self.expr(node.value)[0])
+
+    def stmt_Expr(self, code, node):
+        if isinstance(node.value, ast.Constant):
+            return
+        code.add(self.expr(node.value)[0])
+
+    def zero_array(self, code, cname, t, total):
+        self.uses_memset = True
+        first = cname + "[0]" * len(t.shape)
+        code.add("memset(&%s, 0, sizeof(%s))" % (first, cname))
+
+    def stmt_AugAssign(self, code, node):
+        line_count = len(code.lines)
+        CPrinter.stmt_AugAssign(self, code, node)
+        line = code.lines[line_count]
+        if line.endswith(";"):
+            code.lines[line_count] = line[:-1]
+
+    def stmt_If(self, code, node, keyword="if"):
+        code.add("%s %s:" % (keyword, self.expr(node.test)[0]))
+        code.level += 1
+        self.suite(code, node.body)
+        code.level -= 1
+        orelse = node.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If):
+            self.stmt_If(code, orelse[0], "elif")
+        elif orelse:
+            code.add("else:")
+            code.level += 1
+            self.suite(code, orelse)
+            code.level -= 1
+
+    def stmt_While(self, code, node):
+        code.add("while %s:" % self.expr(node.test)[0])
+        code.level += 1
+        self.suite(code, node.body)
+        code.level -= 1
+
+    def stmt_For(self, code, node):
+        fn = self.fn
+        info = fn.loops[id(node)]
+        var = fn.cname(node.target.id)
+        start, stop, step = self.range_parts(node)
+        stop_text = stop[0]
+        if info.stop:
+            code.add(self.assign_line(info.stop, stop_text))
+            stop_text = info.stop
+        if info.simple:
+            code.add("for %s in range(%s, %s):" % (var, start[0], stop_text))
+        elif info.count is None:
+            code.add("for %s in range(%s, %s, %d):" % (var, start[0], stop_text,
+                                                       self.literal_step(step)))
+        else:
+            ltype = fn.type_of(node.target)
+            code.add(self.assign_line(info.start, start[0]))
+            code.add(self.assign_line(info.step, self.expr(step)[0]))
+            code.add(self.assign_line(info.count, "%s(%s, %s, %s)" % (
+                self.need("rangelen", ltype.base), info.start, stop_text, info.step)))
+            code.add("for %s in range(%s):" % (info.counter, info.count))
+            code.level += 1
+            code.add(self.assign_line(var, "%s + %s * %s" % (info.start, info.counter,
+                                                             info.step)))
+            code.level -= 1
+        code.level += 1
+        self.suite(code, node.body)
+        code.level -= 1
+
+    # -- expressions --------------------------------------------------------
+    def float_literal(self, value, t):
+        text = CPrinter.float_literal(self, value, None)
+        if text in ("INFINITY", "(-INFINITY)", "NAN"):
+            self.math.add(text.strip("(-)"))
+        if t is not None and t.base == "float":
+            return "<float>%s" % text
+        return text
+
+    def literal(self, value, t):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return CPrinter.literal(self, value, t)
+
+    def expr_Constant(self, node):
+        text, _ = CPrinter.expr_Constant(self, node)
+        if text.startswith("<") or text.startswith("-"):
+            return text, self.prec["unary"]
+        return text, self.prec["atom"]
+
+    def not_text(self, operand):
+        return "not " + self.wrap(operand[0], operand[1], self.prec["not"]), self.prec["not"]
+
+    def expr_IfExp(self, node):
+        test, body, orelse = (self.expr(node.test), self.expr(node.body),
+                              self.expr(node.orelse))
+        p = self.prec["?:"]
+        return "%s if %s else %s" % (self.wrap(body[0], body[1], p + 1),
+                                     self.wrap(test[0], test[1], p + 1),
+                                     self.wrap(orelse[0], orelse[1], p)), p
+
+    def call_printf(self, node):
+        self.uses_printf = True
+        fmt = node.args[0].value
+        args = ["b" + self.c_string(fmt)] + [self.expr(a)[0] for a in node.args[1:]]
+        return "printf(%s)" % ", ".join(args), self.prec["atom"]
+
+    def call_math(self, node, name):
+        if name in ("isnan", "isinf"):
+            self.math.add(name)
+        return CPrinter.call_math(self, node, name)

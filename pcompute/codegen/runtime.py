@@ -1,0 +1,141 @@
+"""Small C functions that give kernels Python's semantics in every dialect.
+
+``//`` and ``%`` (floor division, sign of the divisor), integer powers,
+``abs``/``min``/``max`` (Python's tie and NaN behaviour, no double
+evaluation), range lengths for loops with a run-time step, and atomics.  Only
+the functions a kernel uses are emitted.  Each is written once, in C, with the
+dialect supplying its qualifier, type names and math function names.
+"""
+
+SIGNED = ("char", "short", "int", "long")
+UNSIGNED = ("uchar", "ushort", "uint", "ulong")
+
+
+def helper_name(kind, base):
+    """The C name of a runtime helper, e.g. ``pc_floordiv_int``."""
+    return "pc_%s_%s" % (kind, base)
+
+
+def _floordiv_int(T):
+    return """{T} {name}({T} a, {T} b)
+{{
+    {T} q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+    return q;
+}}"""
+
+
+def _mod_int(T):
+    return """{T} {name}({T} a, {T} b)
+{{
+    {T} r = a % b;
+    if ((r != 0) && ((r < 0) != (b < 0))) r += b;
+    return r;
+}}"""
+
+
+def _floordiv_float(T):
+    # CPython's float floor division (float_floor_div in floatobject.c).
+    return """{T} {name}({T} a, {T} b)
+{{
+    {T} m = {fmod}(a, b);
+    {T} d = (a - m) / b;
+    {T} f;
+    if (m != 0) {{
+        if ((b < 0) != (m < 0)) d -= 1;
+    }}
+    if (d != 0) {{
+        f = {floor}(d);
+        if (d - f > 0.5) f += 1;
+    }} else {{
+        f = {copysign}(({T})0, a / b);
+    }}
+    return f;
+}}"""
+
+
+def _mod_float(T):
+    # CPython's float remainder (float_rem in floatobject.c).
+    return """{T} {name}({T} a, {T} b)
+{{
+    {T} m = {fmod}(a, b);
+    if (m != 0) {{
+        if ((b < 0) != (m < 0)) m += b;
+    }} else {{
+        m = {copysign}(({T})0, b);
+    }}
+    return m;
+}}"""
+
+
+def _ipow(T):
+    return """{T} {name}({T} b, {T} e)
+{{
+    {T} r = 1;
+    while (e > 0) {{
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+    }}
+    return r;
+}}"""
+
+
+def _abs(T):
+    return """{T} {name}({T} a)
+{{
+    return a < 0 ? -a : a;
+}}"""
+
+
+def _min(T):
+    return """{T} {name}({T} a, {T} b)
+{{
+    return (b < a) ? b : a;
+}}"""
+
+
+def _max(T):
+    return """{T} {name}({T} a, {T} b)
+{{
+    return (b > a) ? b : a;
+}}"""
+
+
+def _range_len(T):
+    # len(range(start, stop, step)) for any sign of step.
+    return """{T} {name}({T} start, {T} stop, {T} step)
+{{
+    if (step > 0 && start < stop) return (stop - start - 1) / step + 1;
+    if (step < 0 && start > stop) return (start - stop - 1) / (-step) + 1;
+    return 0;
+}}"""
+
+
+_TEMPLATES = {
+    ("floordiv", "int"): _floordiv_int, ("mod", "int"): _mod_int,
+    ("floordiv", "float"): _floordiv_float, ("mod", "float"): _mod_float,
+    ("ipow", "int"): _ipow, ("abs", "int"): _abs, ("abs", "float"): _abs,
+    ("min", "int"): _min, ("min", "float"): _min, ("max", "int"): _max,
+    ("max", "float"): _max, ("rangelen", "int"): _range_len,
+}
+
+
+def runtime_source(needed, dialect):
+    """The C text of the runtime helpers in ``needed`` (a set of (kind, base))."""
+    out = []
+    for kind, base in sorted(needed):
+        if kind in ("atomic_inc", "atomic_dec"):
+            out.append(dialect.atomic_helper(kind, base))
+            continue
+        family = "float" if base in ("float", "double") else "int"
+        template = _TEMPLATES[(kind, family)](base)
+        T = dialect.type_name_of(base)
+        text = template.format(
+            T=T, name=helper_name(kind, base),
+            fmod=dialect.c_math_name("fmod", base),
+            floor=dialect.c_math_name("floor", base),
+            copysign=dialect.c_math_name("copysign", base))
+        out.append(dialect.helper_qualifier + " " + text if dialect.helper_qualifier
+                   else text)
+    return "\n\n".join(out)

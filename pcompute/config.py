@@ -1,0 +1,449 @@
+"""Run-time configuration of pcompute: backend, precision, OpenMP, caching.
+
+One global :class:`Config` holds the settings.  Read it with
+:func:`get_config`, replace it with :func:`set_config`, or change a few fields
+for a block of code with :func:`use_config`::
+
+    from pcompute.config import get_config, use_config
+
+    get_config().use_openmp = True          # Compyle style, global
+    with use_config(use_double=True):       # only inside the block
+        ...
+
+Precedence, strongest first: an explicit argument given to a pcompute
+function > :func:`use_config` / :func:`set_config` / attribute assignment >
+``PCOMPUTE_*`` environment variables (read when a :class:`Config` is created)
+> built-in defaults.
+
+Environment variables:
+
+============================  ===============================================
+``PCOMPUTE_BACKEND``          ``python``, ``cython``, ``opencl`` or ``cuda``
+``PCOMPUTE_OPENMP``           boolean (``1/0/true/false/yes/no/on/off``)
+``PCOMPUTE_DOUBLE``           boolean
+``PCOMPUTE_PROFILE``          boolean
+``PCOMPUTE_DEBUG``            boolean
+``PCOMPUTE_SAVE_SOURCE``      boolean
+``PCOMPUTE_CACHE_DIR``        a directory for the compile cache
+``PCOMPUTE_OMP_SCHEDULE``     ``kind[,chunk]``, e.g. ``dynamic,64``
+============================  ===============================================
+
+A bad value warns with :class:`~pcompute.errors.ConfigWarning` and the default
+is kept.
+"""
+
+import contextlib
+import logging
+import numbers
+import os
+import warnings
+
+from .errors import ConfigWarning, KernelValueError
+
+__all__ = ["Config", "get_config", "set_config", "use_config",
+           "BACKENDS", "OMP_SCHEDULE_KINDS"]
+
+logger = logging.getLogger("pcompute.config")
+
+#: Names accepted by :attr:`Config.backend`.
+BACKENDS = ("python", "cython", "opencl", "cuda")
+
+#: Schedule kinds accepted by :attr:`Config.omp_schedule`.
+OMP_SCHEDULE_KINDS = ("static", "dynamic", "guided", "auto", "runtime")
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+_BOOL_WORDS = "1/0/true/false/yes/no/on/off"
+
+_DEFAULT_SCHEDULE = ("static", None)
+
+# Plain boolean fields and their defaults.
+_BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
+                "suppress_warnings", "save_source", "debug")
+
+# Every public field, in the order of as_dict().
+FIELDS = ("backend", "use_openmp", "use_opencl", "use_cuda", "use_double",
+          "omp_schedule", "profile", "use_local_memory", "wgs",
+          "suppress_warnings", "save_source", "debug", "cache_dir")
+
+_ENV_BOOLS = (
+    ("PCOMPUTE_OPENMP", "use_openmp"),
+    ("PCOMPUTE_DOUBLE", "use_double"),
+    ("PCOMPUTE_PROFILE", "profile"),
+    ("PCOMPUTE_DEBUG", "debug"),
+    ("PCOMPUTE_SAVE_SOURCE", "save_source"),
+)
+
+
+# ---------------------------------------------------------------- parsing
+
+def _parse_bool(value, name):
+    """Return ``value`` as a bool; strings use the 1/0/true/false/... words."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+        raise KernelValueError(
+            "%s: %r is not a boolean; use one of %s" % (name, value, _BOOL_WORDS))
+    if isinstance(value, (bool, numbers.Integral)):
+        return bool(value)
+    if getattr(getattr(value, "dtype", None), "kind", None) == "b" \
+            and getattr(value, "shape", None) == ():
+        return bool(value)      # numpy.bool_
+    raise KernelValueError(
+        "%s: %r is not a boolean; use True or False" % (name, value))
+
+
+def _parse_backend(value):
+    """Return a valid backend name, or None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        name = value.strip().lower()
+        if name in BACKENDS:
+            return name
+    raise KernelValueError(
+        "backend: unknown backend %r; choose one of %s (or None to choose "
+        "from use_opencl/use_cuda)" % (value, ", ".join(BACKENDS)))
+
+
+def _schedule_error(value, why):
+    return KernelValueError(
+        "omp_schedule: %r is not a valid OpenMP schedule (%s); write "
+        "'kind' or 'kind,chunk' or (kind, chunk) with kind one of %s and "
+        "chunk a positive integer or None, e.g. 'dynamic,64'"
+        % (value, why, ", ".join(OMP_SCHEDULE_KINDS)))
+
+
+def _parse_chunk(chunk, original):
+    if chunk is None:
+        return None
+    if isinstance(chunk, str):
+        text = chunk.strip()
+        if text.lower() in ("", "none"):
+            return None
+        try:
+            chunk = int(text)
+        except ValueError:
+            raise _schedule_error(original, "chunk %r is not an integer" % text)
+    elif isinstance(chunk, bool) or not isinstance(chunk, numbers.Integral):
+        raise _schedule_error(original, "chunk %r is not an integer" % (chunk,))
+    chunk = int(chunk)
+    if chunk <= 0:
+        raise _schedule_error(original, "chunk must be > 0")
+    return chunk
+
+
+def parse_omp_schedule(value):
+    """Return ``value`` as a validated ``(kind, chunk)`` tuple.
+
+    Accepts ``None`` (the default ``('static', None)``), a string ``"kind"``
+    or ``"kind,chunk"``, or a tuple/list ``(kind,)`` or ``(kind, chunk)``.
+    ``auto`` and ``runtime`` take no chunk (as in OpenMP).  Raises
+    :class:`~pcompute.errors.KernelValueError` on anything else.
+    """
+    if value is None:
+        return _DEFAULT_SCHEDULE
+    if isinstance(value, str):
+        parts = value.split(",")
+        if len(parts) > 2:
+            raise _schedule_error(value, "too many commas")
+    elif isinstance(value, (tuple, list)):
+        parts = list(value)
+        if not 1 <= len(parts) <= 2:
+            raise _schedule_error(value, "expected 1 or 2 items")
+    else:
+        raise _schedule_error(value, "expected a string or a tuple")
+    kind = parts[0]
+    if not isinstance(kind, str) or kind.strip().lower() not in OMP_SCHEDULE_KINDS:
+        raise _schedule_error(value, "unknown kind %r" % (kind,))
+    kind = kind.strip().lower()
+    chunk = _parse_chunk(parts[1] if len(parts) == 2 else None, value)
+    if chunk is not None and kind in ("auto", "runtime"):
+        raise _schedule_error(value, "%r takes no chunk size" % kind)
+    return (kind, chunk)
+
+
+def _parse_wgs(value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value <= 0:
+        raise KernelValueError(
+            "wgs: work-group size must be a positive integer or None, "
+            "not %r" % (value,))
+    return int(value)
+
+
+def _parse_cache_dir(value):
+    if value is None:
+        return None
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        path = None
+    if not isinstance(path, str) or not path.strip():
+        raise KernelValueError(
+            "cache_dir: expected a directory path (str) or None, not %r"
+            % (value,))
+    return os.path.expanduser(path)
+
+
+# ----------------------------------------------------------------- Config
+
+def _bool_property(field, doc):
+    attr = "_" + field
+
+    def getter(self):
+        return getattr(self, attr)
+
+    def setter(self, value):
+        setattr(self, attr, _parse_bool(value, field))
+
+    return property(getter, setter, doc=doc)
+
+
+class Config:
+    """The settings pcompute runs with.
+
+    ``Config()`` starts from the defaults, then applies the ``PCOMPUTE_*``
+    environment variables (unless ``read_environment=False``), then the
+    keyword arguments, e.g. ``Config(use_openmp=True)``.
+
+    Backend selection: :attr:`backend` reads as the backend in effect: an
+    explicitly set ``backend`` if any, else ``'opencl'`` if ``use_opencl``,
+    else ``'cuda'`` if ``use_cuda``, else ``'cython'``.  For Compyle
+    compatibility, setting ``use_opencl = True`` or ``use_cuda = True``
+    clears an explicit ``backend`` (so ``get_config().use_opencl = True``
+    always selects OpenCL), and the last of the two set to True wins.
+    Setting ``use_opencl = False`` (or ``use_cuda = False``) also clears an
+    explicit ``backend`` naming that backend.  ``use_opencl`` and
+    ``use_cuda`` read True exactly when that backend is the one in effect.
+    """
+
+    def __init__(self, read_environment=True, **fields):
+        self._backend = None        # explicit override, or None
+        self._flag_backend = None   # 'opencl'/'cuda' from use_opencl/use_cuda
+        for field in _BOOL_FIELDS:
+            setattr(self, "_" + field, False)
+        self._omp_schedule = _DEFAULT_SCHEDULE
+        self._wgs = None
+        self._cache_dir = None
+        if read_environment:
+            self._apply_environment(os.environ)
+        self.update(**fields)
+
+    # ------------------------------------------------------------ backend
+    @property
+    def backend(self):
+        """Name of the backend in effect: 'python', 'cython', 'opencl' or
+        'cuda'.  Set a name to force it, or None to choose from the
+        ``use_opencl``/``use_cuda`` flags (default 'cython')."""
+        if self._backend is not None:
+            return self._backend
+        if self._flag_backend is not None:
+            return self._flag_backend
+        return "cython"
+
+    @backend.setter
+    def backend(self, value):
+        self._backend = _parse_backend(value)
+
+    @property
+    def use_opencl(self):
+        """True when OpenCL is the backend in effect.  Setting True selects
+        OpenCL (clearing an explicit :attr:`backend`)."""
+        return self.backend == "opencl"
+
+    @use_opencl.setter
+    def use_opencl(self, value):
+        self._set_flag_backend("opencl", _parse_bool(value, "use_opencl"))
+
+    @property
+    def use_cuda(self):
+        """True when CUDA is the backend in effect.  Setting True selects
+        CUDA (clearing an explicit :attr:`backend`)."""
+        return self.backend == "cuda"
+
+    @use_cuda.setter
+    def use_cuda(self, value):
+        self._set_flag_backend("cuda", _parse_bool(value, "use_cuda"))
+
+    def _set_flag_backend(self, name, on):
+        if on:
+            self._backend = None
+            self._flag_backend = name
+        else:
+            if self._flag_backend == name:
+                self._flag_backend = None
+            if self._backend == name:
+                self._backend = None
+
+    # ------------------------------------------------------ plain fields
+    use_openmp = _bool_property(
+        "use_openmp", "Run Cython kernels in parallel with OpenMP.")
+    use_double = _bool_property(
+        "use_double", "Use double precision for floating point types.")
+    profile = _bool_property(
+        "profile", "Record per-kernel timings (see pcompute.profile).")
+    use_local_memory = _bool_property(
+        "use_local_memory", "Let GPU kernels use local/shared memory.")
+    suppress_warnings = _bool_property(
+        "suppress_warnings", "Silence pcompute's warnings.")
+    save_source = _bool_property(
+        "save_source", "Keep the generated source files.")
+    debug = _bool_property(
+        "debug", "Debug mode: more checks and logging.")
+
+    @property
+    def omp_schedule(self):
+        """OpenMP schedule as ``(kind, chunk)``, default ``('static', None)``.
+
+        Accepts a tuple/list or a string such as ``'dynamic,64'``."""
+        return self._omp_schedule
+
+    @omp_schedule.setter
+    def omp_schedule(self, value):
+        self._omp_schedule = parse_omp_schedule(value)
+
+    @property
+    def wgs(self):
+        """Work-group (block) size for GPU launches, or None to choose."""
+        return self._wgs
+
+    @wgs.setter
+    def wgs(self, value):
+        self._wgs = _parse_wgs(value)
+
+    @property
+    def cache_dir(self):
+        """Directory of the compile cache, or None for the default one."""
+        return self._cache_dir
+
+    @cache_dir.setter
+    def cache_dir(self, value):
+        self._cache_dir = _parse_cache_dir(value)
+
+    # ----------------------------------------------------------- helpers
+    def update(self, **fields):
+        """Set several fields at once; unknown names raise KernelValueError.
+
+        Fields are set in the order given."""
+        for name, value in fields.items():
+            if name not in FIELDS:
+                raise KernelValueError(
+                    "unknown configuration option %r; the options are: %s"
+                    % (name, ", ".join(FIELDS)))
+            setattr(self, name, value)
+        return self
+
+    def copy(self):
+        """An independent copy of this configuration (environment not reread)."""
+        new = Config.__new__(Config)
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def as_dict(self):
+        """The public fields and their values (``backend`` resolved)."""
+        return {name: getattr(self, name) for name in FIELDS}
+
+    def codegen_key(self):
+        """Hashable tuple of the fields that change generated or built code:
+        ``(backend, use_openmp, use_double, omp_schedule, use_local_memory,
+        wgs)``."""
+        return (self.backend, self.use_openmp, self.use_double,
+                self.omp_schedule, self.use_local_memory, self.wgs)
+
+    def __repr__(self):
+        items = ", ".join("%s=%r" % kv for kv in self.as_dict().items())
+        return "Config(%s)" % items
+
+    # ------------------------------------------------------- environment
+    def _apply_environment(self, environ):
+        def get(var):
+            value = environ.get(var)
+            if value is None or not value.strip():
+                return None
+            return value
+
+        def bad(var, value, accepted):
+            warnings.warn(
+                "ignoring %s=%r: not one of %s; using the default"
+                % (var, value, accepted), ConfigWarning, stacklevel=4)
+
+        value = get("PCOMPUTE_BACKEND")
+        if value is not None:
+            try:
+                self.backend = value
+            except KernelValueError:
+                bad("PCOMPUTE_BACKEND", value, "|".join(BACKENDS))
+        for var, field in _ENV_BOOLS:
+            value = get(var)
+            if value is None:
+                continue
+            if value.strip().lower() in _TRUE + _FALSE:
+                setattr(self, field, value)
+            else:
+                bad(var, value, _BOOL_WORDS)
+        value = get("PCOMPUTE_CACHE_DIR")
+        if value is not None:
+            self.cache_dir = value
+        value = get("PCOMPUTE_OMP_SCHEDULE")
+        if value is not None:
+            try:
+                self.omp_schedule = value
+            except KernelValueError:
+                bad("PCOMPUTE_OMP_SCHEDULE", value,
+                    "kind[,chunk] with kind in %s and chunk > 0"
+                    % "|".join(OMP_SCHEDULE_KINDS))
+        logger.debug("configuration from environment: %r", self)
+
+
+# ------------------------------------------------------------ the global
+
+_config = None
+
+
+def get_config():
+    """The global :class:`Config`, created (reading the environment) on
+    first use."""
+    global _config
+    if _config is None:
+        _config = Config()
+    return _config
+
+
+def set_config(config):
+    """Make ``config`` the global :class:`Config`.
+
+    ``None`` drops the global one; the next :func:`get_config` makes a fresh
+    one from the environment."""
+    global _config
+    if config is not None and not isinstance(config, Config):
+        raise KernelValueError(
+            "set_config expects a Config or None, not %r" % (config,))
+    _config = config
+
+
+@contextlib.contextmanager
+def use_config(**fields):
+    """Overlay the given fields on the global config for a ``with`` block.
+
+    A copy of the current global config gets only the given fields set and
+    becomes the global config; it is yielded.  On exit, also on an
+    exception, the previous global config object is restored.  An unknown
+    field raises :class:`~pcompute.errors.KernelValueError` before anything
+    changes::
+
+        with use_config(use_openmp=True, omp_schedule="dynamic,64") as cfg:
+            ...
+    """
+    previous = get_config()
+    overlay = previous.copy().update(**fields)
+    set_config(overlay)
+    try:
+        yield overlay
+    finally:
+        set_config(previous)

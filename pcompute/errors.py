@@ -1,0 +1,152 @@
+"""Error and warning classes of pcompute, and source-location formatting.
+
+User mistakes raise subclasses of the matching builtin exception
+(``SyntaxError``, ``TypeError``, ``ValueError``) and point at the user's code:
+file, absolute line, the source line and a caret under the construct, then one
+line on what to write instead.  Failures inside pcompute raise
+:class:`InternalError`, which says so.  A failed compilation raises
+:class:`BuildError` carrying the compiler log and the numbered generated source.
+"""
+
+
+class SourceLocation:
+    """Where a construct sits in the user's file (1-based line, 0-based column)."""
+
+    __slots__ = ("filename", "lineno", "col", "end_col", "funcname", "line")
+
+    def __init__(self, filename, lineno, col=0, end_col=None, funcname=None,
+                 line=""):
+        self.filename = filename
+        self.lineno = lineno
+        self.col = col
+        self.end_col = end_col
+        self.funcname = funcname
+        self.line = line
+
+    def format(self):
+        """The traceback-style description of this location with a caret."""
+        where = 'File "%s", line %s' % (self.filename, self.lineno)
+        if self.funcname:
+            where += ", in %s" % self.funcname
+        if not self.line:
+            return where
+        text = self.line.rstrip("\n")
+        stripped = text.lstrip()
+        indent = len(text) - len(stripped)
+        col = max(self.col - indent, 0)
+        end = self.end_col if self.end_col and self.end_col > self.col else None
+        width = (end - self.col) if end else 1
+        width = max(1, min(width, len(stripped) - col))
+        return "%s\n    %s\n    %s%s" % (where, stripped, " " * col, "^" * width)
+
+
+class KernelError(Exception):
+    """Base of the errors about a user's kernel code.
+
+    ``location`` is a :class:`SourceLocation` or None, ``hint`` one line on
+    what to write instead.
+    """
+
+    def __init__(self, message, location=None, hint=None):
+        self.message = message
+        self.location = location
+        self.hint = hint
+        Exception.__init__(self, self._full_text())
+
+    def _full_text(self):
+        parts = []
+        if self.location is not None:
+            parts.append(self.location.format())
+        parts.append(self.message)
+        if self.hint:
+            parts.append("hint: " + self.hint)
+        return "\n".join(parts)
+
+    def __str__(self):
+        return self._full_text()
+
+
+class KernelSyntaxError(KernelError, SyntaxError):
+    """A construct outside the supported Python subset."""
+
+    def __init__(self, message, location=None, hint=None):
+        KernelError.__init__(self, message, location, hint)
+        SyntaxError.__init__(self, self._full_text())
+        if location is not None:
+            self.filename = location.filename
+            self.lineno = location.lineno
+            self.offset = location.col + 1
+            self.text = location.line
+
+    def __str__(self):
+        return self._full_text()
+
+
+class KernelTypeError(KernelError, TypeError):
+    """A type problem in a kernel, or arguments of the wrong type at a call."""
+
+
+class KernelValueError(KernelError, ValueError):
+    """A bad value given to pcompute (argument, option, configuration)."""
+
+
+class BackendUnavailableError(RuntimeError):
+    """The selected backend cannot run on this machine; the message says why."""
+
+
+class BuildError(RuntimeError):
+    """A generated source failed to compile.
+
+    Carries ``log`` (the compiler output) and ``source`` (the generated text);
+    the message shows both, the source with line numbers.
+    """
+
+    def __init__(self, message, log="", source="", backend=None):
+        self.log = log
+        self.source = source
+        self.backend = backend
+        text = [message]
+        if log:
+            text.append("--- compiler log ---")
+            text.append(log.rstrip())
+        if source:
+            text.append("--- generated source ---")
+            text.append(number_lines(source))
+        RuntimeError.__init__(self, "\n".join(text))
+
+
+class InternalError(RuntimeError):
+    """A failure inside pcompute itself: a bug, please report it."""
+
+    def __init__(self, message):
+        RuntimeError.__init__(
+            self, "internal error in pcompute (this is a bug, please report "
+            "it): " + message)
+
+
+class PcomputeWarning(UserWarning):
+    """Base class of pcompute's warnings."""
+
+
+class ConfigWarning(PcomputeWarning):
+    """A configuration value (often from the environment) was not valid."""
+
+
+class CacheWarning(PcomputeWarning):
+    """The compile cache could not be used as asked; a fallback was taken."""
+
+
+class OpenMPWarning(PcomputeWarning):
+    """OpenMP is not available: kernels run serially."""
+
+
+class PrecisionWarning(PcomputeWarning):
+    """Data was converted to another precision."""
+
+
+def number_lines(source):
+    """Return ``source`` with right-aligned line numbers."""
+    lines = source.splitlines()
+    width = len(str(len(lines)))
+    return "\n".join("%*d | %s" % (width, k + 1, line)
+                     for k, line in enumerate(lines))

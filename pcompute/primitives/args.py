@@ -1,0 +1,103 @@
+"""Checking and converting the arguments of a primitive call.
+
+Every check happens before any kernel runs, and each error names the
+argument and says what to pass instead.
+"""
+import inspect
+
+import numpy as np
+
+from ..errors import KernelTypeError, KernelValueError
+from ..types import CType, LONG, DOUBLE, FLOAT, dtype_to_ctype
+
+
+def parameter_names(func):
+    """The positional parameter names of ``func``."""
+    return [p.name for p in inspect.signature(func).parameters.values()]
+
+
+def _array_class():
+    from ..array import Array
+    return Array
+
+
+def value_type(value, name, where, float_type):
+    """The kernel type of a call argument's value."""
+    if isinstance(value, _array_class()):
+        return CType(dtype_to_ctype(value.dtype).base, True, "global")
+    if isinstance(value, np.ndarray):
+        return CType(dtype_to_ctype(value.dtype).base, True, "global")
+    if isinstance(value, (bool, np.bool_)):
+        return CType("int")
+    if isinstance(value, (int,)):
+        return LONG
+    if isinstance(value, float):
+        return float_type
+    if isinstance(value, np.generic):
+        return dtype_to_ctype(value.dtype)
+    if value is None:
+        raise KernelTypeError("argument %r of %s is None" % (name, where),
+                              hint="pass an Array, a numpy array or a number")
+    raise KernelTypeError("argument %r of %s is a %s, which kernels cannot take"
+                          % (name, where, type(value).__name__),
+                          hint="pass an Array (pcompute.wrap(x)), a numpy array or a number")
+
+
+def device_value(value, name, where, backend):
+    """What is handed to the backend's kernel for one argument."""
+    Array = _array_class()
+    if isinstance(value, Array):
+        if value.backend != backend.name:
+            raise KernelValueError(
+                "argument %r of %s is an Array of the %s backend, but the kernel runs "
+                "on the %s backend" % (name, where, value.backend, backend.name),
+                hint="create it on the same backend, or move it: wrap(x.pull().data, "
+                     "backend=%r)" % backend.name)
+        return value.dev
+    if isinstance(value, np.ndarray):
+        if not backend.on_host:
+            raise KernelTypeError(
+                "argument %r of %s is a numpy array; the %s backend needs device "
+                "arrays" % (name, where, backend.name),
+                hint="wrap it first: x = pcompute.wrap(x)")
+        if value.ndim != 1:
+            raise KernelValueError("argument %r of %s is a %d-D array; kernels take "
+                                   "1-D arrays" % (name, where, value.ndim),
+                                   hint="pass x.ravel() and index it as x[i*n + j]")
+        if not value.flags.c_contiguous:
+            raise KernelValueError("argument %r of %s is not contiguous" % (name, where),
+                                   hint="pass numpy.ascontiguousarray(x)")
+        if not value.flags.writeable:
+            raise KernelValueError("argument %r of %s is a read-only array" % (name, where),
+                                   hint="pass a writable copy: x.copy()")
+        return value
+    return value
+
+
+def signature(args):
+    """A cheap key of the argument kinds: dtype for arrays, type for scalars."""
+    return tuple((type(a), getattr(a, "dtype", None)) for a in args)
+
+
+def array_length(value):
+    """Length of an array argument, or None for a scalar."""
+    if isinstance(value, (np.ndarray, _array_class())):
+        return len(value)
+    return None
+
+
+def check_declared(declared, given, name, where):
+    """Compare an annotated argument type with the value's type."""
+    if declared.is_pointer != given.is_pointer:
+        what = "an array" if declared.is_pointer else "a number"
+        raise KernelTypeError("argument %r of %s must be %s (annotated %s), got a %s"
+                              % (name, where, what, declared, given))
+    if declared.is_pointer and declared.base != given.base:
+        raise KernelTypeError(
+            "argument %r of %s is annotated %s but an array of %s was passed"
+            % (name, where, declared, given.dtype),
+            hint="pass an array of dtype %s, or change the annotation" % declared.dtype)
+
+
+__all__ = ["parameter_names", "value_type", "device_value", "array_length",
+           "check_declared", "DOUBLE", "FLOAT"]

@@ -1,0 +1,431 @@
+"""Kernel types: names, ``annotate``, ``declare`` and their Python meanings.
+
+Every name here also works in plain Python, so a kernel runs unchanged in
+the interpreter (the ``python`` backend): ``declare('double')`` returns
+``0.0``, ``declare('matrix(3)')`` a numpy array, ``cast(x, 'int')`` an int.
+
+Types are described by :class:`CType`; :func:`parse_type` turns every
+accepted spelling (``'int'``, ``'gdoublep'``, ``'double*'``,
+``'LOCAL_MEM float*'``, ``'matrix((2, 2))'``, :class:`KnownType`, numpy
+dtypes) into one.
+"""
+import ast
+import inspect
+import re
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InternalError, KernelTypeError
+
+# Scalar kinds in promotion order (C-like: integers below floats, wider above).
+SCALARS = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long",
+           "ulong", "float", "double")
+_RANK = {name: k for k, name in enumerate(SCALARS)}
+INTEGERS = frozenset(SCALARS[:9])
+FLOATS = frozenset(("float", "double"))
+
+_DTYPES = {
+    "bool": np.dtype(np.bool_), "char": np.dtype(np.int8),
+    "uchar": np.dtype(np.uint8), "short": np.dtype(np.int16),
+    "ushort": np.dtype(np.uint16), "int": np.dtype(np.int32),
+    "uint": np.dtype(np.uint32), "long": np.dtype(np.int64),
+    "ulong": np.dtype(np.uint64), "float": np.dtype(np.float32),
+    "double": np.dtype(np.float64),
+}
+_FROM_DTYPE = {v: k for k, v in _DTYPES.items()}
+
+_ALIASES = {
+    "unsigned int": "uint", "unsigned": "uint", "unsigned long": "ulong",
+    "long long": "long", "unsigned long long": "ulong", "int_": "int",
+    "long_": "long", "float_": "float", "unsigned char": "uchar",
+    "unsigned short": "ushort", "int32": "int", "int64": "long",
+    "uint32": "uint", "uint64": "ulong", "float32": "float",
+    "float64": "double", "int8": "char", "uint8": "uchar",
+    "int16": "short", "uint16": "ushort", "size_t": "ulong",
+}
+
+
+@dataclass(frozen=True)
+class CType:
+    """A kernel type.
+
+    ``base`` is a scalar kind (see :data:`SCALARS`) or ``'void'``;
+    ``pointer`` marks a pointer to ``base``; ``space`` is the address space
+    (``'global'``, ``'local'`` or ``''``); ``shape`` is non-empty for a local
+    fixed-size array (``declare('matrix(3)')``).
+    """
+
+    base: str
+    pointer: bool = False
+    space: str = ""
+    shape: tuple = ()
+
+    @property
+    def is_scalar(self):
+        return not self.pointer and not self.shape and self.base != "void"
+
+    @property
+    def is_int(self):
+        return self.is_scalar and self.base in INTEGERS
+
+    @property
+    def is_float(self):
+        return self.is_scalar and self.base in FLOATS
+
+    @property
+    def is_pointer(self):
+        return self.pointer
+
+    @property
+    def is_array(self):
+        return bool(self.shape)
+
+    @property
+    def is_void(self):
+        return self.base == "void" and not self.pointer
+
+    @property
+    def is_indexable(self):
+        return self.pointer or bool(self.shape)
+
+    def element(self):
+        """The type of ``x[i]``."""
+        if self.shape:
+            if len(self.shape) > 1:
+                return CType(self.base, False, self.space, self.shape[1:])
+            return CType(self.base)
+        if self.pointer:
+            return CType(self.base)
+        raise InternalError("element() of a scalar type %s" % self)
+
+    def pointer_to(self, space=""):
+        """A pointer to this scalar (``address(x)``)."""
+        return CType(self.base, True, space)
+
+    @property
+    def dtype(self):
+        """The numpy dtype of the scalar or of the pointed-to elements."""
+        return _DTYPES[self.base]
+
+    def with_base(self, base):
+        return CType(base, self.pointer, self.space, self.shape)
+
+    def __str__(self):
+        if self.shape:
+            dims = self.shape[0] if len(self.shape) == 1 else self.shape
+            text = "matrix(%s, %r)" % (dims, self.base)
+            return ("LOCAL_MEM " + text) if self.space == "local" else text
+        if self.pointer:
+            prefix = {"global": "g", "local": "l"}.get(self.space, "")
+            return "%s%sp" % (prefix, self.base)
+        return self.base
+
+
+VOID = CType("void")
+BOOL = CType("bool")
+INT = CType("int")
+LONG = CType("long")
+FLOAT = CType("float")
+DOUBLE = CType("double")
+
+
+def scalar(name):
+    """The :class:`CType` of a scalar kind."""
+    return CType(name)
+
+
+def rank(t):
+    return _RANK[t.base]
+
+
+def promote(a, b):
+    """The C-like common type of two scalar types (int < long < float < double)."""
+    result = a if _RANK[a.base] >= _RANK[b.base] else b
+    if result.base in ("bool", "char", "uchar", "short", "ushort"):
+        return INT
+    return CType(result.base)
+
+
+def dtype_to_ctype(dtype):
+    """The scalar :class:`CType` of a numpy dtype."""
+    dtype = np.dtype(dtype)
+    try:
+        return CType(_FROM_DTYPE[dtype])
+    except KeyError:
+        raise KernelTypeError(
+            "arrays of dtype %s are not supported in kernels" % dtype,
+            hint="use one of: %s" % ", ".join(sorted(str(d) for d in _FROM_DTYPE)))
+
+
+def ctype_to_dtype(t):
+    """The numpy dtype of a scalar (or the element dtype of a pointer)."""
+    return t.dtype
+
+
+class KnownType:
+    """A type given by its name, as in Compyle: ``KnownType('gdoublep')``.
+
+    ``type`` holds the type string; ``base_type`` is kept for Compyle
+    compatibility (the element type of a pointer, as a string).
+    """
+
+    def __init__(self, type_str, base_type=""):
+        if not isinstance(type_str, str):
+            raise KernelTypeError("KnownType needs a string, got %r" % (type_str,))
+        self.type = type_str
+        self.base_type = base_type
+
+    def __repr__(self):
+        return "KnownType(%r)" % self.type
+
+    def __eq__(self, other):
+        return isinstance(other, KnownType) and other.type == self.type
+
+    def __hash__(self):
+        return hash(("KnownType", self.type))
+
+
+_MATRIX = re.compile(r"^matrix\((.*)\)$", re.S)
+_POINTER_NAME = re.compile(r"^([gl]?)([a-z_]+?)p$")
+
+
+def _scalar_name(text):
+    text = " ".join(text.split())
+    text = _ALIASES.get(text, text)
+    return text if text in _RANK else None
+
+
+def _parse_matrix(body, space):
+    try:
+        args = ast.literal_eval("(%s,)" % body)
+    except (ValueError, SyntaxError):
+        raise KernelTypeError("cannot read the matrix declaration 'matrix(%s)'" % body,
+                              hint="write matrix(3), matrix((2, 2)) or matrix(4, 'int')")
+    shape = args[0]
+    base = "double"
+    if len(args) > 1:
+        base = _scalar_name(str(args[1]))
+        if base is None:
+            raise KernelTypeError("unknown element type %r in matrix(%s)" % (args[1], body),
+                                  hint="use one of: " + ", ".join(SCALARS[1:]))
+    if isinstance(shape, int):
+        shape = (shape,)
+    if (not isinstance(shape, tuple) or not shape
+            or not all(isinstance(d, int) and d > 0 for d in shape)):
+        raise KernelTypeError("matrix sizes must be positive integer constants, got "
+                              "'matrix(%s)'" % body)
+    return CType(base, False, space, tuple(shape))
+
+
+def parse_type(spec):
+    """Turn any accepted type spelling into a :class:`CType`.
+
+    Accepts strings (``'int'``, ``'gdoublep'``, ``'double*'``, ``'GLOBAL_MEM
+    float*'``, ``'matrix(3)'``), :class:`KnownType`, :class:`CType`, numpy
+    dtypes, the builtins ``int``/``float``/``bool`` and ``None`` (void).
+    """
+    if isinstance(spec, CType):
+        return spec
+    if isinstance(spec, KnownType):
+        return parse_type(spec.type)
+    if spec is None:
+        return VOID
+    if spec is int:
+        return LONG
+    if spec is float:
+        return DOUBLE
+    if spec is bool:
+        return BOOL
+    if isinstance(spec, (np.dtype, type)) and not isinstance(spec, str):
+        return dtype_to_ctype(spec)
+    if not isinstance(spec, str):
+        raise KernelTypeError("cannot use %r as a kernel type" % (spec,),
+                              hint="use a type name such as 'int', 'double' or 'gdoublep'")
+    text = " ".join(spec.replace("*", " * ").split())
+    space = ""
+    for prefix, sp in (("LOCAL_MEM ", "local"), ("GLOBAL_MEM ", "global"),
+                       ("__local ", "local"), ("__global ", "global"),
+                       ("local ", "local"), ("global ", "global"),
+                       ("const ", None)):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+            space = sp if sp is not None else space
+    if text == "void":
+        return VOID
+    m = _MATRIX.match(text)
+    if m:
+        return _parse_matrix(m.group(1), space)
+    if text.endswith(" *"):
+        base = _scalar_name(text[:-2])
+        if base is not None:
+            return CType(base, True, space or "global")
+    base = _scalar_name(text)
+    if base is not None:
+        return CType(base)
+    m = _POINTER_NAME.match(text)
+    if m:
+        base = _scalar_name(m.group(2))
+        if base is not None:
+            sp = {"g": "global", "l": "local", "": ""}[m.group(1)]
+            return CType(base, True, sp or "global")
+    raise KernelTypeError(
+        "unknown type %r" % spec,
+        hint="use a scalar name (int, uint, long, ulong, float, double), a pointer "
+             "name (gdoublep, gintp, lfloatp, ...) or 'matrix(n)'")
+
+
+# Compyle-compatible type names.
+int_ = KnownType("int")
+long_ = KnownType("long")
+uint = KnownType("uint")
+ulong = KnownType("ulong")
+float_ = KnownType("float")
+double = KnownType("double")
+char = KnownType("char")
+uchar = KnownType("uchar")
+short = KnownType("short")
+ushort = KnownType("ushort")
+
+_POINTEE = ("int", "uint", "long", "ulong", "float", "double", "char",
+            "uchar", "short", "ushort")
+for _base in _POINTEE:
+    for _prefix in ("", "g", "l"):
+        globals()["%s%sp" % (_prefix, _base)] = KnownType("%s%sp" % (_prefix, _base))
+del _base, _prefix
+
+TYPES = {name: value for name, value in globals().items()
+         if isinstance(value, KnownType)}
+
+
+# ---------------------------------------------------------------------------
+# annotate
+
+def _normalise_annotation(value):
+    """Keep annotations as KnownType (Compyle keeps them so) after validation."""
+    if isinstance(value, KnownType):
+        parse_type(value)
+        return value
+    ctype = parse_type(value)
+    return KnownType(str(ctype) if not isinstance(value, str) else value)
+
+
+def annotate(func=None, **kw):
+    """Give a kernel function its argument types.
+
+    Spellings (all Compyle-compatible)::
+
+        @annotate(i='int', x='gdoublep')            # argument=type
+        @annotate(int='i, n', gdoublep='x, y')      # type='arguments'
+        @annotate(i='int', return_='double')        # return type
+        @annotate                                   # infer types at the first call
+
+    Python 3 annotations using the names of this module (``x: gdoublep``)
+    work too, without the decorator.  The types end up, as :class:`KnownType`
+    objects, in ``func.__annotations__``.
+    """
+    if func is not None:
+        if not callable(func) or kw:
+            raise KernelTypeError("annotate takes keyword arguments only, e.g. "
+                                  "@annotate(i='int', x='gdoublep')")
+        func.__pcompute_jit__ = True
+        return func
+
+    def decorator(f):
+        params = list(inspect.signature(f).parameters)
+        annotations = {}
+        for key, value in kw.items():
+            if key in ("return_", "return"):
+                annotations["return"] = _normalise_annotation(value)
+            elif key in params:
+                annotations[key] = _normalise_annotation(value)
+            else:
+                ctype = parse_type(key)
+                if not isinstance(value, str):
+                    raise KernelTypeError(
+                        "@annotate(%s=%r): the names of the arguments must be a string"
+                        % (key, value), hint="write @annotate(%s='x, y')" % key)
+                for name in value.split(","):
+                    name = name.strip()
+                    if not name:
+                        continue
+                    if name not in params:
+                        raise KernelTypeError(
+                            "@annotate names %r, which is not an argument of %s()"
+                            % (name, f.__name__),
+                            hint="its arguments are: " + ", ".join(params))
+                    annotations[name] = KnownType(key if key in TYPES or key.endswith("p")
+                                                  else str(ctype))
+        f.__annotations__ = annotations
+        return f
+    return decorator
+
+
+# ---------------------------------------------------------------------------
+# Kernel-language functions with a Python meaning.
+
+def _zero(ctype):
+    if ctype.shape:
+        return np.zeros(ctype.shape, dtype=ctype.dtype)
+    if ctype.pointer:
+        return None
+    return 0.0 if ctype.is_float else 0
+
+
+def declare(type_str, num=1):
+    """Declare a typed local: ``x = declare('double')``, ``a, b = declare('int', 2)``.
+
+    ``declare('matrix(3)')`` gives a local array of 3 doubles,
+    ``declare('matrix((2, 2))')`` a 2x2 array, ``declare('matrix(4, "int")')``
+    4 ints, and ``declare('LOCAL_MEM matrix(64)')`` an array in work-group local
+    memory.  In Python this returns zero values (a numpy array for matrices).
+    """
+    ctype = parse_type(type_str)
+    if num == 1:
+        return _zero(ctype)
+    return tuple(_zero(ctype) for _ in range(num))
+
+
+def cast(x, type_str):
+    """Convert ``x`` to the given scalar type (``cast(x, 'float')``)."""
+    ctype = parse_type(type_str)
+    if ctype.is_float:
+        return np.dtype(ctype.dtype).type(x)
+    if ctype.is_int:
+        return np.dtype(ctype.dtype).type(int(x))
+    raise KernelTypeError("cast() converts to a scalar type, not %r" % type_str)
+
+
+def address(x):
+    """``&x`` in C; in Python the value itself."""
+    return x
+
+
+def atomic_inc(x):
+    """Atomically increment ``x`` (an array element) by 1 and return its old value.
+
+    Inside kernels this is a real atomic on every backend.  Called directly
+    from Python it cannot change the caller's value; the python backend
+    rewrites ``atomic_inc(a[i])`` so that it does.
+    """
+    return x
+
+
+def atomic_dec(x):
+    """Atomically decrement ``x`` by 1 and return its old value (see atomic_inc)."""
+    return x
+
+
+def printf(fmt, *args):
+    """C ``printf``: in Python, write ``fmt % args`` to standard output."""
+    sys.stdout.write(fmt % args if args else fmt)
+
+
+# Python-mode meanings of the math names kernels may use by bare name.
+from math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil,  # noqa: E402,F401
+                  copysign, cos, cosh, erf, erfc, exp, expm1, fabs, floor,
+                  fmod, hypot, isinf, isnan, log, log10, log1p, log2, pi, pow,
+                  sin, sinh, sqrt, tan, tanh, trunc, inf as INFINITY)
+
+M_PI = pi

@@ -1,0 +1,288 @@
+"""Tests of the Cython, OpenCL and CUDA builders."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pcompute.build import cache, cuda_builder, cython_builder
+from pcompute.errors import BackendUnavailableError, BuildError
+
+REPO = Path(__file__).resolve().parents[2]
+
+AXPY = textwrap.dedent("""\
+    # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False, nonecheck=False
+    from cython.parallel import prange
+    cdef inline void axpy(long long i, double a, double* x, double* y) noexcept nogil:
+        y[i] = a * x[i] + y[i]
+    def run(long long n, double a, size_t x, size_t y):
+        cdef double* px = <double*>x
+        cdef double* py = <double*>y
+        cdef long long i
+        with nogil:
+            for i in prange(n, schedule='static'):
+                axpy(i, a, px, py)
+    """)
+
+C_ERROR = textwrap.dedent('''\
+    cdef extern from *:
+        """
+        static int pc_bad(void) { return undefined_symbol_xyz; }
+        """
+        int pc_bad()
+    def f():
+        return pc_bad()
+    ''')
+
+
+def _env(root):
+    env = dict(os.environ, PCOMPUTE_CACHE_DIR=str(root))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                       if p])
+    return env
+
+
+@pytest.fixture(scope="module")
+def cache_root(tmp_path_factory):
+    """One cache directory shared by this module's Cython builds."""
+    root = tmp_path_factory.mktemp("cython-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PCOMPUTE_CACHE_DIR", str(root))
+        mp.delenv("PCOMPUTE_SAVE_SOURCE", raising=False)
+        yield root
+
+
+@pytest.fixture(scope="module")
+def axpy_module(cache_root):
+    return cython_builder.build_cython(AXPY, "axpy", openmp=True)
+
+
+# ---------------------------------------------------------------- Cython
+
+def test_axpy_runs(axpy_module):
+    n = 100_003
+    x = np.linspace(0.0, 1.0, n)
+    y = np.arange(n, dtype=np.float64)
+    expected = 2.5 * x + y
+    axpy_module.run(n, 2.5, x.ctypes.data, y.__array_interface__["data"][0])
+    np.testing.assert_array_equal(y, expected)
+
+
+def test_module_name_matches_file(axpy_module):
+    name = axpy_module.__name__
+    assert name.startswith("pc_axpy_")
+    assert Path(axpy_module.__file__).name.startswith(name + ".")
+    assert Path(axpy_module.__file__).is_relative_to(cache.cache_dir())
+
+
+def test_memoised_in_process(axpy_module):
+    compiled = cython_builder.stats["compiled"]
+    again = cython_builder.build_cython(AXPY, "axpy", openmp=True)
+    assert again is axpy_module
+    assert cython_builder.stats["compiled"] == compiled
+
+
+LOADER = textwrap.dedent("""
+    import json, sys, time
+    start = time.perf_counter()
+    from pcompute.build import cython_builder
+    mod = cython_builder.build_cython(open(sys.argv[1]).read(), "axpy", True)
+    elapsed = time.perf_counter() - start
+    import numpy as np
+    x = np.ones(10); y = np.ones(10)
+    mod.run(10, 3.0, x.ctypes.data, y.ctypes.data)
+    print(json.dumps({"elapsed": elapsed, "file": mod.__file__,
+                      "stats": cython_builder.stats, "y": y.tolist()}))
+""")
+
+
+def test_fresh_process_loads_from_cache(axpy_module, cache_root, tmp_path):
+    src = tmp_path / "axpy.pyx"
+    src.write_text(AXPY)
+    out = subprocess.run([sys.executable, "-c", LOADER, str(src)],
+                         capture_output=True, text=True, timeout=120,
+                         env=_env(cache_root))
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["stats"] == {"compiled": 0, "loaded": 1}
+    assert result["file"] == axpy_module.__file__
+    assert result["y"] == [4.0] * 10
+    assert result["elapsed"] < 1.0
+
+
+def test_c_error_raises_build_error(cache_root):
+    with pytest.raises(BuildError) as info:
+        cython_builder.build_cython(C_ERROR, "bad_c", openmp=False)
+    err = info.value
+    assert "undefined_symbol_xyz" in err.log and "error" in err.log
+    assert err.source == C_ERROR and err.backend == "cython"
+    text = str(err)
+    assert "--- compiler log ---" in text
+    assert "3 |     static int pc_bad(void)" in text  # numbered source
+
+
+def test_cython_error_raises_build_error(cache_root):
+    source = "def f(:\n    pass\n"
+    with pytest.raises(BuildError) as info:
+        cython_builder.build_cython(source, "bad_syntax", openmp=False)
+    assert "Expected" in info.value.log
+    assert "1 | def f(:" in str(info.value)
+    assert cache.Cache().list_entries("cython") == [] or all(
+        "bad_syntax" not in str(e["path"])
+        for e in cache.Cache().list_entries("cython"))
+
+
+def test_key_depends_on_flags(cache_root):
+    base = cython_builder.build_key(AXPY, True)[0]
+    assert cython_builder.build_key(AXPY, False)[0] != base
+    assert cython_builder.build_key(AXPY, True, extra_key="x")[0] != base
+    assert cython_builder.build_key(AXPY + "\n", True)[0] != base
+    assert cython_builder.build_key(AXPY, True)[0] == base
+    native = cython_builder.build_key(
+        AXPY, True, extra_compile_args=["-march=native"])[0]
+    assert native != base
+
+
+def test_build_many_and_save_source(cache_root, monkeypatch):
+    monkeypatch.setenv("PCOMPUTE_SAVE_SOURCE", "1")
+    sources = ["def f():\n    return %d\n" % i for i in range(3)]
+    modules = cython_builder.build_many(
+        [(src, "many%d" % i, False) for i, src in enumerate(sources)])
+    assert [m.f() for m in modules] == [0, 1, 2]
+    saved = sorted(p.read_text() for p in cache.cache_dir().rglob("*.pyx"))
+    assert saved == sorted(sources)
+
+
+def test_build_many_raises_first_error(cache_root):
+    with pytest.raises(BuildError):
+        cython_builder.build_many([("def g():\n    return 1\n", "ok", False),
+                                   ("def g(:\n", "broken", False)])
+
+
+# ---------------------------------------------------------------- OpenCL
+
+@pytest.fixture(scope="module")
+def opencl():
+    pytest.importorskip("pyopencl")
+    from pcompute.build import opencl_builder
+    reason = opencl_builder.why_unavailable()
+    if reason:
+        pytest.skip("OpenCL unavailable: " + reason)
+    return opencl_builder
+
+
+AXPY_CL = """
+__kernel void axpy(double a, __global const double *x, __global double *y)
+{
+    size_t i = get_global_id(0);
+    y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def test_opencl_kernel_runs(opencl):
+    import pyopencl as cl
+    ctx, queue = opencl.get_context(), opencl.get_queue()
+    assert opencl.device_supports_double(ctx.devices[0])
+    kernel = opencl.build_opencl(AXPY_CL, ["axpy"])["axpy"]
+    n = 1000
+    x = np.arange(n, dtype=np.float64)
+    y = np.ones(n)
+    mf = cl.mem_flags
+    dx = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+    dy = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=y)
+    kernel(queue, (n,), None, np.float64(2.0), dx, dy)
+    cl.enqueue_copy(queue, y, dy)
+    np.testing.assert_array_equal(y, 2.0 * x + 1.0)
+    again = opencl.build_opencl(AXPY_CL, ["axpy"])["axpy"]
+    assert again is kernel  # memoised
+
+
+def test_opencl_bad_source(opencl):
+    source = "__kernel void f(__global float *a) { a[0] = not_declared; }"
+    with pytest.raises(BuildError) as info:
+        opencl.build_opencl(source, ["f"])
+    assert "not_declared" in info.value.log
+    assert "1 | __kernel void f" in str(info.value)
+
+
+def test_opencl_missing_kernel(opencl):
+    source = "__kernel void f(__global float *a) { a[0] = 1.0f; }"
+    with pytest.raises(BuildError, match="no kernel 'g'"):
+        opencl.build_opencl(source, ["g"])
+
+
+def _forget_context(monkeypatch, module):
+    monkeypatch.setattr(module, "_context", None)
+    monkeypatch.setattr(module, "_context_error", None)
+    monkeypatch.setattr(module, "_queues", {})
+
+
+def test_opencl_pyopencl_ctx_honoured(opencl, monkeypatch):
+    chosen = opencl.get_context().devices[0]
+    _forget_context(monkeypatch, opencl)
+    monkeypatch.setenv("PYOPENCL_CTX", "0")
+    ctx = opencl.get_context()
+    assert ctx.devices[0].platform.name == \
+        __import__("pyopencl").get_platforms()[0].name
+    assert opencl.why_unavailable() is None
+    assert ctx.devices[0].name == chosen.name or len(
+        __import__("pyopencl").get_platforms()) > 1
+
+
+def test_opencl_no_device_builds(opencl, monkeypatch):
+    _forget_context(monkeypatch, opencl)
+    monkeypatch.delenv("PYOPENCL_CTX", raising=False)
+    monkeypatch.setattr(opencl, "_try_device",
+                        lambda cl, dev: "error: unknown target CPU 'generic'")
+    reason = opencl.why_unavailable()
+    assert reason and "tried" in reason and "generic" in reason
+    assert "pocl-opencl-icd" in reason and "PYOPENCL_CTX" in reason
+    with pytest.raises(BackendUnavailableError):
+        opencl.get_context()
+
+
+# ---------------------------------------------------------------- CUDA
+
+needs_nvcc = pytest.mark.skipif(cuda_builder.nvcc_path() is None,
+                                reason="nvcc not found")
+
+AXPY_CU = """
+extern "C" __global__ void axpy(int n, double a, const double *x, double *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+@needs_nvcc
+def test_cuda_check_accepts_valid_source():
+    assert cuda_builder.default_arch().startswith("sm_")
+    cuda_builder.check_cuda_source(AXPY_CU)
+
+
+@needs_nvcc
+def test_cuda_check_rejects_invalid_source():
+    source = 'extern "C" __global__ void f(int *a) { a[0] = nope_cuda; }'
+    with pytest.raises(BuildError) as info:
+        cuda_builder.check_cuda_source(source)
+    assert "nope_cuda" in info.value.log
+    assert "1 | extern" in str(info.value)
+
+
+def test_cuda_why_unavailable():
+    reason = cuda_builder.cuda_why_unavailable()
+    if importlib.util.find_spec("pycuda") is None:
+        assert reason and "pycuda is not installed" in reason
+        with pytest.raises(BackendUnavailableError, match="pycuda"):
+            cuda_builder.build_cuda(AXPY_CU, ["axpy"])
+    else:
+        assert reason is None or reason.strip()

@@ -1,0 +1,120 @@
+"""Tests of compiler identity and OpenMP detection (pcompute.build.toolchain)."""
+
+import os
+import shutil
+import sys
+import time
+import warnings
+
+import pytest
+
+from pcompute.build import cache, toolchain
+from pcompute.errors import OpenMPWarning
+
+needs_gcc = pytest.mark.skipif(
+    sys.platform == "win32" or shutil.which(toolchain.compiler_command()[0])
+    is None, reason="no Unix C compiler found")
+
+
+@pytest.fixture(autouse=True)
+def fresh_state(monkeypatch, tmp_path):
+    """Private cache dir; forget per-process probe results and warnings."""
+    monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_resolved_roots", {})
+    monkeypatch.delenv("PCOMPUTE_OPENMP_CFLAGS", raising=False)
+    monkeypatch.delenv("PCOMPUTE_OPENMP_LDFLAGS", raising=False)
+    monkeypatch.setattr(toolchain, "_warned", set())
+    toolchain._openmp_flags.cache_clear()
+    yield
+    toolchain._openmp_flags.cache_clear()
+
+
+def test_compiler_identity():
+    ident = toolchain.compiler_identity()
+    assert toolchain.compiler_command()[0] in ident
+    assert toolchain.compiler_identity() is ident  # cached
+
+
+@needs_gcc
+def test_compiler_identity_follows_cc(monkeypatch):
+    before = toolchain.compiler_identity()
+    monkeypatch.setenv("CC", toolchain.compiler_command()[0] + " -O1")
+    assert toolchain.compiler_identity() != before
+    assert "-O1" in toolchain.compiler_identity()
+
+
+def test_python_build_flags():
+    flags = toolchain.python_build_flags()
+    assert any(os.path.exists(os.path.join(d, "Python.h"))
+               for d in flags["include_dirs"])
+    assert flags["ext_suffix"].endswith((".so", ".pyd"))
+    assert sys.implementation.cache_tag in flags["python"]
+
+
+@needs_gcc
+def test_openmp_found_here_and_stored(monkeypatch):
+    start = time.perf_counter()
+    flags = toolchain.openmp_flags()
+    elapsed = time.perf_counter() - start
+    assert flags is not None and "-fopenmp" in flags[0] + flags[1]
+    assert elapsed < 5.0
+    stored = list((cache.cache_dir() / "toolchain").glob("openmp-*.json"))
+    assert len(stored) == 1
+    # A new process (simulated: forget the in-process memo) reads the file
+    # instead of probing again.
+    toolchain._openmp_flags.cache_clear()
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("probed again")
+
+    monkeypatch.setattr(toolchain, "probe_openmp", no_probe)
+    assert toolchain.openmp_flags() == flags
+
+
+@needs_gcc
+def test_env_override_is_honoured(monkeypatch):
+    monkeypatch.setenv("PCOMPUTE_OPENMP_CFLAGS", "-fopenmp -DPC_MARK=1")
+    monkeypatch.setenv("PCOMPUTE_OPENMP_LDFLAGS", "-fopenmp -lm")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OpenMPWarning)
+        flags = toolchain.openmp_flags()
+    assert flags == (["-fopenmp", "-DPC_MARK=1"], ["-fopenmp", "-lm"])
+
+
+@needs_gcc
+def test_ldflags_default_to_cflags(monkeypatch):
+    monkeypatch.setenv("PCOMPUTE_OPENMP_CFLAGS", "-fopenmp")
+    assert toolchain.openmp_flags() == (["-fopenmp"], ["-fopenmp"])
+
+
+@needs_gcc
+def test_bogus_override_warns_and_falls_back(monkeypatch):
+    monkeypatch.setenv("PCOMPUTE_OPENMP_CFLAGS", "--no-such-flag-pcompute")
+    with pytest.warns(OpenMPWarning, match="PCOMPUTE_OPENMP_CFLAGS"):
+        flags = toolchain.openmp_flags()
+    assert flags is not None and "-fopenmp" in flags[0]
+
+
+@needs_gcc
+def test_probe_reports_failure_log():
+    ok, log = toolchain.probe_openmp(["--no-such-flag-pcompute"], [])
+    assert not ok and "no-such-flag-pcompute" in log
+    ok, log = toolchain.probe_openmp(["-fopenmp"], ["-fopenmp"])
+    assert ok, log
+
+
+def test_no_openmp_warning_once():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        toolchain.warn_no_openmp()
+        toolchain.warn_no_openmp()
+    found = [w for w in caught if issubclass(w.category, OpenMPWarning)]
+    assert len(found) == 1
+    text = str(found[0].message)
+    assert "serially" in text and "PCOMPUTE_OPENMP_CFLAGS" in text
+
+
+def test_no_candidate_works(monkeypatch):
+    monkeypatch.setattr(toolchain, "probe_openmp",
+                        lambda *a, **k: (False, "nope"))
+    assert toolchain.openmp_flags() is None
