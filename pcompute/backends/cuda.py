@@ -6,7 +6,7 @@ then says why, and the generated code is still compile-checked with nvcc.
 import numpy as np
 
 from ..build import cuda_builder
-from ..codegen import printer_for
+from ..codegen import print_programs, printer_for
 from ..templates import render
 from ._device import check_double, scalar_dtype
 from .base import Backend
@@ -70,20 +70,22 @@ class CUDABackend(Backend):
         drv.Context.synchronize()
 
     # -- kernels -------------------------------------------------------------------
-    def generate_elementwise(self, program):
+    def generate_elementwise(self, program, func, config):
         """The CUDA source of an Elementwise kernel (needs no GPU)."""
+        serial = getattr(func, "__pcompute_serial__", False)
         printer = printer_for(program, "cuda")
         runtime, functions = printer.print_program()
         entry = program.entry
         params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
         args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
-        return render("elementwise_cuda", entry=entry.name, runtime=runtime,
+        return render("elementwise_cuda", entry=entry.name, runtime=runtime, serial=serial,
                       functions=functions, params=params,
                       call="%s(%s);" % (entry.c_name, args))
 
     def build_elementwise(self, program, func, config):
         check_double(self, program)
-        source = self.generate_elementwise(program)
+        serial = getattr(func, "__pcompute_serial__", False)
+        source = self.generate_elementwise(program, func, config)
         kernel = cuda_builder.build_cuda(source, ["pc_elementwise"])["pc_elementwise"]
         entry = program.entry
         pointers = [t.is_pointer for _, t in entry.args[1:]]
@@ -94,8 +96,49 @@ class CUDABackend(Backend):
         def run(n, args):
             if n == 0:
                 return
-            grid = (min((n + block - 1) // block, 65535 * 8), 1)
+            grid = (1, 1) if serial else (min((n + block - 1) // block, 65535 * 8), 1)
             values = [a.gpudata if p else a for p, a in zip(pointers, args)]
             kernel.prepared_async_call(grid, (block, 1, 1), None, np.int64(n), *values)
+        run.source = source
+        return run
+
+    def generate_reduction(self, spec, config):
+        """The CUDA source of a two-stage Reduction (needs no GPU)."""
+        runtime, functions, printer = print_programs(
+            [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cuda")
+        entry = spec.map_program.entry
+        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
+        cargs = [entry.cname(n) for n, _ in entry.args[1:]]
+        return render("reduction_cuda", name=spec.name,
+                      expr=spec.reduce_func.source.split("return ")[1].strip(),
+                      wg=config.wgs or BLOCK, runtime=runtime, functions=functions,
+                      T=printer.type_name(spec.out_type),
+                      neutral=printer.literal(spec.neutral.item(), spec.out_type),
+                      params=params, cargs=cargs)
+
+    def build_reduction(self, spec, config):
+        source = self.generate_reduction(spec, config)
+        kernels = cuda_builder.build_cuda(source, ["pc_reduce_stage1", "pc_reduce_stage2"])
+        stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
+        entry = spec.map_program.entry
+        pointers = [t.is_pointer for _, t in entry.args[1:]]
+        stage1.prepare("q" + "".join("P" if p else scalar_dtype(t).char
+                                     for p, (_, t) in zip(pointers, entry.args[1:])) + "P")
+        stage2.prepare("qPP")
+        wg = config.wgs or BLOCK
+        dtype = spec.out_type.dtype
+        partial = self.empty(wg, dtype)
+        out = self.empty(1, dtype)
+
+        def run(n, args):
+            if n == 0:
+                return spec.neutral
+            groups = min(wg, (n + wg - 1) // wg)
+            values = [a.gpudata if p else a for p, a in zip(pointers, args)]
+            stage1.prepared_call((groups, 1), (wg, 1, 1), np.int64(n), *values,
+                                 partial.gpudata)
+            stage2.prepared_call((1, 1), (wg, 1, 1), np.int64(groups), partial.gpudata,
+                                 out.gpudata)
+            return out.get()[0]
         run.source = source
         return run

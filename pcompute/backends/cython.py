@@ -3,7 +3,7 @@ import logging
 
 from ..build import toolchain
 from ..build.cython_builder import build_cython
-from ..codegen import printer_for
+from ..codegen import print_programs, printer_for
 from ..templates import render
 from .base import Backend
 
@@ -59,19 +59,24 @@ class CythonBackend(Backend):
                 convert.append(None)
         return params, unpack, convert
 
-    def build_elementwise(self, program, func, config):
+    def generate_elementwise(self, program, func, config):
+        """(source, converters) of an Elementwise module; compiles nothing."""
         printer = printer_for(program, "cython")
         runtime, functions = printer.print_program()
         params, unpack, convert = self.entry_parts(program, printer)
         entry = program.entry
         args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
-        openmp = self.use_openmp(config)
+        openmp = self.use_openmp(config) and not getattr(func, "__pcompute_serial__", False)
         source = render(
             "elementwise_cython", entry=entry.name, openmp=openmp,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
-        module = build_cython(source, entry.name, openmp)
+        return source, openmp, convert
+
+    def build_elementwise(self, program, func, config):
+        source, openmp, convert = self.generate_elementwise(program, func, config)
+        module = build_cython(source, program.entry.name, openmp)
         kernel = module.run
         pointer_slots = [k for k, c in enumerate(convert) if c is not None]
 
@@ -81,5 +86,39 @@ class CythonBackend(Backend):
                 for k in pointer_slots:
                     args[k] = array_address(args[k])
             kernel(n, *args)
+        run.source = source
+        return run
+
+    def generate_reduction(self, spec, config):
+        """(source, openmp) of a Reduction module; compiles nothing."""
+        runtime, functions, printer = print_programs(
+            [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cython")
+        params, unpack, _ = self.entry_parts(spec.map_program, printer)
+        entry = spec.map_program.entry
+        cparams = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
+        cargs = [entry.cname(n) for n, _ in entry.args[1:]]
+        neutral = printer.literal(spec.neutral.item(), spec.out_type)
+        openmp = self.use_openmp(config)
+        source = render(
+            "reduction_cython", name=spec.name, expr=spec.reduce_func.source.split("return ")[1]
+            .strip(), openmp=openmp, cimports=printer.cimports(), runtime=runtime,
+            functions=functions, T=printer.type_name(spec.out_type), neutral=neutral,
+            params=params, unpack=unpack, cparams=cparams, cargs=cargs,
+            serial_below=SERIAL_BELOW)
+        return source, openmp
+
+    def build_reduction(self, spec, config):
+        source, openmp = self.generate_reduction(spec, config)
+        kernel = build_cython(source, "reduce_" + spec.name, openmp).run
+        pointer_slots = [k for k, (_, t) in enumerate(spec.map_program.entry.args[1:])
+                         if t.is_pointer]
+        dtype = spec.out_type.dtype
+
+        def run(n, args):
+            if pointer_slots:
+                args = list(args)
+                for k in pointer_slots:
+                    args[k] = array_address(args[k])
+            return dtype.type(kernel(n, *args))
         run.source = source
         return run

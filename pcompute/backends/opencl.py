@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..build import opencl_builder
-from ..codegen import printer_for
+from ..codegen import print_programs, printer_for
 from ..templates import render
 from ._device import check_double, scalar_dtype, uses_double
 from .base import Backend
@@ -64,16 +64,25 @@ class OpenCLBackend(Backend):
         self.queue.finish()
 
     # -- kernels -------------------------------------------------------------------
-    def build_elementwise(self, program, func, config):
-        check_double(self, program)
+    def generate_elementwise(self, program, func, config):
+        """The OpenCL C source of an Elementwise kernel; needs no device."""
         printer = printer_for(program, "opencl")
         runtime, functions = printer.print_program()
         entry = program.entry
         params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
         args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
+        serial = getattr(func, "__pcompute_serial__", False)
         source = render("elementwise_opencl", entry=entry.name, double=uses_double(program),
+                        serial=serial,
                         runtime=runtime, functions=functions, params=params,
                         call="%s(%s);" % (entry.c_name, args))
+        return source
+
+    def build_elementwise(self, program, func, config):
+        check_double(self, program)
+        source = self.generate_elementwise(program, func, config)
+        entry = program.entry
+        serial = getattr(func, "__pcompute_serial__", False)
         kernel = opencl_builder.build_opencl(source, ["pc_elementwise"])["pc_elementwise"]
         pointers = [t.is_pointer for _, t in entry.args[1:]]
         kernel.set_scalar_arg_dtypes(
@@ -86,10 +95,66 @@ class OpenCLBackend(Backend):
             if n == 0:
                 return
             values = [a.data if p else a for p, a in zip(pointers, args)]
-            if wgs:
+            if serial:
+                kernel(queue, (1,), None, n, *values)
+            elif wgs:
                 gsize = (n + wgs - 1) // wgs * wgs
                 kernel(queue, (gsize,), (wgs,), n, *values)
             else:
                 kernel(queue, (n,), None, n, *values)
         run.source = source
         return run
+
+    def generate_reduction(self, spec, config):
+        """The OpenCL C source of a two-stage Reduction; needs no device."""
+        runtime, functions, printer = print_programs(
+            [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "opencl")
+        entry = spec.map_program.entry
+        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
+        cargs = [entry.cname(n) for n, _ in entry.args[1:]]
+        double = uses_double(spec.map_program) or uses_double(spec.reduce_program)
+        return render("reduction_opencl", name=spec.name,
+                      expr=spec.reduce_func.source.split("return ")[1].strip(),
+                      double=double, wg=reduction_wg(config), runtime=runtime,
+                      functions=functions, T=printer.type_name(spec.out_type),
+                      neutral=printer.literal(spec.neutral.item(), spec.out_type),
+                      params=params, cargs=cargs)
+
+    def build_reduction(self, spec, config):
+        check_double(self, spec.map_program)
+        check_double(self, spec.reduce_program)
+        source = self.generate_reduction(spec, config)
+        kernels = opencl_builder.build_opencl(source, ["pc_reduce_stage1",
+                                                       "pc_reduce_stage2"])
+        stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
+        entry = spec.map_program.entry
+        pointers = [t.is_pointer for _, t in entry.args[1:]]
+        stage1.set_scalar_arg_dtypes(
+            [np.int64] + [None if p else scalar_dtype(t)
+                          for p, (_, t) in zip(pointers, entry.args[1:])] + [None])
+        stage2.set_scalar_arg_dtypes([np.int64, None, None])
+        wg = reduction_wg(config)
+        dtype = spec.out_type.dtype
+        queue = self.queue
+        partial = self.empty(wg, dtype)
+        out = self.empty(1, dtype)
+
+        def run(n, args):
+            if n == 0:
+                return spec.neutral
+            groups = min(wg, (n + wg - 1) // wg)
+            values = [a.data if p else a for p, a in zip(pointers, args)]
+            stage1(queue, (groups * wg,), (wg,), n, *values, partial.data)
+            stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
+            return out.get()[0]
+        run.source = source
+        return run
+
+
+def reduction_wg(config):
+    """Work-group size of reductions: the configured one, else 64."""
+    wgs = config.wgs or 64
+    if wgs & (wgs - 1):
+        raise ValueError("the work-group size for reductions must be a power of two, "
+                         "got %d" % wgs)
+    return wgs

@@ -4,6 +4,7 @@ It is the reference every other backend is tested against, and the debugging
 mode: the original function runs, so breakpoints and print() work.
 """
 from .base import Backend
+from .pyexec import python_callable
 
 
 class PythonBackend(Backend):
@@ -13,7 +14,21 @@ class PythonBackend(Backend):
     dialect = None
 
     def build_elementwise(self, program, func, config):
+        kernel = python_callable(func)
+
         def run(n, args):
             for i in range(n):
-                func(i, *args)
+                kernel(i, *args)
+        return run
+
+    def build_reduction(self, spec, config):
+        map_fn = python_callable(spec.map_func)
+        reduce_fn = spec.reduce_func
+        dtype = spec.out_type.dtype
+
+        def run(n, args):
+            acc = spec.neutral
+            for i in range(n):
+                acc = reduce_fn(acc, map_fn(i, *args))
+            return dtype.type(acc)
         return run

@@ -14,3 +14,45 @@ def printer_for(program, dialect):
         raise ValueError("no code generator for %r; choose one of %s"
                          % (dialect, ", ".join(sorted(PRINTERS))))
     return cls(program)
+
+
+def print_programs(programs, dialect):
+    """Print several typed programs into one module.
+
+    ``programs`` is a list of (TypedProgram, entry c_name or None).  Returns
+    (runtime text, functions text, printer); functions shared by several
+    programs (the same helper) are printed once.
+    """
+    from dataclasses import replace
+    from ..errors import KernelTypeError
+    printer = printer_for(programs[0][0], dialect)
+    texts, seen = [], {}
+    for program, entry_name in programs:
+        if entry_name:
+            entry = replace(program.entry, c_name=entry_name)
+            program = replace(program, entry=entry,
+                              functions=program.functions[:-1] + (entry,))
+        printer.program = program
+        if program.recursive:
+            if dialect == "opencl":
+                printer.print_program()  # raises the recursion error
+            if dialect != "cython":
+                texts.extend(printer.prototypes())
+        for fn in program.functions:
+            text = printer.print_function(fn)
+            if fn.c_name in seen:
+                if seen[fn.c_name] != text:
+                    raise KernelTypeError(
+                        "%s() is used with different argument types by the functions "
+                        "of one primitive" % fn.name,
+                        hint="annotate it with @annotate so both uses agree")
+                continue
+            seen[fn.c_name] = text
+            texts.append(text)
+    from .runtime import runtime_source
+    if dialect == "cython":
+        runtime = printer.runtime_block()
+    else:
+        runtime = runtime_source(printer.needed, printer)
+    sep = "\n\n\n" if dialect == "cython" else "\n\n"
+    return runtime, sep.join(texts), printer

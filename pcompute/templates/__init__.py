@@ -13,9 +13,9 @@ def _load(name):
         return _MakoTemplate(f.read(), strict_undefined=True)
 
 
-def render(name, **context):
-    """Render the template ``name`` (without ``.mako``) with ``context``."""
-    text = _load(name).render(**context)
+def render(template_name, **context):
+    """Render the template ``template_name`` (without ``.mako``) with ``context``."""
+    text = _load(template_name).render(**context)
     lines = [line.rstrip() for line in text.splitlines()]
     out = []
     for line in lines:

@@ -5,9 +5,18 @@ ${functions}
 
 extern "C" __global__ void pc_elementwise(long long pc_n${"".join(", " + p for p in params)})
 {
+%if serial:
+    // @serial: one thread runs every item in order.
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        for (long long pc_i = 0; pc_i < pc_n; pc_i++) {
+            ${call}
+        }
+    }
+%else:
     long long pc_stride = (long long)gridDim.x * blockDim.x;
     for (long long pc_i = blockIdx.x * (long long)blockDim.x + threadIdx.x; pc_i < pc_n;
          pc_i += pc_stride) {
         ${call}
     }
+%endif
 }

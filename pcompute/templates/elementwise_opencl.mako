@@ -9,8 +9,17 @@ ${functions}
 
 __kernel void pc_elementwise(long pc_n${"".join(", " + p for p in params)})
 {
+%if serial:
+    // @serial: one work-item runs every item in order.
+    if (get_global_id(0) == 0) {
+        for (long pc_i = 0; pc_i < pc_n; pc_i++) {
+            ${call}
+        }
+    }
+%else:
     long pc_i = get_global_id(0);
     if (pc_i < pc_n) {
         ${call}
     }
+%endif
 }

@@ -1,0 +1,22 @@
+"""The public names of pcompute (also importable from ``pcompute``)."""
+from .array import (Array, arange, empty, empty_like, linspace, ones, ones_like,
+                    to_device, wrap, zeros, zeros_like)
+from .backends.registry import available_backends, get_backend
+from .config import Config, get_config, set_config, use_config
+from .errors import (BackendUnavailableError, BuildError, InternalError,
+                     KernelSyntaxError, KernelTypeError, KernelValueError)
+from .parallel import Elementwise, elementwise, serial
+from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, cast,
+                    declare, printf)
+from .types import TYPES as _TYPES
+
+globals().update(_TYPES)
+
+__all__ = [
+    "Array", "arange", "empty", "empty_like", "linspace", "ones", "ones_like",
+    "to_device", "wrap", "zeros", "zeros_like", "available_backends", "get_backend",
+    "Config", "get_config", "set_config", "use_config", "BackendUnavailableError",
+    "BuildError", "InternalError", "KernelSyntaxError", "KernelTypeError",
+    "KernelValueError", "Elementwise", "elementwise", "serial", "KnownType",
+    "address", "annotate", "atomic_dec", "atomic_inc", "cast", "declare", "printf",
+] + sorted(_TYPES)

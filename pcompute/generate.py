@@ -1,0 +1,78 @@
+"""pcompute as a code generator: generated source without compiling anything.
+
+``generate_source(func, backend='cuda', types={'x': 'gdoublep'})`` returns the
+text pcompute would compile, for any backend, on any machine: producing CUDA C
+needs neither pycuda nor a GPU.
+"""
+from .backends.registry import get_backend
+from .codegen import printer_for
+from .config import Config, get_config
+from .errors import KernelValueError
+from .frontend import type_kernel
+from .types import LONG, parse_type
+
+KINDS = ("elementwise", "function")
+
+_FUNCTION_HEADERS = {
+    "cython": "# cython: language_level=3, boundscheck=False, wraparound=False, "
+              "cdivision=True\n",
+    "opencl": "",
+    "cuda": "",
+}
+
+
+def _parse_types(types):
+    if types is None:
+        return {}
+    if isinstance(types, str):
+        out = {}
+        for item in types.split(","):
+            if not item.strip():
+                continue
+            if "=" not in item:
+                raise KernelValueError("bad type item %r" % item,
+                                       hint="write name=type, e.g. x=gdoublep,n=int")
+            name, spec = item.split("=", 1)
+            out[name.strip()] = spec.strip()
+        types = out
+    return {k: parse_type(v) for k, v in types.items()}
+
+
+def generate_source(func, backend="cython", types=None, kind="elementwise",
+                    config=None):
+    """The generated source of ``func`` for ``backend``.
+
+    ``types`` gives the types of arguments that are not annotated (a dict or
+    ``"x=gdoublep,n=int"``); ``kind='elementwise'`` gives the complete
+    Elementwise kernel module, ``kind='function'`` only the translated
+    functions (helpers first) for embedding elsewhere.  ``config`` defaults to
+    the current configuration (``use_double``, ``use_openmp``, ...).
+    """
+    if kind not in KINDS:
+        raise KernelValueError("unknown kind %r" % kind, hint="choose one of: " +
+                               ", ".join(KINDS))
+    config = config or get_config()
+    if isinstance(config, dict):
+        config = Config(read_environment=False, **config)
+    be = get_backend(backend)
+    if be.dialect is None:
+        raise KernelValueError("the %s backend runs Python directly and generates no "
+                               "source" % be.name, hint="choose cython, opencl or cuda")
+    arg_types = _parse_types(types)
+    params = func.__code__.co_varnames[:func.__code__.co_argcount]
+    if kind == "elementwise" and params and params[0] not in arg_types:
+        arg_types.setdefault(params[0], LONG)
+    program = type_kernel(func, arg_types, use_double=config.use_double,
+                          demote_double=be.demote_double(config))
+    if kind == "function":
+        printer = printer_for(program, be.dialect)
+        runtime, functions = printer.print_program()
+        parts = [_FUNCTION_HEADERS[be.dialect]]
+        if be.dialect == "opencl" and "double" in functions + runtime:
+            parts.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+        if be.dialect == "cython":
+            parts.extend(line + "\n" for line in printer.cimports())
+        parts += [runtime, "\n\n" if runtime else "", functions, "\n"]
+        return "".join(parts).lstrip("\n")
+    result = be.generate_elementwise(program, func, config)
+    return result[0] if isinstance(result, tuple) else result

@@ -1,0 +1,121 @@
+"""Reduction: combine the elements of an array (or mapped values) into one."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backends.registry import get_backend
+from ..config import get_config
+from ..errors import KernelTypeError, KernelValueError
+from ..frontend import type_kernel
+from ..frontend.source import read_function
+from ..frontend.typeinfer import _annotation_types
+from ..types import LONG, dtype_to_ctype
+from .args import (array_length, check_declared, device_value, parameter_names,
+                   signature, value_type)
+from .exprfunc import make_function, neutral_value
+
+
+@dataclass(frozen=True, eq=False)
+class ReductionSpec:
+    """What a backend needs to build a reduction kernel."""
+    map_program: object      # TypedProgram of map(i, *args) -> value
+    reduce_program: object   # TypedProgram of reduce(a, b) -> value
+    out_type: object         # CType of the accumulator
+    neutral: object          # numpy scalar of the accumulator's dtype
+    map_func: object         # the Python map function (python backend)
+    reduce_func: object      # the Python reduce function
+    name: str
+
+
+class Reduction:
+    """Reduce an array, or ``map_func(i, *args)`` for i < n, with ``reduce_expr``.
+
+    ``reduce_expr`` is an associative expression over ``a`` and ``b``
+    (``'a+b'``, ``'min(a, b)'``, ...), ``neutral`` its neutral element as an
+    expression (``'0'``, ``'INFINITY'``).  Called with positional arguments
+    (the single array, or the map function's arguments after ``i``); returns a
+    host scalar of ``dtype_out``.  Order is kept (the elements are combined
+    left to right in contiguous blocks), so the operator need not commute.
+    """
+
+    def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral="0",
+                 backend=None):
+        self.reduce_expr = reduce_expr
+        self.map_func = map_func
+        self.dtype_out = np.dtype(dtype_out)
+        dtype_to_ctype(self.dtype_out)
+        self.neutral = neutral
+        self._backend = backend
+        self._reduce = make_function("reduce_op", ("a", "b"), reduce_expr, "reduce_expr")
+        neutral_value(neutral, self.dtype_out)
+        if map_func is None:
+            self._map = make_function("reduce_input", ("i", "x"), "x[i]", "input")
+            self._params = ["i", "x"]
+        else:
+            self._map = map_func
+            self._params = parameter_names(map_func)
+        self.name = getattr(map_func, "__name__", "reduction")
+        self._fast = {}
+
+    def _where(self):
+        return "Reduction(%r)" % (self.reduce_expr,)
+
+    def _spec(self, args, backend, config):
+        demote = backend.demote_double(config)
+        out = dtype_to_ctype(self.dtype_out)
+        if demote and out.base == "double":
+            out = out.with_base("float")
+        float_type = out if out.is_float else dtype_to_ctype(np.float64)
+        types = {}
+        declared = {}
+        if self.map_func is not None:
+            declared, _ = _annotation_types(self._map, read_function(self._map))
+        for name, value in zip(self._params[1:], args):
+            given = value_type(value, name, self._where(), float_type)
+            if name in declared:
+                want = declared[name]
+                if demote and want.base == "double":
+                    want = want.with_base("float")
+                check_declared(want, given, name, self._where())
+                continue
+            types[name] = given
+        if self._params[0] not in declared:
+            types[self._params[0]] = LONG
+        map_program = type_kernel(self._map, types, use_double=config.use_double,
+                                  demote_double=demote)
+        reduce_program = type_kernel(self._reduce, {"a": out, "b": out},
+                                     use_double=config.use_double, demote_double=demote)
+        return ReductionSpec(map_program, reduce_program, out,
+                             neutral_value(self.neutral, out.dtype), self._map,
+                             self._reduce, self.name)
+
+    def __call__(self, *args):
+        nargs = len(self._params) - 1
+        if len(args) != nargs:
+            raise KernelTypeError("%s takes %d argument(s) (%s), got %d"
+                                  % (self._where(), nargs, ", ".join(self._params[1:]),
+                                     len(args)))
+        config = get_config()
+        backend = get_backend(self._backend)
+        key = (backend.name, config.codegen_key(), signature(args))
+        run = self._fast.get(key)
+        if run is None:
+            backend.require()
+            run = backend.build_reduction(self._spec(args, backend, config), config)
+            self._fast[key] = run
+        values = [device_value(a, name, self._where(), backend)
+                  for name, a in zip(self._params[1:], args)]
+        n = next((array_length(a) for a in args if array_length(a) is not None), None)
+        if n is None:
+            raise KernelValueError("%s needs at least one array argument: its length "
+                                   "gives the number of items" % self._where())
+        self._last = run
+        return run(n, values)
+
+    @property
+    def source(self):
+        """The generated source of the last kernel built (after a call)."""
+        last = getattr(self, "_last", None)
+        if last is None:
+            raise KernelValueError("%s has not been called yet" % self._where())
+        return getattr(last, "source", "")

@@ -1,0 +1,102 @@
+"""The one parametrised ``backend`` fixture every cross-backend test uses.
+
+Each test using ``backend`` runs on python, cython, cython with OpenMP, opencl
+and cuda, each in float32 and float64 (ids like ``opencl-float64``).  The
+fixture applies the configuration for the case (backend, OpenMP,
+``use_double``) for the duration of the test.  A backend that cannot run here
+is skipped with its reason; ``--require-backends`` (or
+``PCOMPUTE_REQUIRE_BACKENDS=1``) turns those skips into failures, and
+``PCOMPUTE_TEST_BACKENDS=cython,opencl`` restricts the cases.
+"""
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# A compile cache shared by all test processes (xdist workers) of a checkout.
+os.environ.setdefault("PCOMPUTE_CACHE_DIR", os.path.join(ROOT, ".pcompute-cache"))
+
+from pcompute.backends.registry import get_backend  # noqa: E402
+from pcompute.config import use_config  # noqa: E402
+
+BACKEND_CASES = [("python", False), ("cython", False), ("cython", True),
+                 ("opencl", False), ("cuda", False)]
+PRECISIONS = ("float32", "float64")
+
+
+@dataclass(frozen=True)
+class BackendCase:
+    """One backend configuration of the test matrix."""
+    name: str
+    openmp: bool
+    precision: str
+
+    @property
+    def id(self):
+        return "%s%s-%s" % (self.name, "-openmp" if self.openmp else "", self.precision)
+
+    @property
+    def dtype(self):
+        return np.dtype(self.precision)
+
+    @property
+    def use_double(self):
+        return self.precision == "float64"
+
+    @property
+    def rtol(self):
+        """Tolerance for comparing float results with the python reference."""
+        return 1e-4 if self.precision == "float32" else 1e-10
+
+    def config(self):
+        return use_config(backend=self.name, use_openmp=self.openmp,
+                          use_double=self.use_double)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--require-backends", action="store_true", default=False,
+                     help="fail instead of skipping when a backend is unavailable")
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the golden files of generated code")
+
+
+def _selected():
+    wanted = os.environ.get("PCOMPUTE_TEST_BACKENDS")
+    names = {w.strip() for w in wanted.split(",")} if wanted else None
+    cases = []
+    for name, openmp in BACKEND_CASES:
+        label = name + ("-openmp" if openmp else "")
+        if names is None or name in names or label in names:
+            for precision in PRECISIONS:
+                cases.append(BackendCase(name, openmp, precision))
+    return cases
+
+
+def require_backend(request, name):
+    """Skip (or fail under --require-backends) when ``name`` cannot run here."""
+    reason = get_backend(name).why_unavailable()
+    if reason is None:
+        return
+    message = "%s backend unavailable: %s" % (name, reason)
+    if request.config.getoption("--require-backends") or \
+            os.environ.get("PCOMPUTE_REQUIRE_BACKENDS") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(params=_selected(), ids=lambda c: c.id)
+def backend(request):
+    """A :class:`BackendCase`, with its configuration applied."""
+    case = request.param
+    require_backend(request, case.name)
+    with case.config():
+        yield case
+
+
+@pytest.fixture
+def update_golden(request):
+    return request.config.getoption("--update-golden")
