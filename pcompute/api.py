@@ -6,6 +6,9 @@ from .config import Config, get_config, set_config, use_config
 from .errors import (BackendUnavailableError, BuildError, InternalError,
                      KernelSyntaxError, KernelTypeError, KernelValueError)
 from .parallel import Elementwise, elementwise, serial
+from .primitives.reduction import Reduction
+from . import low_level, template  # noqa: F401
+from .low_level import Cython, Extern, Kernel, LocalMem
 from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, cast,
                     declare, printf)
 from .types import TYPES as _TYPES

@@ -580,7 +580,8 @@ class Array:
             return other
         if isinstance(other, np.ndarray):
             if not self._backend.on_host:
-                raise KernelTypeError("%s: a numpy array with a %s Array" % (what, self.backend),
+                raise KernelTypeError("%s: a numpy array with a %s Array"
+                                      % (what, self.backend),
                                       hint="wrap it first: wrap(x)")
             if other.shape != (self.length,):
                 raise KernelValueError("%s: shapes differ (%d,) and %s"

@@ -65,18 +65,33 @@ class KernelError(Exception):
     def __str__(self):
         return self._full_text()
 
+    def __reduce__(self):
+        return (type(self), (self.message, self.location, self.hint))
+
 
 class KernelSyntaxError(KernelError, SyntaxError):
-    """A construct outside the supported Python subset."""
+    """A construct outside the supported Python subset.
+
+    Also carries the attributes of a :class:`SyntaxError` (``filename``,
+    ``lineno``, ``offset``, ``text``, ``end_lineno``, ``end_offset``) so that
+    Python's own traceback shows the user's line with a caret; ``msg`` is the
+    message and hint without the location, which that traceback prints itself.
+    """
 
     def __init__(self, message, location=None, hint=None):
         KernelError.__init__(self, message, location, hint)
         SyntaxError.__init__(self, self._full_text())
+        self.msg = message + ("\nhint: " + hint if hint else "")
         if location is not None:
             self.filename = location.filename
             self.lineno = location.lineno
             self.offset = location.col + 1
             self.text = location.line
+            self.end_lineno = location.lineno
+            if location.end_col and location.end_col > location.col:
+                self.end_offset = location.end_col + 1
+            else:
+                self.end_offset = self.offset + 1
 
     def __str__(self):
         return self._full_text()

@@ -142,3 +142,22 @@ class CUDABackend(Backend):
             return out.get()[0]
         run.source = source
         return run
+
+    def build_scan(self, spec, config):
+        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+        from .scan_cuda import build_scan
+        return build_scan(self, spec, config)
+
+    def generate_scan(self, spec, config):
+        """The generated source of the scan described by ``spec``; compiles nothing."""
+        from .scan_cuda import generate_scan
+        return generate_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config):
+        """Stable ascending sort of device array ``keys`` (permuting ``values``).
+
+        Returns (sorted keys, list of permuted values, permutation) as device
+        arrays of this backend.
+        """
+        from .sort_cuda import sort_by_keys
+        return sort_by_keys(self, keys, values, key_bits, config)

@@ -43,11 +43,12 @@ class CythonBackend(Backend):
             return False
         return True
 
-    def entry_parts(self, program, printer):
-        """Def parameters, pointer unpacking lines and converters for the entry."""
+    def entry_parts(self, program, printer, first=1):
+        """Def parameters, pointer unpacking lines and converters for the entry
+        (its arguments from position ``first`` on: 1 skips the index ``i``)."""
         params, unpack, convert = [], [], []
         entry = program.entry
-        for name, t in entry.args[1:]:
+        for name, t in entry.args[first:]:
             cname = entry.cname(name)
             if t.is_pointer:
                 params.append("size_t pc_a_%s" % name)
@@ -122,3 +123,22 @@ class CythonBackend(Backend):
             return dtype.type(kernel(n, *args))
         run.source = source
         return run
+
+    def build_scan(self, spec, config):
+        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+        from .scan_cython import build_scan
+        return build_scan(self, spec, config)
+
+    def generate_scan(self, spec, config):
+        """The generated source of the scan described by ``spec``; compiles nothing."""
+        from .scan_cython import generate_scan
+        return generate_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config):
+        """Stable ascending sort of device array ``keys`` (permuting ``values``).
+
+        Returns (sorted keys, list of permuted values, permutation) as device
+        arrays of this backend.
+        """
+        from .sort_cython import sort_by_keys
+        return sort_by_keys(self, keys, values, key_bits, config)

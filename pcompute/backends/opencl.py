@@ -8,6 +8,44 @@ from ._device import check_double, scalar_dtype, uses_double
 from .base import Backend
 
 
+def pointer_parts(entry, printer):
+    """Kernel parameters for the entry's arguments: pointers travel as a buffer
+    and an element offset (so views of arrays work), unpacked at kernel start.
+
+    Returns (params, unpack lines, argument names for the call).
+    """
+    params, unpack, names = [], [], []
+    for name, t in entry.args[1:]:
+        cname = entry.cname(name)
+        if t.is_pointer:
+            tname = printer.type_name(t)
+            params += ["%s pc_b_%s" % (tname, name), "long pc_o_%s" % name]
+            unpack.append("%s %s = pc_b_%s + pc_o_%s;" % (tname, cname, name, name))
+        else:
+            params.append("%s %s" % (printer.type_name(t), cname))
+        names.append(cname)
+    return params, unpack, names
+
+
+def launch_values(pointers, args):
+    """The kernel argument values: (buffer, element offset) for arrays."""
+    values = []
+    for p, a in zip(pointers, args):
+        if p:
+            values += [a.base_data, np.int64(a.offset // a.dtype.itemsize)]
+        else:
+            values.append(a)
+    return values
+
+
+def arg_dtypes(entry):
+    """set_scalar_arg_dtypes entries for the entry's arguments."""
+    out = []
+    for _, t in entry.args[1:]:
+        out += [None, np.int64] if t.is_pointer else [scalar_dtype(t)]
+    return out
+
+
 class OpenCLBackend(Backend):
     """Kernels in OpenCL C on the device pyopencl selects (PYOPENCL_CTX honoured)."""
 
@@ -69,11 +107,11 @@ class OpenCLBackend(Backend):
         printer = printer_for(program, "opencl")
         runtime, functions = printer.print_program()
         entry = program.entry
-        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
-        args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
+        params, unpack, names = pointer_parts(entry, printer)
+        args = ", ".join(["pc_i"] + names)
         serial = getattr(func, "__pcompute_serial__", False)
         source = render("elementwise_opencl", entry=entry.name, double=uses_double(program),
-                        serial=serial,
+                        serial=serial, unpack=unpack,
                         runtime=runtime, functions=functions, params=params,
                         call="%s(%s);" % (entry.c_name, args))
         return source
@@ -85,16 +123,14 @@ class OpenCLBackend(Backend):
         serial = getattr(func, "__pcompute_serial__", False)
         kernel = opencl_builder.build_opencl(source, ["pc_elementwise"])["pc_elementwise"]
         pointers = [t.is_pointer for _, t in entry.args[1:]]
-        kernel.set_scalar_arg_dtypes(
-            [np.int64] + [None if p else scalar_dtype(t)
-                          for p, (_, t) in zip(pointers, entry.args[1:])])
+        kernel.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry))
         queue = self.queue
         wgs = config.wgs
 
         def run(n, args):
             if n == 0:
                 return
-            values = [a.data if p else a for p, a in zip(pointers, args)]
+            values = launch_values(pointers, args)
             if serial:
                 kernel(queue, (1,), None, n, *values)
             elif wgs:
@@ -110,10 +146,9 @@ class OpenCLBackend(Backend):
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "opencl")
         entry = spec.map_program.entry
-        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
-        cargs = [entry.cname(n) for n, _ in entry.args[1:]]
+        params, unpack, cargs = pointer_parts(entry, printer)
         double = uses_double(spec.map_program) or uses_double(spec.reduce_program)
-        return render("reduction_opencl", name=spec.name,
+        return render("reduction_opencl", name=spec.name, unpack=unpack,
                       expr=spec.reduce_func.source.split("return ")[1].strip(),
                       double=double, wg=reduction_wg(config), runtime=runtime,
                       functions=functions, T=printer.type_name(spec.out_type),
@@ -129,9 +164,7 @@ class OpenCLBackend(Backend):
         stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
         entry = spec.map_program.entry
         pointers = [t.is_pointer for _, t in entry.args[1:]]
-        stage1.set_scalar_arg_dtypes(
-            [np.int64] + [None if p else scalar_dtype(t)
-                          for p, (_, t) in zip(pointers, entry.args[1:])] + [None])
+        stage1.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry) + [None])
         stage2.set_scalar_arg_dtypes([np.int64, None, None])
         wg = reduction_wg(config)
         dtype = spec.out_type.dtype
@@ -143,12 +176,31 @@ class OpenCLBackend(Backend):
             if n == 0:
                 return spec.neutral
             groups = min(wg, (n + wg - 1) // wg)
-            values = [a.data if p else a for p, a in zip(pointers, args)]
+            values = launch_values(pointers, args)
             stage1(queue, (groups * wg,), (wg,), n, *values, partial.data)
             stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
             return out.get()[0]
         run.source = source
         return run
+
+    def build_scan(self, spec, config):
+        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+        from .scan_opencl import build_scan
+        return build_scan(self, spec, config)
+
+    def generate_scan(self, spec, config):
+        """The generated source of the scan described by ``spec``; compiles nothing."""
+        from .scan_opencl import generate_scan
+        return generate_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config):
+        """Stable ascending sort of device array ``keys`` (permuting ``values``).
+
+        Returns (sorted keys, list of permuted values, permutation) as device
+        arrays of this backend.
+        """
+        from .sort_opencl import sort_by_keys
+        return sort_by_keys(self, keys, values, key_bits, config)
 
 
 def reduction_wg(config):

@@ -51,8 +51,8 @@ def print_programs(programs, dialect):
             texts.append(text)
     from .runtime import runtime_source
     if dialect == "cython":
-        runtime = printer.runtime_block()
+        runtime = printer.with_externs(printer.runtime_block())
     else:
-        runtime = runtime_source(printer.needed, printer)
+        runtime = printer.with_externs(runtime_source(printer.needed, printer))
     sep = "\n\n\n" if dialect == "cython" else "\n\n"
     return runtime, sep.join(texts), printer

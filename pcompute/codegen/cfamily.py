@@ -62,6 +62,7 @@ class CPrinter:
         self.program = program
         self.needed = set()
         self.includes = set()
+        self.externs = {}
 
     # -- names and types ----------------------------------------------------
     def type_name_of(self, base):
@@ -144,7 +145,12 @@ class CPrinter:
         bodies = [self.print_function(fn) for fn in self.program.functions]
         if self.program.recursive:
             bodies = ["\n".join(p.strip() for p in self.prototypes())] + bodies
-        return runtime_source(self.needed, self), "\n\n".join(bodies)
+        return self.with_externs(runtime_source(self.needed, self)), "\n\n".join(bodies)
+
+    def with_externs(self, runtime):
+        """``runtime`` preceded by the code of the Extern functions called."""
+        codes = [ext.code(self.dialect).strip() for ext in self.externs.values()]
+        return "\n\n".join([c for c in codes if c] + ([runtime] if runtime else []))
 
     # -- statements ---------------------------------------------------------
     def block(self, code, stmts):
@@ -427,7 +433,10 @@ class CPrinter:
             return "%s(%s)" % (target, args), self.prec["atom"]
         if kind == "extern":
             args = ", ".join(self.expr(a)[0] for a in node.args)
-            return "%s(%s)" % (target.name, args), self.prec["atom"]
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr
+            self.externs.setdefault(id(target), target)
+            return "%s(%s)" % (name, args), self.prec["atom"]
         if kind == "math":
             return self.call_math(node, target)
         return getattr(self, "call_" + target)(node)
@@ -493,6 +502,10 @@ class CPrinter:
         return ("%s %s %s(%s *p)\n{\n    %s old;\n    #pragma omp atomic capture\n"
                 "    old = (*p)%s;\n    return old;\n}"
                 % (self.helper_qualifier, T, helper_name(kind, base), T, T, op))
+
+    def call_local_barrier(self, node):
+        # A macro defined by the low-level Kernel preamble of each dialect.
+        return "local_barrier()", self.prec["atom"]
 
     def call_printf(self, node):
         fmt = node.args[0].value

@@ -79,7 +79,7 @@ class CythonPrinter(CPrinter):
 
     def print_program(self):
         bodies = [self.print_function(fn) for fn in self.program.functions]
-        return self.runtime_block(), "\n\n\n".join(bodies)
+        return self.with_externs(self.runtime_block()), "\n\n\n".join(bodies)
 
     def runtime_block(self):
         """The `cdef extern from *` block with the C runtime helpers used."""
@@ -177,7 +177,8 @@ class CythonPrinter(CPrinter):
             code.add(self.assign_line(info.stop, stop_text))
             stop_text = info.stop
         if info.simple:
-            code.add("for %s in range(%s, %s):" % (var, start[0], stop_text))
+            loop = "prange" if node.iter.func.id == "prange" else "range"
+            code.add("for %s in %s(%s, %s):" % (var, loop, start[0], stop_text))
         elif info.count is None:
             code.add("for %s in range(%s, %s, %d):" % (var, start[0], stop_text,
                                                        self.literal_step(step)))

@@ -29,6 +29,7 @@ BUILTINS = {
     "abs": (1, 1), "min": (2, 16), "max": (2, 16), "int": (1, 1),
     "float": (1, 1), "printf": (1, 32), "declare": (1, 2), "cast": (2, 2),
     "address": (1, 1), "atomic_inc": (1, 1), "atomic_dec": (1, 1),
+    "local_barrier": (0, 0),
 }
 
 NAMED_CONSTANTS = {"pi": math.pi, "M_PI": math.pi, "INFINITY": math.inf,
@@ -68,18 +69,40 @@ class Resolver:
         """Resolve a call: ('helper', function) | ('math', name) | ('builtin', name)."""
         func = call.func
         if isinstance(func, ast.Attribute):
-            module = self.lookup(func.value.id)
-            if not isinstance(module, pytypes.ModuleType):
-                raise self.src.error(
-                    KernelSyntaxError, func,
-                    "attribute access is only allowed on modules in kernels: %r is "
-                    "not a module" % func.value.id, "pass the value as an argument")
+            module = self.module_of(func)
             value = getattr(module, func.attr, _MISSING)
+            if value is _MISSING:
+                raise self.src.error(
+                    KernelSyntaxError, func, "module %s has no function %r"
+                    % (module.__name__, func.attr), _math_hint(func.attr))
             return self._classify_call(call, func.attr, value, module)
         name = func.id
         return self._classify_call(call, name, self.lookup(name), None)
 
+    def module_of(self, node):
+        """The module of ``module.attr`` (``node`` an ast.Attribute), or raise."""
+        name = node.value.id
+        module = self.lookup(name)
+        if isinstance(module, pytypes.ModuleType):
+            return module
+        if module is _MISSING:
+            raise self.src.error(
+                KernelSyntaxError, node.value, "unknown name %r in %s.%s"
+                % (name, name, node.attr),
+                "kernels read attributes of imported modules only (math.pi); "
+                "import the module at module level or pass the value as an argument")
+        raise self.src.error(
+            KernelSyntaxError, node,
+            "%s.%s: attributes are only allowed on modules in kernels, and %s is %s"
+            % (name, node.attr, name, _describe(module)),
+            "copy the value into a module-level number (%s = %s.%s) or pass it as "
+            "an argument" % (node.attr.upper(), name, node.attr))
+
     def _classify_call(self, call, name, value, module):
+        qualified = (module.__name__ + ".") if module else ""
+        builtin = getattr(value, "__pcompute_builtin__", None)
+        if builtin in BUILTINS:
+            return ("builtin", builtin)
         if value is not _MISSING:
             if value in _KTYPE_FUNCS if _hashable(value) else False:
                 return ("builtin", _KTYPE_FUNCS[value])
@@ -93,24 +116,39 @@ class Resolver:
                 return ("builtin", name)
             if isinstance(value, pytypes.FunctionType) and name in BUILTINS:
                 return ("builtin", name)
+            if isinstance(value, type) and issubclass(value, np.generic):
+                raise self.src.error(
+                    KernelTypeError, call, "%s%s() is not available in kernels: "
+                    "numpy scalar types cannot be called" % (qualified, name),
+                    "convert with cast(v, '%s')" % _scalar_name(value))
+            if isinstance(value, type):
+                raise self.src.error(
+                    KernelTypeError, call, "%s%s is a class: kernels cannot create "
+                    "objects" % (qualified, name),
+                    "kernels work on numbers and arrays; keep the fields in scalars "
+                    "or arrays passed as arguments")
             raise self.src.error(
                 KernelTypeError, call,
-                "%s%s is a %s, which kernels cannot call" % (
-                    (module.__name__ + ".") if module else "", name,
-                    type(value).__name__),
-                "call math functions, kernel builtins or other plain Python "
-                "functions written in the kernel subset")
+                "%s%s is %s, which kernels cannot call" % (
+                    qualified, name, _describe(value)), _math_hint(name))
         if module is None and name in BUILTINS:
             return ("builtin", name)
         if module is None and name in MATH_FUNCS:
             return ("math", name)
         if name == "range":
             raise self.src.error(KernelSyntaxError, call,
-                                 "range() can only be used as `for k in range(...)`")
+                                 "range() can only be used as `for k in range(...)`",
+                                 "write `for k in range(n):` and use k inside the loop")
         if name == "len":
             raise self.src.error(KernelSyntaxError, call,
                                  "len() is not available in kernels",
-                                 "pass the length as an integer argument")
+                                 "pass the length as an integer argument (e.g. n)")
+        if hasattr(builtins, name):
+            raise self.src.error(
+                KernelSyntaxError, call, "the Python builtin %s() is not available in "
+                "kernels" % name,
+                "kernel builtins are %s; write other operations as loops"
+                % ", ".join(sorted(BUILTINS)))
         raise self.src.error(
             KernelSyntaxError, call, "call to unknown function %r" % name,
             "define %s at module level (in the kernel subset) or import it into "
@@ -122,22 +160,24 @@ class Resolver:
         if value is _MISSING:
             if name in NAMED_CONSTANTS:
                 return NAMED_CONSTANTS[name]
+            if name in BUILTINS or name in MATH_FUNCS or hasattr(builtins, name):
+                raise self.src.error(
+                    KernelTypeError, node, "%s is a function, not a value: kernels "
+                    "cannot store or pass functions" % name,
+                    "call it: %s(...)" % name)
             raise self.src.error(
                 KernelSyntaxError, node, "unknown name %r" % name,
                 "assign %s before using it, or pass it as an argument" % name)
         return self._number(node, name, value)
 
     def attribute_constant(self, node):
-        module = self.lookup(node.value.id)
-        if not isinstance(module, pytypes.ModuleType):
-            raise self.src.error(
-                KernelSyntaxError, node,
-                "attribute access is only allowed on modules in kernels: %r is "
-                "not a module" % node.value.id, "pass the value as an argument")
+        module = self.module_of(node)
         value = getattr(module, node.attr, _MISSING)
         if value is _MISSING:
             raise self.src.error(KernelSyntaxError, node, "module %s has no attribute %r"
-                                 % (module.__name__, node.attr))
+                                 % (module.__name__, node.attr),
+                                 "check the spelling; kernels read numbers such as "
+                                 "math.pi from modules")
         return self._number(node, "%s.%s" % (node.value.id, node.attr), value)
 
     def _number(self, node, name, value):
@@ -147,10 +187,49 @@ class Resolver:
             return int(value)
         if isinstance(value, (float, np.floating)):
             return float(value)
+        if callable(value):
+            hint = "call it: %s(...)" % name
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            hint = "pass it as an array argument (a numpy array or pcompute Array)"
+        else:
+            hint = "pass it as an argument"
         raise self.src.error(
             KernelTypeError, node,
-            "%s is a %s; kernels can only read numbers from module level"
-            % (name, type(value).__name__), "pass it as an argument")
+            "%s is %s; kernels can only read numbers from module level"
+            % (name, _describe(value)), hint)
+
+
+def _describe(value):
+    """'a list', 'the class Holder', 'a numpy function', 'a module', ..."""
+    if isinstance(value, type):
+        return "the class %s" % value.__name__
+    if isinstance(value, pytypes.ModuleType):
+        return "a module"
+    kind = type(value).__name__
+    module = getattr(type(value), "__module__", "") or ""
+    if module.startswith("numpy"):
+        if callable(value):
+            return "a numpy function"
+        return "a numpy %s" % kind
+    if isinstance(value, (pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+        if _is_library(value) or isinstance(value, pytypes.BuiltinFunctionType):
+            return "a library function"
+        return "a function"
+    article = "an" if kind[:1] in "aeiou" else "a"
+    return "%s %s" % (article, kind)
+
+
+def _scalar_name(numpy_type):
+    try:
+        return ktypes.dtype_to_ctype(numpy_type).base
+    except Exception:
+        return "double"
+
+
+def _math_hint(name):
+    return ("kernels can call the math functions %s, the kernel builtins %s and "
+            "module-level functions written in the kernel subset"
+            % (", ".join(sorted(MATH_FUNCS)), ", ".join(sorted(BUILTINS))))
 
 
 def _hashable(value):

@@ -3,8 +3,9 @@ import ast
 import inspect
 import linecache
 import textwrap
+import types
 
-from ..errors import KernelSyntaxError, KernelValueError, SourceLocation
+from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError, SourceLocation
 
 
 class FunctionSource:
@@ -25,17 +26,27 @@ class FunctionSource:
         self.lines = lines
 
     def location(self, node):
-        """The :class:`SourceLocation` of ``node`` in the user's file."""
-        lineno = getattr(node, "lineno", 1)
+        """The :class:`SourceLocation` of ``node`` in the user's file.
+
+        Columns are characters of the user's line (the AST counts UTF-8
+        bytes of the dedented text).
+        """
+        lineno = getattr(node, "lineno", 1) or 1
         line = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-        col = getattr(node, "col_offset", 0) + self.indent
+        col = self._char_col(line, getattr(node, "col_offset", 0) or 0)
         end_col = getattr(node, "end_col_offset", None)
         if end_col is not None and getattr(node, "end_lineno", lineno) == lineno:
-            end_col += self.indent
+            end_col = self._char_col(line, end_col)
         else:
             end_col = None
         return SourceLocation(self.filename, self.first_line + lineno - 1, col,
                               end_col, self.name, line)
+
+    def _char_col(self, line, byte_col):
+        """The character column in ``line`` of a byte offset in its dedented text."""
+        raw = line.encode("utf-8")
+        prefix = raw[:byte_col + self.indent]
+        return len(prefix.decode("utf-8", "replace"))
 
     def error(self, cls, node, message, hint=None):
         """Build an error of class ``cls`` pointing at ``node``."""
@@ -43,6 +54,21 @@ class FunctionSource:
 
 
 _CACHE = {}
+
+
+def _code_location(func, construct=None):
+    """The location of ``func``'s definition from its code object alone."""
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return None
+    filename, lineno = code.co_filename, code.co_firstlineno
+    line = linecache.getline(filename, lineno) if filename else ""
+    col = max(line.find(construct), 0) if (construct and line) else 0
+    end = col + len(construct) if (construct and line and construct in line) else None
+    if not construct and line:
+        col = len(line) - len(line.lstrip())
+    return SourceLocation(filename, lineno, col, end, getattr(func, "__name__", None),
+                          line)
 
 
 def _raw_source(func):
@@ -54,17 +80,42 @@ def _raw_source(func):
         return text, filename, 1
     if getattr(func, "__name__", "") == "<lambda>":
         raise KernelValueError(
-            "a lambda cannot be a kernel: pcompute needs a named function",
-            hint="define it with `def name(i, ...):` in a file")
+            "a lambda cannot be a kernel: pcompute translates named functions",
+            _code_location(func, "lambda"),
+            hint="define it with `def name(i, ...):` at module level")
     try:
         lines, first = inspect.getsourcelines(func)
     except (OSError, TypeError) as exc:
         raise KernelValueError(
-            "cannot read the source of %s() (%s); pcompute translates the "
+            "cannot read the source of %s() (%s): pcompute translates the "
             "function's source text" % (getattr(func, "__name__", func), exc),
+            _code_location(func),
             hint="define the function in a .py file, or give it a `source` "
                  "attribute holding its text (e.g. for functions made by exec)")
     return "".join(lines), filename, max(first, 1)
+
+
+def _describe(obj):
+    """A short description of a non-function object for error messages."""
+    if isinstance(obj, type):
+        return "the class %s" % obj.__name__
+    kind = type(obj).__name__
+    module = type(obj).__module__ or ""
+    if module.startswith("numpy"):
+        kind = "numpy " + kind
+    name = getattr(obj, "__name__", None)
+    return ("%s (a %s)" % (name, kind)) if name else ("a %s" % kind)
+
+
+def check_is_function(func):
+    """Raise unless ``func`` is a Python function pcompute can translate."""
+    if isinstance(func, (types.FunctionType, types.MethodType)):
+        return
+    raise KernelTypeError(
+        "kernels are Python functions written in the kernel subset, but %s was "
+        "given" % _describe(func),
+        hint="pass a function defined with `def f(i, ...):` (numpy and math "
+             "functions can be called inside it)")
 
 
 def read_function(func):
@@ -76,8 +127,7 @@ def read_function(func):
         cached = None
     if cached is not None:
         return cached
-    if not callable(func):
-        raise KernelValueError("expected a Python function, got %r" % (func,))
+    check_is_function(func)
     text, filename, first = _raw_source(func)
     dedented = textwrap.dedent(text)
     indent = 0
@@ -96,11 +146,15 @@ def read_function(func):
                              getattr(func, "__name__", None),
                              lines[(exc.lineno or 1) - 1] if lines else "")
         raise KernelSyntaxError("the function's source does not parse: %s" % exc.msg, loc)
-    defs = [n for n in module.body if isinstance(n, ast.FunctionDef)]
+    defs = [n for n in module.body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     wanted = getattr(func, "__name__", None)
     tree = next((d for d in defs if d.name == wanted), defs[0] if defs else None)
     if tree is None:
-        raise KernelValueError("no function definition found in the source of %r" % (func,))
+        raise KernelValueError(
+            "no function definition found in the source of %s()"
+            % getattr(func, "__name__", func), _code_location(func),
+            hint="give the function a `source` attribute holding its `def` text")
     tree.decorator_list = []
     result = FunctionSource(func, tree, filename, first, indent, lines)
     try:

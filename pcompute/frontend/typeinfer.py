@@ -19,6 +19,10 @@ from .checker import check_function
 from .source import read_function
 
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+# Work-item names of low-level kernels (OpenCL/CUDA only): LID_0, GID_1, ...
+WORK_ITEM_NAMES = frozenset("%s_%d" % (kind, d) for kind in ("LID", "GID", "LDIM", "GDIM")
+                            for d in range(3))
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
@@ -184,7 +188,7 @@ class _FunctionTyper:
             if ctype is not None and old.is_scalar != ctype.is_scalar:
                 self.fail(KernelTypeError, node,
                           "%r is declared as %s and cannot be assigned a %s"
-                          % (name, old, ctype))
+                          % (name, old, ctype), "use another local name")
             return
         if name not in self.locals:
             self.order.append(name)
@@ -233,6 +237,9 @@ class _FunctionTyper:
 
             def visit_Name(self, node):
                 if isinstance(node.ctx, ast.Load) and not typer.is_variable(node.id):
+                    if node.id in WORK_ITEM_NAMES:
+                        typer.features.add("work_items")
+                        return node
                     value = typer.resolver.constant(node, node.id)
                     return ast.copy_location(ast.Constant(value), node)
                 return node
@@ -323,7 +330,8 @@ class _FunctionTyper:
             ttype = self.expr(target)
             if vtype is not None and not vtype.is_scalar:
                 self.fail(KernelTypeError, node, "cannot store a %s into an array "
-                          "element of type %s" % (vtype, ttype))
+                          "element of type %s" % (vtype, ttype),
+                          "store one number per element: x[k] = m[k] in a loop")
 
     def declare(self, node, target, call):
         args = call.args
@@ -342,12 +350,14 @@ class _FunctionTyper:
         if len(args) == 2:
             if not isinstance(args[1], ast.Constant) or type(args[1].value) is not int:
                 self.fail(KernelSyntaxError, args[1], "the count in declare(type, n) "
-                          "must be an integer literal")
+                          "must be an integer literal",
+                          "write the number of names: a, b = declare('double', 2)")
             num = args[1].value
         names = target.elts if isinstance(target, ast.Tuple) else [target]
         if len(names) != num:
             self.fail(KernelSyntaxError, node, "declare(%r, %d) gives %d value(s) but "
-                      "%d name(s) are assigned" % (args[0].value, num, num, len(names)))
+                      "%d name(s) are assigned" % (args[0].value, num, num, len(names)),
+                      "declare(type, n) declares n names: a, b = declare('double', 2)")
         if ctype.space == "local":
             self.features.add("local_mem")
         for name_node in names:
@@ -356,11 +366,12 @@ class _FunctionTyper:
             name = name_node.id
             if name in self.args:
                 self.fail(KernelTypeError, name_node, "cannot declare %r: it is an "
-                          "argument" % name)
+                          "argument" % name, "use another name for the local")
             old = self.declared.get(name) or self.locals.get(name)
             if old is not None and old != ctype:
                 self.fail(KernelTypeError, name_node, "%r is declared as %s here but "
-                          "has type %s elsewhere" % (name, ctype, old))
+                          "has type %s elsewhere" % (name, ctype, old),
+                          "declare each local once, before its first use")
             if name not in self.declared:
                 self.declared[name] = ctype
                 if name in self.locals:
@@ -434,7 +445,8 @@ class _FunctionTyper:
                 isinstance(step.operand, ast.Constant):
             step_value = -step.operand.value
         if step_value == 0:
-            self.fail(KernelSyntaxError, step, "range() step must not be zero")
+            self.fail(KernelSyntaxError, step, "range() step must not be zero",
+                      "use a positive or negative step")
         stop_name = None if stop_is_stable else self.hidden_local("stop", ltype)
         if step_value == 1:
             return LoopInfo(True, stop_name)
@@ -460,7 +472,8 @@ class _FunctionTyper:
         self.conditions.add(id(node))
         t = self.expr(node)
         if t is not None and not t.is_scalar:
-            self.fail(KernelTypeError, node, "a %s cannot be used as a condition" % t)
+            self.fail(KernelTypeError, node, "a %s cannot be used as a condition" % t,
+                      "test a number, e.g. `if n > 0:` or `if x[i] != 0:`")
 
     def expr(self, node, allow_void=False):
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -470,7 +483,7 @@ class _FunctionTyper:
         t = method(node)
         if t is not None and t.is_void and not allow_void:
             self.fail(KernelTypeError, node, "this call returns nothing, so its value "
-                      "cannot be used")
+                      "cannot be used", "call it as a statement on its own line")
         if t is not None:
             self.types[id(node)] = t
         return t
@@ -482,11 +495,14 @@ class _FunctionTyper:
                       "of printf() and the type of declare()/cast()")
         t = _literal_type(value, self.program.float_type)
         if t is None:
-            self.fail(KernelTypeError, node, "the integer %d does not fit in 64 bits" % value)
+            self.fail(KernelTypeError, node, "the integer %d does not fit in 64 bits" % value,
+                      "use a float literal (%.17g) or a smaller integer" % value)
         return t
 
     def expr_Name(self, node):
         t = self.var_type(node.id)
+        if t is None and node.id in WORK_ITEM_NAMES:
+            return INT
         if t is None and node.id not in self.locals and node.id not in self.assigned:
             raise InternalError("unresolved name %r" % node.id)
         return t
@@ -501,7 +517,8 @@ class _FunctionTyper:
             return None
         if not base.is_indexable:
             self.fail(KernelTypeError, node, "%s is a %s and cannot be indexed"
-                      % (ast.unparse(node.value), base))
+                      % (ast.unparse(node.value), base),
+                      "only arrays and declare('matrix(n)') locals can be indexed")
         return base.element()
 
     def expr_UnaryOp(self, node):
@@ -513,9 +530,11 @@ class _FunctionTyper:
         if t is None:
             return None
         if not t.is_scalar:
-            self.fail(KernelTypeError, node, "unary operators need numbers, got %s" % t)
+            self.fail(KernelTypeError, node, "unary operators need numbers, got %s" % t,
+                      "apply it to an element: -x[k]")
         if isinstance(node.op, ast.Invert) and not t.is_int:
-            self.fail(KernelTypeError, node, "~ needs an integer, got %s" % t)
+            self.fail(KernelTypeError, node, "~ needs an integer, got %s" % t,
+                      "convert with int(...) first")
         return promote(t, INT) if t.is_int else t
 
     def expr_BoolOp(self, node):
@@ -537,7 +556,7 @@ class _FunctionTyper:
             t = self.expr(operand)
             if t is not None and not t.is_scalar:
                 self.fail(KernelTypeError, operand, "only numbers can be compared, not "
-                          "a %s" % t)
+                          "a %s" % t, "compare elements: x[k] == y[k]")
         return BOOL
 
     def expr_IfExp(self, node):
@@ -546,7 +565,7 @@ class _FunctionTyper:
         joined = _join(a, b)
         if joined is False:
             self.fail(KernelTypeError, node, "the two branches have types %s and %s"
-                      % (a, b))
+                      % (a, b), "make both branches numbers, or both the same array")
         return joined
 
     def expr_BinOp(self, node):
@@ -571,7 +590,7 @@ class _FunctionTyper:
         if isinstance(op, (ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor)):
             if not (left.is_int and right.is_int):
                 self.fail(KernelTypeError, node, "bitwise operators need integers, got "
-                          "%s and %s" % (left, right))
+                          "%s and %s" % (left, right), "convert with int(...) first")
         if isinstance(op, ast.Pow) and left.is_int and right.is_int:
             exponent = node.right
             if isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub):
@@ -590,7 +609,9 @@ class _FunctionTyper:
         if kind == "math":
             if nargs != MATH_FUNCS[target]:
                 self.fail(KernelTypeError, node, "%s() takes %d argument(s), got %d"
-                          % (target, MATH_FUNCS[target], nargs))
+                          % (target, MATH_FUNCS[target], nargs),
+                          "call it as in C's math library: %s(%s)" % (
+                              target, ", ".join("xyz"[:MATH_FUNCS[target]])))
             types = [self.expr(a) for a in node.args]
             for a, t in zip(node.args, types):
                 if t is not None and not t.is_scalar:
@@ -608,7 +629,9 @@ class _FunctionTyper:
         low, high = BUILTINS[target]
         if not low <= nargs <= high:
             self.fail(KernelTypeError, node, "%s() takes %s argument(s), got %d"
-                      % (target, low if low == high else "%d to %d" % (low, high), nargs))
+                      % (target, low if low == high else "%d to %d" % (low, high), nargs),
+                      "pass %s positional argument(s)"
+                      % (low if low == high else "%d to %d" % (low, high)))
         return getattr(self, "builtin_" + target)(node)
 
     def builtin_abs(self, node):
@@ -680,6 +703,10 @@ class _FunctionTyper:
 
     builtin_atomic_dec = builtin_atomic_inc
 
+    def builtin_local_barrier(self, node):
+        self.features.add("work_items")
+        return VOID
+
     def builtin_printf(self, node):
         fmt = node.args[0]
         if not isinstance(fmt, ast.Constant) or not isinstance(fmt.value, str):
@@ -714,8 +741,7 @@ class _FunctionTyper:
     def call_extern(self, node, ext):
         arg_types = [self.expr(a) for a in node.args]
         self.calls[id(node)] = ("extern", ext)
-        return parse_type(ext.return_type) if hasattr(ext, "return_type") else \
-            (arg_types[0] if arg_types else VOID)
+        return self.program.fix(parse_type(getattr(ext, "return_type", "double")))
 
     def result(self, c_name, ret):
         locs = tuple((n, self.locals[n]) for n in self.order)
@@ -815,7 +841,9 @@ class ProgramTyper:
         if len(arg_types) != len(params):
             raise caller_src.error(KernelTypeError, node,
                                    "%s() takes %d argument(s) but %d were given"
-                                   % (func.__name__, len(params), len(arg_types)))
+                                   % (func.__name__, len(params), len(arg_types)),
+                                   "pass one value for each parameter: %s(%s)"
+                                   % (func.__name__, ", ".join(params)))
         return self._type(func, node, caller_src, dict(zip(params, arg_types)))
 
     def _type(self, func, node, caller_src, call_types, entry=False):

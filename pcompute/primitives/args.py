@@ -8,11 +8,13 @@ import inspect
 import numpy as np
 
 from ..errors import KernelTypeError, KernelValueError
+from ..frontend.source import check_is_function
 from ..types import CType, LONG, DOUBLE, FLOAT, dtype_to_ctype
 
 
 def parameter_names(func):
-    """The positional parameter names of ``func``."""
+    """The positional parameter names of ``func`` (a Python function)."""
+    check_is_function(func)
     return [p.name for p in inspect.signature(func).parameters.values()]
 
 
@@ -24,9 +26,10 @@ def _array_class():
 def value_type(value, name, where, float_type):
     """The kernel type of a call argument's value."""
     if isinstance(value, _array_class()):
-        return CType(dtype_to_ctype(value.dtype).base, True, "global")
+        return CType(_element_type(value.dtype, name, where).base, True, "global")
     if isinstance(value, np.ndarray):
-        return CType(dtype_to_ctype(value.dtype).base, True, "global")
+        check_numpy_array(value, name, where)
+        return CType(_element_type(value.dtype, name, where).base, True, "global")
     if isinstance(value, (bool, np.bool_)):
         return CType("int")
     if isinstance(value, (int,)):
@@ -34,13 +37,45 @@ def value_type(value, name, where, float_type):
     if isinstance(value, float):
         return float_type
     if isinstance(value, np.generic):
-        return dtype_to_ctype(value.dtype)
+        return _element_type(value.dtype, name, where)
     if value is None:
         raise KernelTypeError("argument %r of %s is None" % (name, where),
                               hint="pass an Array, a numpy array or a number")
+    if isinstance(value, str):
+        raise KernelTypeError("argument %r of %s is a string (%r); kernels take "
+                              "numbers and arrays" % (name, where, value[:40]),
+                              hint="pass a number (e.g. an integer code for an option)")
+    if isinstance(value, (list, tuple)):
+        raise KernelTypeError("argument %r of %s is a %s; kernels take numbers and "
+                              "arrays" % (name, where, type(value).__name__),
+                              hint="pass numpy.asarray(x) or pcompute.wrap(numpy.asarray(x))")
     raise KernelTypeError("argument %r of %s is a %s, which kernels cannot take"
                           % (name, where, type(value).__name__),
                           hint="pass an Array (pcompute.wrap(x)), a numpy array or a number")
+
+
+def _element_type(dtype, name, where):
+    """The scalar type of a dtype, or an error naming the argument."""
+    try:
+        return dtype_to_ctype(dtype)
+    except KernelTypeError as exc:
+        raise KernelTypeError("argument %r of %s: %s" % (name, where, exc.message),
+                              hint=exc.hint)
+
+
+def check_numpy_array(value, name, where):
+    """Raise unless ``value`` is a 1-D, contiguous, writable numpy array."""
+    if value.ndim != 1:
+        raise KernelValueError("argument %r of %s is a %d-D array; kernels take "
+                               "1-D arrays" % (name, where, value.ndim),
+                               hint="pass x.ravel() and index it as x[i*n + j]")
+    if not value.flags.c_contiguous:
+        raise KernelValueError("argument %r of %s is not contiguous (a strided view "
+                               "such as x[::2])" % (name, where),
+                               hint="pass numpy.ascontiguousarray(x)")
+    if not value.flags.writeable:
+        raise KernelValueError("argument %r of %s is a read-only array" % (name, where),
+                               hint="pass a writable copy: x.copy()")
 
 
 def device_value(value, name, where, backend):
@@ -60,16 +95,7 @@ def device_value(value, name, where, backend):
                 "argument %r of %s is a numpy array; the %s backend needs device "
                 "arrays" % (name, where, backend.name),
                 hint="wrap it first: x = pcompute.wrap(x)")
-        if value.ndim != 1:
-            raise KernelValueError("argument %r of %s is a %d-D array; kernels take "
-                                   "1-D arrays" % (name, where, value.ndim),
-                                   hint="pass x.ravel() and index it as x[i*n + j]")
-        if not value.flags.c_contiguous:
-            raise KernelValueError("argument %r of %s is not contiguous" % (name, where),
-                                   hint="pass numpy.ascontiguousarray(x)")
-        if not value.flags.writeable:
-            raise KernelValueError("argument %r of %s is a read-only array" % (name, where),
-                                   hint="pass a writable copy: x.copy()")
+        check_numpy_array(value, name, where)
         return value
     return value
 
@@ -91,7 +117,8 @@ def check_declared(declared, given, name, where):
     if declared.is_pointer != given.is_pointer:
         what = "an array" if declared.is_pointer else "a number"
         raise KernelTypeError("argument %r of %s must be %s (annotated %s), got a %s"
-                              % (name, where, what, declared, given))
+                              % (name, where, what, declared, given),
+                              hint="pass %s, or change the annotation" % what)
     if declared.is_pointer and declared.base != given.base:
         raise KernelTypeError(
             "argument %r of %s is annotated %s but an array of %s was passed"
@@ -100,4 +127,4 @@ def check_declared(declared, given, name, where):
 
 
 __all__ = ["parameter_names", "value_type", "device_value", "array_length",
-           "check_declared", "DOUBLE", "FLOAT"]
+           "check_declared", "check_numpy_array", "DOUBLE", "FLOAT"]

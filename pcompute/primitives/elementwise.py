@@ -1,10 +1,11 @@
 """Elementwise: ``func(i, *args)`` for every ``i`` in ``[0, n)``."""
 from ..backends.registry import get_backend
 from ..config import get_config
-from ..errors import KernelTypeError, KernelValueError
+from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.typeinfer import _annotation_types
 from ..frontend.source import read_function
+from ..profile import compile_timer, kernel_timer
 from ..types import DOUBLE, FLOAT, LONG
 from .args import (array_length, check_declared, device_value, parameter_names,
                    signature, value_type)
@@ -59,8 +60,15 @@ class Elementwise:
         return types
 
     def _program(self, types, backend, config):
-        return type_kernel(self.func, types, use_double=config.use_double,
-                           demote_double=backend.demote_double(config))
+        program = type_kernel(self.func, types, use_double=config.use_double,
+                              demote_double=backend.demote_double(config))
+        if "work_items" in program.features:
+            raise KernelSyntaxError(
+                "%s uses work-item names (LID_0, GID_0, ...) or local_barrier(), which "
+                "exist only in low-level kernels" % self._where(),
+                hint="use pcompute.low_level.Kernel for OpenCL/CUDA-specific code; in "
+                     "Elementwise the index i identifies the item")
+        return program
 
     def _build(self, args, backend, config):
         types = self._types(args, backend, config)
@@ -68,8 +76,9 @@ class Elementwise:
             (k, str(v)) for k, v in types.items())))
         run = self._built.get(key)
         if run is None:
-            program = self._program(types, backend, config)
-            run = backend.build_elementwise(program, self.func, config)
+            with compile_timer(self.name):
+                program = self._program(types, backend, config)
+                run = backend.build_elementwise(program, self.func, config)
             self._built[key] = run
         self._last = run
         return run
@@ -95,7 +104,11 @@ class Elementwise:
         if n is None:
             raise KernelValueError("%s needs at least one array argument: its length "
                                    "gives the number of items" % self._where())
-        run(n, values)
+        if config.profile:
+            with kernel_timer(self.name, backend):
+                run(n, values)
+        else:
+            run(n, values)
 
     @property
     def all_source(self):

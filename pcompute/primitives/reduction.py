@@ -9,6 +9,7 @@ from ..errors import KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.typeinfer import _annotation_types
+from ..profile import compile_timer, kernel_timer
 from ..types import LONG, dtype_to_ctype
 from .args import (array_length, check_declared, device_value, parameter_names,
                    signature, value_type)
@@ -101,7 +102,8 @@ class Reduction:
         run = self._fast.get(key)
         if run is None:
             backend.require()
-            run = backend.build_reduction(self._spec(args, backend, config), config)
+            with compile_timer(self.profile_name):
+                run = backend.build_reduction(self._spec(args, backend, config), config)
             self._fast[key] = run
         values = [device_value(a, name, self._where(), backend)
                   for name, a in zip(self._params[1:], args)]
@@ -110,7 +112,17 @@ class Reduction:
             raise KernelValueError("%s needs at least one array argument: its length "
                                    "gives the number of items" % self._where())
         self._last = run
+        if config.profile:
+            with kernel_timer(self.profile_name, backend):
+                return run(n, values)
         return run(n, values)
+
+    @property
+    def profile_name(self):
+        """The name of this reduction's timings: ``reduce[<expr>]``, or
+        ``<map function>[<expr>]`` with a map function."""
+        base = "reduce" if self.map_func is None else self.name
+        return "%s[%s]" % (base, self.reduce_expr)
 
     @property
     def source(self):

@@ -9,6 +9,9 @@ ${functions}
 
 __kernel void pc_elementwise(long pc_n${"".join(", " + p for p in params)})
 {
+%for line in unpack:
+    ${line}
+%endfor
 %if serial:
     // @serial: one work-item runs every item in order.
     if (get_global_id(0) == 0) {

@@ -42,6 +42,9 @@ ${functions}
 __kernel __attribute__((reqd_work_group_size(PC_WG, 1, 1)))
 void pc_reduce_stage1(long pc_n${"".join(", " + p for p in params)}, __global ${T}* pc_out)
 {
+%for line in unpack:
+    ${line}
+%endfor
 ${reduce_body("pc_map(pc_i%s)" % "".join(", " + a for a in cargs))}
 }
 

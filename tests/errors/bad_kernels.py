@@ -189,7 +189,7 @@ async def k_async(i, x):  # <- async
     x[i] = 1.0
 
 
-async def k_await(i, x):  # <- await
+async def k_await(i, x):  # <- await_in_async
     await x
 
 
@@ -481,6 +481,40 @@ def k_return_array(i, x):
 
 def k_index_float(i, x):
     x[i] = x[1.5]  # <- index_float
+
+
+def k_augassign_unbound(i, x):
+    total += x[i]  # noqa: F821  # <- augassign_unbound
+    x[i] = total
+
+
+def k_reused_loop_var(i, x):
+    for k in range(3):
+        for k in range(2):  # <- reused_loop_var
+            x[i] = k
+
+
+def k_numpy_scalar_call(i, x):
+    x[i] = np.float32(x[i])  # <- numpy_scalar_call
+
+
+def k_builtin_call(i, x):
+    x[i] = sum(i)  # <- builtin_call
+
+
+def k_builtin_as_value(i, x):
+    f = abs  # <- builtin_as_value
+    x[i] = 1.0
+
+
+def k_unicode_column(i, x):
+    café = 1.0
+    x[i] = café * [2.0]  # <- unicode_column
+
+
+def k_pointer_condition(i, x):
+    if x:  # <- pointer_condition
+        x[i] = 1.0
 
 
 # -- kernels without readable source -------------------------------------------

@@ -1,0 +1,1 @@
+"""Peer implementations the suites compare against (each optional)."""

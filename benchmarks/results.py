@@ -1,0 +1,190 @@
+"""Collected measurements, the ratio table, and the CSV / JSON / Markdown files."""
+import csv
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .timing import Stats
+
+CSV_FIELDS = ["suite", "case", "n", "impl", "kind", "median_s", "q1_s", "q3_s", "min_s",
+              "max_s", "reps", "inner", "first_call_s", "ref_impl", "ratio_vs_ref",
+              "target", "target_met", "check", "note"]
+
+
+@dataclass
+class Row:
+    suite: str
+    case: str
+    n: int
+    impl: str
+    kind: str                       # 'pcompute', 'peer' or 'reference'
+    stats: Optional[Stats] = None
+    first_s: Optional[float] = None  # first call: build or cache load + one run
+    check: str = ""                 # 'ok', or what was wrong
+    note: str = ""
+    target: Optional[tuple] = None  # ('ratio', 1.15) vs the reference, or ('time', s)
+    is_ref: bool = False
+    ref_impl: str = ""
+    ratio: Optional[float] = None
+    target_met: Optional[bool] = None
+    extra: dict = field(default_factory=dict)
+
+    def target_text(self):
+        if self.target is None:
+            return ""
+        kind, value = self.target
+        return "<= %.3gx" % value if kind == "ratio" else "< %s" % fmt_time(value)
+
+
+def fmt_time(s):
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return "%.3g us" % (s * 1e6)
+    if s < 1:
+        return "%.3g ms" % (s * 1e3)
+    return "%.3g s" % s
+
+
+def fmt_n(n):
+    if n and n >= 1000 and str(n).rstrip("0") == "1":
+        return "10^%d" % (len(str(n)) - 1)
+    return str(n)
+
+
+class Recorder:
+    """Rows in the order the suites add them, plus free-text notes."""
+
+    def __init__(self):
+        self.rows = []
+        self.notes = []
+
+    def add(self, suite, case, n, impl, kind, stats=None, **kw):
+        row = Row(suite, case, n, impl, kind, stats, **kw)
+        self.rows.append(row)
+        return row
+
+    def note(self, text):
+        print("  note: " + text)
+        self.notes.append(text)
+
+    def groups(self):
+        """{(suite, case, n): [rows]} in insertion order."""
+        out = {}
+        for row in self.rows:
+            out.setdefault((row.suite, row.case, row.n), []).append(row)
+        return out
+
+    def finish(self):
+        """Fill in ratios against each group's reference and the targets' verdicts."""
+        for rows in self.groups().values():
+            ref = next((r for r in rows if r.is_ref and r.stats), None)
+            for row in rows:
+                if ref is not None and row.stats is not None:
+                    row.ref_impl = ref.impl
+                    row.ratio = row.stats.median / ref.stats.median
+                if row.target is None:
+                    continue
+                kind, value = row.target
+                got = row.ratio if kind == "ratio" else \
+                    (row.extra.get("target_value") or (row.stats and row.stats.median))
+                row.target_met = None if got is None else bool(got <= value)
+
+    # ------------------------------------------------------------- output
+    def table_lines(self, markdown=False):
+        head = ["case", "n", "impl", "median", "IQR", "min-max", "vs C", "first call",
+                "check", "target"]
+        lines = []
+        suite = None
+        for (s, case, n), rows in self.groups().items():
+            if s != suite:
+                suite = s
+                lines.append("")
+                lines.append(("### %s" if markdown else "== %s ==") % s)
+                if markdown:
+                    lines += ["", "| " + " | ".join(head) + " |",
+                              "|" + "---|" * len(head)]
+            for row in rows:
+                cells = _cells(row, case, n)
+                if markdown:
+                    lines.append("| " + " | ".join(cells) + " |")
+                else:
+                    lines.append("  %-22s %-6s %-26s %10s %19s %19s %7s %10s %-6s %s"
+                                 % tuple(cells))
+        return lines
+
+    def targets_summary(self):
+        out = []
+        for row in self.rows:
+            if row.target is None:
+                continue
+            verdict = {True: "MET", False: "MISSED", None: "n/a"}[row.target_met]
+            got = ("%.2fx" % row.ratio if row.target[0] == "ratio" and row.ratio
+                   else fmt_time(row.extra.get("target_value") or
+                                 (row.stats and row.stats.median)))
+            out.append("%-6s %s / %s %s: %s (target %s)" % (
+                verdict, row.suite, row.case, row.impl, got, row.target_text()))
+        return out
+
+    def write_csv(self, path):
+        with open(path, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=CSV_FIELDS + ["extra"])
+            w.writeheader()
+            for row in self.rows:
+                w.writerow(_csv_dict(row))
+
+    def write_json(self, path, machine, profile):
+        data = {"machine": machine, "profile": profile, "notes": self.notes,
+                "rows": [dict(_csv_dict(r), extra=r.extra) for r in self.rows]}
+        with open(path, "w") as fh:
+            json.dump(data, fh, indent=1, default=str)
+
+    def write_markdown(self, path, machine, profile):
+        lines = ["# pcompute benchmarks: latest run", "",
+                 "Written by `python -m benchmarks` (profile `%s`, %s). Times are the "
+                 "median per call; *vs C* is the median over the hand-written C+OpenMP "
+                 "reference timed inside C in the same run (lower is better)." %
+                 (profile, machine.get("date", "")), "",
+                 "Machine: %s" % machine_line(machine)]
+        lines += self.table_lines(markdown=True)
+        summary = self.targets_summary()
+        if summary:
+            lines += ["", "### Targets", ""] + ["- " + s for s in summary]
+        if self.notes:
+            lines += ["", "### Notes", ""] + ["- " + s for s in self.notes]
+        with open(path, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+
+
+def machine_line(m):
+    return ", ".join("%s %s" % (k, m.get(k, "?")) for k in
+                     ("cpu", "cores", "python", "numpy", "cython", "gcc", "pyopencl",
+                      "opencl_device", "numba"))
+
+
+def _cells(row, case, n):
+    st = row.stats
+    iqr = "%s-%s" % (fmt_time(st.q1), fmt_time(st.q3)) if st else "-"
+    mm = "%s-%s" % (fmt_time(st.min), fmt_time(st.max)) if st else "-"
+    ratio = "%.2f" % row.ratio if row.ratio is not None else "-"
+    target = row.target_text()
+    if row.target_met is not None:
+        target += " " + ("MET" if row.target_met else "MISSED")
+    impl = row.impl + (" [ref]" if row.is_ref else "")
+    check = row.check + ((" " + row.note) if row.note else "")
+    return [case, fmt_n(n), impl, fmt_time(st.median) if st else "-", iqr, mm, ratio,
+            fmt_time(row.first_s), check, target]
+
+
+def _csv_dict(row):
+    st = row.stats
+    d = {"suite": row.suite, "case": row.case, "n": row.n, "impl": row.impl,
+         "kind": row.kind, "first_call_s": row.first_s, "ref_impl": row.ref_impl,
+         "ratio_vs_ref": row.ratio, "target": row.target_text(),
+         "target_met": row.target_met, "check": row.check, "note": row.note,
+         "extra": json.dumps(row.extra, default=str) if row.extra else ""}
+    if st is not None:
+        d.update(median_s=st.median, q1_s=st.q1, q3_s=st.q3, min_s=st.min,
+                 max_s=st.max, reps=st.reps, inner=st.inner)
+    return d
+

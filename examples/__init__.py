@@ -1,0 +1,1 @@
+"""Example applications of pcompute (run them with ``python -m examples.<name>``)."""

@@ -1,0 +1,145 @@
+"""Binning particles into cells: a counting sort (atomics + scan) or a key sort.
+
+Both produce the same layout, on the device:
+
+``cell_particles``  the particle indices grouped by cell (length N)
+``cell_start``      ``cell_start[c] .. cell_start[c + 1]`` is cell ``c``'s range
+                    in ``cell_particles`` (length ncells + 1)
+
+Cells are numbered with the first coordinate slowest, like the particles of
+the lattice, so neighbouring particles stay close in memory.
+"""
+import numpy as np
+
+from pcompute import Elementwise, zeros
+from pcompute.types import atomic_inc
+
+from .physics import cell_of
+from .scans import Offsets
+
+try:
+    from pcompute.primitives.sort import sort_by_keys
+except ImportError:     # sorting is not in this pcompute yet
+    sort_by_keys = None
+
+
+class CellGrid:
+    """Square/cubic cells of side >= ``min_size`` covering a box of side ``side``."""
+
+    def __init__(self, side, min_size, dim):
+        self.dim = dim
+        self.nc = max(1, int(side // min_size))
+        self.cell_size = side / self.nc
+        self.ncells = self.nc ** dim
+        self.key_bits = max(1, int(self.ncells).bit_length())
+
+
+# -- kernels -------------------------------------------------------------------
+
+def bin_count_2d(i, x, y, keys, ranks, counts, cell_size, nc):
+    key = cell_of(x[i], cell_size, nc) * nc + cell_of(y[i], cell_size, nc)
+    keys[i] = key
+    ranks[i] = atomic_inc(counts[key])
+
+
+def bin_count_3d(i, x, y, z, keys, ranks, counts, cell_size, nc):
+    key = (cell_of(x[i], cell_size, nc) * nc + cell_of(y[i], cell_size, nc)) * nc \
+        + cell_of(z[i], cell_size, nc)
+    keys[i] = key
+    ranks[i] = atomic_inc(counts[key])
+
+
+def scatter_to_cells(i, keys, ranks, cell_start, cell_particles):
+    cell_particles[cell_start[keys[i]] + ranks[i]] = i
+
+
+def cell_keys_2d(i, x, y, keys, ids, cell_size, nc):
+    keys[i] = cell_of(x[i], cell_size, nc) * nc + cell_of(y[i], cell_size, nc)
+    ids[i] = i
+
+
+def cell_keys_3d(i, x, y, z, keys, ids, cell_size, nc):
+    keys[i] = (cell_of(x[i], cell_size, nc) * nc + cell_of(y[i], cell_size, nc)) * nc \
+        + cell_of(z[i], cell_size, nc)
+    ids[i] = i
+
+
+def starts_from_sorted(i, sorted_keys, cell_start):
+    """Cells after the previous particle's, up to this one's, start at i.
+
+    ``cell_start`` is filled with N beforehand, which ends the empty cells
+    after the last particle.
+    """
+    first = 0
+    if i > 0:
+        first = sorted_keys[i - 1] + 1
+    for c in range(first, sorted_keys[i] + 1):
+        cell_start[c] = i
+
+
+# -- the two binnings ----------------------------------------------------------------
+
+class Binning:
+    """Common state: the grid and the device arrays of the cell layout."""
+
+    def __init__(self, sim, grid):
+        self.sim = sim
+        self.grid = grid
+        n, be = sim.n, sim.backend
+        self.cell_start = zeros(grid.ncells + 1, np.int32, backend=be)
+        self.cell_particles = zeros(n, np.int32, backend=be)
+
+    def _grid_args(self):
+        return (self.sim.real(self.grid.cell_size), np.int32(self.grid.nc))
+
+
+class CountingSortBinning(Binning):
+    """Count per cell with ``atomic_inc`` (which also ranks each particle in its
+    cell), scan the counts into starts, scatter the indices."""
+
+    def __init__(self, sim, grid):
+        super().__init__(sim, grid)
+        n, be = sim.n, sim.backend
+        self.keys = zeros(n, np.int32, backend=be)
+        self.ranks = zeros(n, np.int32, backend=be)
+        self.counts = zeros(grid.ncells, np.int32, backend=be)
+        self._count = Elementwise(bin_count_2d if sim.dim == 2 else bin_count_3d,
+                                  backend=be)
+        self._scan = Offsets(backend=be)
+        self._scatter = Elementwise(scatter_to_cells, backend=be)
+
+    def __call__(self):
+        sim, prof = self.sim, self.sim.profiler
+        prof("fill(counts)", self.counts.fill, 0)
+        prof("bin_count", self._count, *sim.positions, self.keys, self.ranks,
+             self.counts, *self._grid_args())
+        prof("scan(cell counts)", self._scan, self.counts, self.cell_start)
+        prof("scatter_to_cells", self._scatter, self.keys, self.ranks, self.cell_start,
+             self.cell_particles)
+
+
+class SortBinning(Binning):
+    """Cell keys, ``sort_by_keys`` of (key, index), then where each cell starts."""
+
+    def __init__(self, sim, grid):
+        if sort_by_keys is None:
+            raise NotImplementedError(
+                "the 'sort' strategy needs pcompute.primitives.sort.sort_by_keys, "
+                "which this pcompute does not have yet")
+        super().__init__(sim, grid)
+        n, be = sim.n, sim.backend
+        self.keys = zeros(n, np.int32, backend=be)
+        self.ids = zeros(n, np.int32, backend=be)
+        self.sorted_keys = zeros(n, np.int32, backend=be)
+        self._keys = Elementwise(cell_keys_2d if sim.dim == 2 else cell_keys_3d,
+                                 backend=be)
+        self._starts = Elementwise(starts_from_sorted, backend=be)
+
+    def __call__(self):
+        sim, prof = self.sim, self.sim.profiler
+        prof("cell_keys", self._keys, *sim.positions, self.keys, self.ids,
+             *self._grid_args())
+        prof("sort_by_keys", sort_by_keys, [self.keys, self.ids],
+             [self.sorted_keys, self.cell_particles], self.grid.key_bits, sim.backend)
+        prof("fill(cell_start)", self.cell_start.fill, sim.n)
+        prof("starts_from_sorted", self._starts, self.sorted_keys, self.cell_start)

@@ -1,0 +1,153 @@
+"""Force kernels: Lennard-Jones pairs plus walls, from a neighbour list or from cells.
+
+Each kernel computes, for particle ``i``, its acceleration (m = 1) and its
+potential energy (half of each pair's energy plus its wall energy) and
+overwrites ``a*`` and ``pe``.  There is one kernel per dimension so the
+inner loops stay as short as hand-written code; the physics lives in the
+helpers of :mod:`examples.md.physics`.  ``eshift`` is the energy shift of
+the shifted potential (0 without ``--shift``); ``periodic`` (3-D) switches
+from walls to minimum-image separations.
+"""
+from .physics import cell_of, lj_energy, lj_force, min_image, wall_energy, wall_force
+
+
+def forces_list_2d(i, x, y, ax, ay, pe, nbr_start, nbrs, rc2, eshift, side):
+    xi = x[i]
+    yi = y[i]
+    fx = 0.0
+    fy = 0.0
+    e = 0.0
+    for k in range(nbr_start[i], nbr_start[i + 1]):
+        j = nbrs[k]
+        dx = xi - x[j]
+        dy = yi - y[j]
+        r2 = dx * dx + dy * dy
+        if r2 < rc2:
+            f = lj_force(r2)
+            fx += f * dx
+            fy += f * dy
+            e += lj_energy(r2) - eshift
+    ax[i] = fx + wall_force(xi, side)
+    ay[i] = fy + wall_force(yi, side)
+    pe[i] = e + wall_energy(xi, side) + wall_energy(yi, side)
+
+
+def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, side,
+                   periodic):
+    xi = x[i]
+    yi = y[i]
+    zi = z[i]
+    fx = 0.0
+    fy = 0.0
+    fz = 0.0
+    e = 0.0
+    for k in range(nbr_start[i], nbr_start[i + 1]):
+        j = nbrs[k]
+        dx = xi - x[j]
+        dy = yi - y[j]
+        dz = zi - z[j]
+        if periodic:
+            dx = min_image(dx, side)
+            dy = min_image(dy, side)
+            dz = min_image(dz, side)
+        r2 = dx * dx + dy * dy + dz * dz
+        if r2 < rc2:
+            f = lj_force(r2)
+            fx += f * dx
+            fy += f * dy
+            fz += f * dz
+            e += lj_energy(r2) - eshift
+    if periodic == 0:
+        fx += wall_force(xi, side)
+        fy += wall_force(yi, side)
+        fz += wall_force(zi, side)
+        e += wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
+    ax[i] = fx
+    ay[i] = fy
+    az[i] = fz
+    pe[i] = e
+
+
+def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, nc,
+                    rc2, eshift, side):
+    xi = x[i]
+    yi = y[i]
+    cx = cell_of(xi, cell_size, nc)
+    cy = cell_of(yi, cell_size, nc)
+    fx = 0.0
+    fy = 0.0
+    e = 0.0
+    for ix in range(max(cx - 1, 0), min(cx + 2, nc)):
+        for iy in range(max(cy - 1, 0), min(cy + 2, nc)):
+            c = ix * nc + iy
+            for k in range(cell_start[c], cell_start[c + 1]):
+                j = cell_particles[k]
+                dx = xi - x[j]
+                dy = yi - y[j]
+                r2 = dx * dx + dy * dy
+                if r2 < rc2 and j != i:
+                    f = lj_force(r2)
+                    fx += f * dx
+                    fy += f * dy
+                    e += lj_energy(r2) - eshift
+    ax[i] = fx + wall_force(xi, side)
+    ay[i] = fy + wall_force(yi, side)
+    pe[i] = e + wall_energy(xi, side) + wall_energy(yi, side)
+
+
+def forces_cells_3d(i, x, y, z, ax, ay, az, pe, cell_start, cell_particles, cell_size,
+                    nc, rc2, eshift, side, periodic):
+    xi = x[i]
+    yi = y[i]
+    zi = z[i]
+    cx = cell_of(xi, cell_size, nc)
+    cy = cell_of(yi, cell_size, nc)
+    cz = cell_of(zi, cell_size, nc)
+    fx = 0.0
+    fy = 0.0
+    fz = 0.0
+    e = 0.0
+    for ddx in range(-1, 2):
+        ix = cx + ddx
+        if periodic:
+            ix = (ix + nc) % nc
+        elif ix < 0 or ix >= nc:
+            continue
+        for ddy in range(-1, 2):
+            iy = cy + ddy
+            if periodic:
+                iy = (iy + nc) % nc
+            elif iy < 0 or iy >= nc:
+                continue
+            for ddz in range(-1, 2):
+                iz = cz + ddz
+                if periodic:
+                    iz = (iz + nc) % nc
+                elif iz < 0 or iz >= nc:
+                    continue
+                c = (ix * nc + iy) * nc + iz
+                for k in range(cell_start[c], cell_start[c + 1]):
+                    j = cell_particles[k]
+                    dx = xi - x[j]
+                    dy = yi - y[j]
+                    dz = zi - z[j]
+                    if periodic:
+                        dx = min_image(dx, side)
+                        dy = min_image(dy, side)
+                        dz = min_image(dz, side)
+                    r2 = dx * dx + dy * dy + dz * dz
+                    if r2 < rc2 and j != i:
+                        f = lj_force(r2)
+                        fx += f * dx
+                        fy += f * dy
+                        fz += f * dz
+                        e += lj_energy(r2) - eshift
+    if periodic == 0:
+        fx += wall_force(xi, side)
+        fy += wall_force(yi, side)
+        fz += wall_force(zi, side)
+        e += wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
+    ax[i] = fx
+    ay[i] = fy
+    az[i] = fz
+    pe[i] = e

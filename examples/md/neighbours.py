@@ -1,0 +1,157 @@
+"""Neighbour lists, built in two passes: count, exclusive scan, fill.
+
+The same kernel runs both passes: with ``fill == 0`` it counts particle i's
+neighbours into ``counts[i]``; after the scan has turned the counts into
+``offsets`` it runs again with ``fill == 1`` and writes them into
+``nbrs[offsets[i] ..]``.  Candidates come from all particles (O(N^2), the
+``simple`` strategy) or from the 3^dim cells around the particle.  Lists are
+full (each pair appears in both particles' lists), so the force kernel needs
+no atomics.
+"""
+import numpy as np
+
+from pcompute import Elementwise, empty, zeros
+
+from .physics import cell_of, min_image
+from .scans import Offsets
+
+
+def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, fill):
+    xi = x[i]
+    yi = y[i]
+    n = 0
+    for j in range(n_all):
+        dx = xi - x[j]
+        dy = yi - y[j]
+        if dx * dx + dy * dy < rl2 and j != i:
+            if fill:
+                nbrs[offsets[i] + n] = j
+            n += 1
+    if fill == 0:
+        counts[i] = n
+
+
+def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, fill):
+    xi = x[i]
+    yi = y[i]
+    zi = z[i]
+    n = 0
+    for j in range(n_all):
+        dx = xi - x[j]
+        dy = yi - y[j]
+        dz = zi - z[j]
+        if periodic:
+            dx = min_image(dx, side)
+            dy = min_image(dy, side)
+            dz = min_image(dz, side)
+        if dx * dx + dy * dy + dz * dz < rl2 and j != i:
+            if fill:
+                nbrs[offsets[i] + n] = j
+            n += 1
+    if fill == 0:
+        counts[i] = n
+
+
+def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, counts,
+                  offsets, nbrs, fill):
+    xi = x[i]
+    yi = y[i]
+    cx = cell_of(xi, cell_size, nc)
+    cy = cell_of(yi, cell_size, nc)
+    n = 0
+    for ix in range(max(cx - 1, 0), min(cx + 2, nc)):
+        for iy in range(max(cy - 1, 0), min(cy + 2, nc)):
+            c = ix * nc + iy
+            for k in range(cell_start[c], cell_start[c + 1]):
+                j = cell_particles[k]
+                dx = xi - x[j]
+                dy = yi - y[j]
+                if dx * dx + dy * dy < rl2 and j != i:
+                    if fill:
+                        nbrs[offsets[i] + n] = j
+                    n += 1
+    if fill == 0:
+        counts[i] = n
+
+
+def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, side,
+                  periodic, counts, offsets, nbrs, fill):
+    xi = x[i]
+    yi = y[i]
+    zi = z[i]
+    cx = cell_of(xi, cell_size, nc)
+    cy = cell_of(yi, cell_size, nc)
+    cz = cell_of(zi, cell_size, nc)
+    n = 0
+    for ddx in range(-1, 2):
+        ix = cx + ddx
+        if periodic:
+            ix = (ix + nc) % nc
+        elif ix < 0 or ix >= nc:
+            continue
+        for ddy in range(-1, 2):
+            iy = cy + ddy
+            if periodic:
+                iy = (iy + nc) % nc
+            elif iy < 0 or iy >= nc:
+                continue
+            for ddz in range(-1, 2):
+                iz = cz + ddz
+                if periodic:
+                    iz = (iz + nc) % nc
+                elif iz < 0 or iz >= nc:
+                    continue
+                c = (ix * nc + iy) * nc + iz
+                for k in range(cell_start[c], cell_start[c + 1]):
+                    j = cell_particles[k]
+                    dx = xi - x[j]
+                    dy = yi - y[j]
+                    dz = zi - z[j]
+                    if periodic:
+                        dx = min_image(dx, side)
+                        dy = min_image(dy, side)
+                        dz = min_image(dz, side)
+                    if dx * dx + dy * dy + dz * dz < rl2 and j != i:
+                        if fill:
+                            nbrs[offsets[i] + n] = j
+                        n += 1
+    if fill == 0:
+        counts[i] = n
+
+
+class NeighbourList:
+    """Device arrays ``offsets`` (N + 1) and ``nbrs`` of a full neighbour list."""
+
+    #: Extra room allocated when the list outgrows ``nbrs``.
+    GROWTH = 1.25
+
+    def __init__(self, sim):
+        self.sim = sim
+        be = sim.backend
+        self.counts = zeros(sim.n, np.int32, backend=be)
+        self.offsets = zeros(sim.n + 1, np.int32, backend=be)
+        self.nbrs = zeros(max(16, 8 * sim.n), np.int32, backend=be)
+        self.total = 0
+        self._scan = Offsets(backend=be)
+
+    def build(self, name, kernel, args):
+        """Run ``kernel(*args, counts, offsets, nbrs, fill)``: count, scan, fill."""
+        prof = self.sim.profiler
+        prof(name + " (count)", kernel, *args, self.counts, self.offsets, self.nbrs,
+             np.int32(0))
+        prof("scan(neighbour counts)", self._scan, self.counts, self.offsets)
+        self.total = int(self.offsets[self.sim.n])
+        if self.total > len(self.nbrs):
+            if self.total >= 2 ** 31:
+                raise OverflowError("the neighbour list has %d entries, more than int32 "
+                                    "indices can address" % self.total)
+            self.nbrs = empty(int(self.total * self.GROWTH) + 16, np.int32,
+                              backend=self.sim.backend)
+        prof(name + " (fill)", kernel, *args, self.counts, self.offsets, self.nbrs,
+             np.int32(1))
+
+    def host_lists(self):
+        """The list as a Python list of sorted numpy arrays (for tests and checks)."""
+        offsets = self.offsets.get()
+        nbrs = self.nbrs.get()
+        return [np.sort(nbrs[offsets[i]:offsets[i + 1]]) for i in range(self.sim.n)]

@@ -1,0 +1,72 @@
+"""The pair potential and the walls, as kernel helper functions.
+
+Lennard-Jones with sigma = epsilon = m = 1 and a cut-off of 3.  These are
+module-level helpers in the kernel language: the force and neighbour kernels
+call them, and pcompute translates them with the kernel.
+"""
+from math import floor
+
+from pcompute.types import cast
+
+#: Cut-off radius of the pair potential.
+RC = 3.0
+#: Stiffness of the harmonic walls and the distance within which they act.
+WALL_K = 50.0
+WALL_RANGE = 0.5
+
+
+def lj_force(r2):
+    """Force factor 24 r^-2 (2 r^-12 - r^-6): multiply by the separation."""
+    inv2 = 1.0 / r2
+    inv6 = inv2 * inv2 * inv2
+    return 24.0 * inv2 * inv6 * (2.0 * inv6 - 1.0)
+
+
+def lj_energy(r2):
+    """Half of a pair's energy, 2 (r^-12 - r^-6), credited to each partner."""
+    inv2 = 1.0 / r2
+    inv6 = inv2 * inv2 * inv2
+    return 2.0 * inv6 * (inv6 - 1.0)
+
+
+def wall_force(p, side):
+    """Force of the walls at 0 and ``side`` on a particle at coordinate ``p``."""
+    if p < WALL_RANGE:
+        return WALL_K * (WALL_RANGE - p)
+    if p > side - WALL_RANGE:
+        return -WALL_K * (WALL_RANGE - (side - p))
+    return 0.0
+
+
+def wall_energy(p, side):
+    """Energy 0.5 k (range - distance)^2 of the walls, within range of a wall."""
+    d = WALL_RANGE
+    if p < WALL_RANGE:
+        d = p
+    if p > side - WALL_RANGE:
+        d = side - p
+    return 0.5 * WALL_K * (WALL_RANGE - d) * (WALL_RANGE - d)
+
+
+def min_image(d, side):
+    """The periodic image of a separation ``d`` nearest to zero."""
+    if d > 0.5 * side:
+        return d - side
+    if d < -0.5 * side:
+        return d + side
+    return d
+
+
+def cell_of(p, cell_size, nc):
+    """Cell index (0 .. nc-1) along one axis of coordinate ``p``."""
+    c = cast(floor(p / cell_size), 'int')
+    if c < 0:
+        c = 0
+    if c >= nc:
+        c = nc - 1
+    return c
+
+
+def lj_shift(rc):
+    """The per-particle energy shift that makes the energy continuous at ``rc``."""
+    return lj_energy(rc * rc)

@@ -1,0 +1,72 @@
+"""Scan on the cython backend: serial, or block-wise in parallel with OpenMP.
+
+With OpenMP (and at least ``SERIAL_BELOW`` items) each thread takes one
+contiguous block: pass 1 reduces its block (the scan since the block's last
+segment start, and whether a segment starts in it), a serial exclusive scan
+of the block results gives each block its carry (restarting after blocks
+that contain a segment start), and pass 2 rescans each block from its carry,
+calling the output.  ``last_item`` is the carry after the last block.  The
+serial path runs pass 1 over everything only when the output needs
+``last_item``.  Temporaries are C values and C arrays: no Python objects in
+the ``nogil`` code.
+"""
+from ..build.cython_builder import build_cython
+from ..codegen import print_programs
+from ..templates import render
+from .cython import SERIAL_BELOW, array_address
+
+
+def generate_scan(backend, spec, config):
+    """The Cython source of the scan described by ``spec``; compiles nothing."""
+    runtime, functions, printer = print_programs(spec.programs(), "cython")
+    cnames = spec.arg_cnames()
+    params, unpack, cparams = [], [], []
+    for name, t in zip(spec.arg_names, spec.arg_types):
+        cname, tname = cnames[name], printer.type_name(t)
+        cparams.append("%s %s" % (tname, cname))
+        if t.is_pointer:
+            params.append("size_t pc_a_%s" % name)
+            unpack.append("cdef %s %s = <%s>pc_a_%s" % (tname, cname, tname, name))
+        else:
+            params.append("%s %s" % (tname, cname))
+
+    def input_at(index):
+        return spec.call_text("input", i=index, N="pc_n")
+
+    def output_call(index, item, prev):
+        return spec.call_text("output", i=index, item=item, prev_item=prev,
+                              last_item="pc_last", N="pc_n")
+
+    segment_call = None
+    if spec.segment is not None:
+        segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
+    openmp = backend.use_openmp(config)
+    return render(
+        "scan_cython", name=spec.name, expr=spec.expr, openmp=openmp,
+        cimports=printer.cimports(), runtime=runtime, functions=functions,
+        T=printer.type_name(spec.out_type),
+        neutral=printer.literal(spec.neutral.item(), spec.out_type),
+        params=params, unpack=unpack, cparams=cparams,
+        cargs=[cnames[n] for n in spec.arg_names], input_at=input_at,
+        segment_call=segment_call,
+        output_call=output_call,
+        lanes=segment_call is None, complex_map=spec.complex_map,
+        need_last="True" if spec.needs("last_item") else "False",
+        serial_below=SERIAL_BELOW)
+
+
+def build_scan(backend, spec, config):
+    """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+    source = generate_scan(backend, spec, config)
+    openmp = backend.use_openmp(config)
+    kernel = build_cython(source, "scan_" + spec.name, openmp).run
+    pointer_slots = [k for k, t in enumerate(spec.arg_types) if t.is_pointer]
+
+    def run(n, args):
+        if pointer_slots:
+            args = list(args)
+            for k in pointer_slots:
+                args[k] = array_address(args[k])
+        kernel(n, *args)
+    run.source = source
+    return run

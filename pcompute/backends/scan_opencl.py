@@ -1,0 +1,109 @@
+"""Scan on the opencl backend: three generated kernels, launched directly.
+
+P work-items each own one contiguous chunk of the n items.  Pass 1 reduces
+every chunk (segment-aware), pass 2 (one work-group) turns the P results into
+each chunk's carry with a segmented scan in local memory and stores the
+total (``last_item``) on the device, pass 3 rescans every chunk from its carry
+and calls the output.  Nothing is copied to the host.  P is small on CPU
+devices (a few chunks per compute unit: long contiguous runs) and large on
+GPUs (enough work-items to fill the device).
+"""
+import numpy as np
+
+from ..build import opencl_builder
+from ..codegen import print_programs
+from ..templates import render
+from ._device import check_double, scalar_dtype, uses_double
+
+KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
+#: work-items of passes 1 and 3 per compute unit on CPU devices, and on GPUs.
+CPU_ITEMS_PER_UNIT = 8
+GPU_ITEMS = 65536
+
+
+def scan_wg(config):
+    """Work-group size of the carry pass: the configured one, else 64."""
+    return config.wgs or 64
+
+
+def kernel_params(spec, printer):
+    """The kernel parameters of the user arguments, in call order."""
+    cnames = spec.arg_cnames()
+    return ["%s %s" % (printer.type_name(t), cnames[n])
+            for n, t in zip(spec.arg_names, spec.arg_types)]
+
+
+def generate_scan(backend, spec, config):
+    """The OpenCL C source of the scan described by ``spec``; needs no device."""
+    runtime, functions, printer = print_programs(spec.programs(), "opencl")
+    segment_call = None
+    if spec.segment is not None:
+        segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
+    double = any(uses_double(f.program) for f in spec.functions) or \
+        uses_double(spec.scan_program)
+    return render(
+        "scan_opencl", name=spec.name, expr=spec.expr, double=double, wg=scan_wg(config),
+        runtime=runtime, functions=functions, T=printer.type_name(spec.out_type),
+        neutral=printer.literal(spec.neutral.item(), spec.out_type),
+        params=kernel_params(spec, printer), complex_map=spec.complex_map,
+        need_last=spec.needs("last_item"), segment_call=segment_call,
+        input_call=spec.call_text("input", i="pc_i", N="pc_n"),
+        output_call=spec.call_text("output", i="pc_i", item="pc_acc", prev_item="pc_prev",
+                                   last_item="pc_last", N="pc_n"))
+
+
+def work_items(device):
+    """The number of chunks (work-items of passes 1 and 3) for ``device``."""
+    import pyopencl as cl
+    if device.type & cl.device_type.CPU:
+        return CPU_ITEMS_PER_UNIT * max(1, device.max_compute_units)
+    return GPU_ITEMS
+
+
+def build_scan(backend, spec, config):
+    """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+    for f in spec.functions:
+        check_double(backend, f.program)
+    check_double(backend, spec.scan_program)
+    source = generate_scan(backend, spec, config)
+    kernels = opencl_builder.build_opencl(source, KERNELS)
+    pass1, pass2, pass3 = (kernels[k] for k in KERNELS)
+    pointers = [t.is_pointer for t in spec.arg_types]
+    user = [None if p else scalar_dtype(t) for p, t in zip(pointers, spec.arg_types)]
+    mapped = [None] if spec.complex_map else []
+    pass1.set_scalar_arg_dtypes([np.int64, np.int64] + user + [None, None] + mapped)
+    pass2.set_scalar_arg_dtypes([np.int64, None, None, None, None])
+    pass3.set_scalar_arg_dtypes([np.int64, np.int64] + user + [None, None] + mapped)
+    queue = backend.queue
+    wg = scan_wg(config)
+    local = (config.wgs,) if config.wgs else None
+    most = work_items(queue.device)
+    if config.wgs:
+        most = (most + wg - 1) // wg * wg
+    dtype = spec.out_type.dtype
+    sums = backend.empty(most, dtype)
+    carry = backend.empty(most, dtype)
+    flags = backend.empty(most, np.int32)
+    total = backend.empty(1, dtype)
+    store = {}
+
+    def mapped_buffer(n):
+        buf = store.get("mapped")
+        if buf is None or len(buf) < n:
+            buf = store["mapped"] = backend.empty(max(n, 1), dtype)
+        return [buf.data]
+
+    def run(n, args):
+        if n == 0:
+            return
+        chunk = (n + most - 1) // most
+        p = (n + chunk - 1) // chunk
+        if local:
+            p = (p + wg - 1) // wg * wg
+        values = [a.data if ptr else a for ptr, a in zip(pointers, args)]
+        extra = mapped_buffer(n) if spec.complex_map else []
+        pass1(queue, (p,), local, n, chunk, *values, sums.data, flags.data, *extra)
+        pass2(queue, (wg,), (wg,), p, sums.data, flags.data, carry.data, total.data)
+        pass3(queue, (p,), local, n, chunk, *values, carry.data, total.data, *extra)
+    run.source = source
+    return run

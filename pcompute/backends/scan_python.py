@@ -1,0 +1,56 @@
+"""Scan on the python backend: the serial reference, in the interpreter.
+
+The user's functions run as they are (breakpoints and print() work).  When
+output() asks for ``last_item`` a first pass computes it (the scan value at the
+last element, segments respected); the main pass then evaluates, for each i
+in order, is_segment(i), input(i) and output(i).
+"""
+from .pyexec import python_callable
+
+
+def _caller(function, user):
+    """A function ``call(specials)`` calling ``function`` with its arguments."""
+    if function is None:
+        return None
+    fn = python_callable(function.func)
+    params = function.params
+    return lambda specials: fn(*[specials[p] if p in specials else user[p] for p in params])
+
+
+def build_scan(backend, spec, config):
+    """A callable ``run(n, args)`` performing the scan serially."""
+    op = spec.scan_func
+    cast = spec.out_type.dtype.type
+    neutral = spec.neutral
+    need_last = spec.needs("last_item")
+
+    def run(n, args):
+        user = dict(zip(spec.arg_names, args))
+        map_fn = _caller(spec.input, user)
+        seg_fn = _caller(spec.segment, user)
+        out_fn = _caller(spec.output, user)
+        specials = {"N": n}
+        mapped = None
+        if need_last:
+            acc = neutral
+            mapped = [] if spec.complex_map else None
+            for i in range(n):
+                specials["i"] = i
+                if seg_fn is not None and seg_fn(specials):
+                    acc = neutral
+                x = cast(map_fn(specials))
+                if mapped is not None:
+                    mapped.append(x)
+                acc = cast(op(acc, x))
+            specials["last_item"] = acc
+        acc = neutral
+        for i in range(n):
+            specials["i"] = i
+            if seg_fn is not None and seg_fn(specials):
+                acc = neutral
+            x = mapped[i] if mapped is not None else cast(map_fn(specials))
+            specials["prev_item"] = acc
+            acc = cast(op(acc, x))
+            specials["item"] = acc
+            out_fn(specials)
+    return run

@@ -1,0 +1,81 @@
+"""Parallel LSD radix sort for the cython backend (OpenMP when configured).
+
+Two generated Cython modules: the sort of one key type (template
+``sort_cython``) and a gather applying the permutation to any number of
+value arrays in one loop (``sort_gather_cython``; values are copied as
+unsigned integers of their size, so one module serves every dtype of that
+size).  See :mod:`pcompute.backends.sort_common` for the pass planning.
+"""
+import numpy as np
+
+from ..build.cython_builder import build_cython
+from ..templates import render
+from .sort_common import COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype, plan_passes
+
+#: Widest digit (bits) of a pass; 2**MAX_WIDTH counters per thread.
+MAX_WIDTH = 8
+#: Below this many keys the sort and the gather run on one thread.
+SERIAL_BELOW = 1 << 15
+
+_C_INT = {np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t",
+          np.dtype(np.int64): "int64_t", np.dtype(np.uint64): "uint64_t",
+          np.dtype(np.uint8): "uint8_t", np.dtype(np.uint16): "uint16_t"}
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def generate_sort(key_dtype, idx_dtype, openmp):
+    """The Cython source of the radix sort module (compiles nothing)."""
+    key_dtype = check_key_dtype(key_dtype)
+    udtype, sign = KEY_TYPES[key_dtype]
+    return render("sort_cython", key=_C_INT[key_dtype], ukey=_C_INT[udtype],
+                  sign="0x%xULL" % sign if sign else "0", idx=_C_INT[np.dtype(idx_dtype)],
+                  openmp=openmp, serial_below=SERIAL_BELOW)
+
+
+def generate_gather(idx_dtype, value_dtypes, openmp):
+    """The Cython source of the gather of arrays of ``value_dtypes``."""
+    types = [_C_INT[COPY_TYPES[np.dtype(d).itemsize]] for d in value_dtypes]
+    return render("sort_gather_cython", idx=_C_INT[np.dtype(idx_dtype)], types=types,
+                  openmp=openmp, serial_below=SERIAL_BELOW)
+
+
+def _sort_module(key_dtype, idx_dtype, openmp):
+    return build_cython(generate_sort(key_dtype, idx_dtype, openmp),
+                        "radix_sort_%s" % np.dtype(key_dtype).name, openmp)
+
+
+def gather(order, sources, openmp):
+    """``[src[order] for src in sources]`` in one parallel loop."""
+    n = len(order)
+    outs = [np.empty(n, s.dtype) for s in sources]
+    if not sources or n == 0:
+        return outs
+    source = generate_gather(order.dtype, [s.dtype for s in sources], openmp)
+    module = build_cython(source, "gather_%d" % len(sources), openmp)
+    args = []
+    for s, o in zip(sources, outs):
+        args += [_address(np.ascontiguousarray(s)), _address(o)]
+    module.gather(n, _address(order), *args)
+    return outs
+
+
+def sort_by_keys(backend, keys, values, key_bits, config):
+    """Stable sort of numpy ``keys``; returns (keys, values, permutation)."""
+    openmp = backend.use_openmp(config)
+    keys = np.ascontiguousarray(keys)
+    n = len(keys)
+    idx_dtype = index_dtype(n)
+    out_k = np.empty(n, keys.dtype)
+    perm = np.empty(n, idx_dtype)
+    if n:
+        module = _sort_module(keys.dtype, idx_dtype, openmp)
+        bits_or, bits_and = module.key_bits_varying(n, _address(keys))
+        shifts, widths = plan_passes(bits_or ^ bits_and, key_bits, MAX_WIDTH)
+        tmp_k = np.empty(n if len(shifts) > 1 else 0, keys.dtype)
+        tmp_i = np.empty(n if len(shifts) > 1 else 0, idx_dtype)
+        module.sort(n, _address(keys), _address(out_k), _address(perm), _address(tmp_k),
+                    _address(tmp_i), shifts, widths)
+    return out_k, gather(perm, list(values), openmp), perm

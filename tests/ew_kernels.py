@@ -1,0 +1,37 @@
+"""Kernels used by tests/test_elementwise.py (module-level, so sources are found)."""
+from math import sqrt
+
+from pcompute.types import annotate
+
+
+@annotate(i='int', x='gfloatp', y='gfloatp', a='float')
+def axpy32(i, x, y, a):
+    y[i] = a * x[i] + y[i]
+
+
+@annotate(i='int', x='gdoublep', y='gdoublep', a='double')
+def axpy64(i, x, y, a):
+    y[i] = a * x[i] + y[i]
+
+
+def axpy_jit(i, x, y, a):
+    y[i] = a * x[i] + y[i]
+
+
+def norm_helper(u, v):
+    return sqrt(u * u + v * v)
+
+
+def uses_helper(i, x, y, out):
+    out[i] = norm_helper(x[i], y[i])
+
+
+def int_work(i, k, out):
+    out[i] = (k[i] * 7 - 3) // 4 + k[i] % 5
+
+
+def count_atomic(i, keys, counts):
+    atomic_inc(counts[keys[i]])
+
+
+from pcompute.types import atomic_inc  # noqa: E402

@@ -1,0 +1,1 @@
+"""Kernels shared by the code-generation and semantics tests (see corpus.py)."""

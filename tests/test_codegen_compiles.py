@@ -1,0 +1,109 @@
+"""Every corpus kernel's generated source compiles, in every dialect.
+
+Cython+C with ``build_cython``, OpenCL C on the OpenCL device here (PoCL) with
+``build_opencl`` and CUDA C with ``nvcc --ptx`` (``check_cuda_source``; no
+GPU needed), so a dialect that does not compile fails here even where its
+backend cannot run.  Builds are cached in ``PCOMPUTE_CACHE_DIR``; nvcc has no
+cache of its own, so successful nvcc checks leave a marker there too.
+"""
+import hashlib
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from pcompute.backends.registry import get_backend
+from pcompute.build import cuda_builder
+from pcompute.config import Config
+from pcompute.generate import generate_source
+
+from kernels.corpus import CORPUS
+
+NAMES = sorted(CORPUS)
+PRECISIONS = {"float64": True, "float32": False}
+
+
+def config_for(dialect, use_double=True):
+    if dialect == "cython":
+        return Config(read_environment=False, use_double=use_double, use_openmp=True)
+    return Config(read_environment=False, use_double=use_double)
+
+
+def source_of(kernel, dialect, use_double=True):
+    dtype = np.float64 if use_double else np.float32
+    return generate_source(kernel.func, backend=dialect, types=kernel.types(dtype),
+                           config=config_for(dialect, use_double))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cython_source_compiles(name):
+    from pcompute.build.cython_builder import build_cython
+    config = config_for("cython")
+    openmp = get_backend("cython").use_openmp(config)
+    module = build_cython(source_of(CORPUS[name], "cython"), name, openmp)
+    assert callable(module.run)
+
+
+@pytest.fixture(scope="module")
+def opencl_available(request):
+    from conftest import require_backend
+    require_backend(request, "opencl")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_opencl_source_compiles(name, opencl_available):
+    from pcompute.build.opencl_builder import build_opencl
+    kernel = CORPUS[name]
+    if kernel.no_opencl:
+        cls, pattern = kernel.opencl_error
+        with pytest.raises(cls, match=pattern):
+            source_of(kernel, "opencl")
+        return
+    kernels = build_opencl(source_of(kernel, "opencl"), ["pc_elementwise"])
+    assert "pc_elementwise" in kernels
+
+
+# -- CUDA ------------------------------------------------------------------------
+
+def _nvcc_identity(nvcc):
+    try:
+        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return "%s\n%s" % (nvcc, out)
+
+
+def check_cuda_cached(source):
+    """``check_cuda_source`` with a success marker in the compile cache."""
+    nvcc = cuda_builder.nvcc_path()
+    arch = cuda_builder.default_arch(nvcc)
+    digest = hashlib.sha256(("%s\n%s\n%s" % (_nvcc_identity(nvcc), arch, source))
+                            .encode()).hexdigest()
+    folder = os.path.join(os.environ.get("PCOMPUTE_CACHE_DIR", ""), "tests-nvcc-ok")
+    marker = os.path.join(folder, digest)
+    if os.path.exists(marker):
+        return
+    cuda_builder.check_cuda_source(source, arch=arch)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(marker + ".%d" % os.getpid(), "w") as f:
+            f.write("ok\n")
+        os.replace(marker + ".%d" % os.getpid(), marker)
+    except OSError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def nvcc():
+    path = cuda_builder.nvcc_path()
+    if path is None:
+        pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
+    return path
+
+
+@pytest.mark.parametrize("precision", sorted(PRECISIONS))
+@pytest.mark.parametrize("name", NAMES)
+def test_cuda_source_compiles(name, precision, nvcc):
+    check_cuda_cached(source_of(CORPUS[name], "cuda", PRECISIONS[precision]))

@@ -1,0 +1,84 @@
+"""The differential test: every corpus kernel on every backend computes what the
+python backend (the kernels run as plain Python) computes on the same inputs.
+
+Integers must match exactly; floats within the backend's tolerance.  The
+python reference runs once per kernel, size and precision in each process.
+With OpenMP, enough items are used that the loop really runs in parallel
+(below ``SERIAL_BELOW`` items the OpenMP module runs serially).
+"""
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute import Elementwise, use_config
+from pcompute.backends.cython import SERIAL_BELOW
+
+from kernels.corpus import CORPUS
+
+N = 203
+N_OPENMP = SERIAL_BELOW + 5
+SEED = 20240601
+
+_REFERENCE = {}
+
+
+def items_for(backend):
+    return N_OPENMP if backend.openmp else N
+
+
+def reference(kernel, n, dtype):
+    """The outputs of the python backend for ``kernel`` (memoised)."""
+    key = (kernel.name, n, np.dtype(dtype).str)
+    if key not in _REFERENCE:
+        args = kernel.args(n, dtype, np.random.default_rng(SEED))
+        with use_config(backend="python"):
+            Elementwise(kernel.func)(*args)
+        _REFERENCE[key] = [args[k] for k in kernel.output_positions()]
+    return _REFERENCE[key]
+
+
+def compare(kernel, backend, got, want):
+    for name, g, w in zip(kernel.outputs, got, want):
+        message = "%s: output %r on %s differs from the python backend" % (
+            kernel.name, name, backend.id)
+        assert g.dtype == w.dtype and g.shape == w.shape, message
+        if np.issubdtype(w.dtype, np.integer):
+            np.testing.assert_array_equal(g, w, err_msg=message)
+        else:
+            np.testing.assert_allclose(g, w, rtol=backend.rtol, atol=backend.rtol,
+                                       equal_nan=True, err_msg=message)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_kernel_matches_python_backend(name, backend):
+    kernel = CORPUS[name]
+    reason = kernel.skip_reason(backend.name)
+    if reason:
+        pytest.skip(reason)
+    n = items_for(backend)
+    args = kernel.args(n, backend.dtype, np.random.default_rng(SEED))
+    device = [pc.wrap(a) if isinstance(a, np.ndarray) else a for a in args]
+    run = Elementwise(kernel.func)
+    if backend.name == "opencl" and kernel.no_opencl:
+        cls, pattern = kernel.opencl_error
+        with pytest.raises(cls, match=pattern):
+            run(*device)
+        return
+    run(*device)
+    got = []
+    for k in kernel.output_positions():
+        device[k].pull()
+        got.append(device[k].data)
+    compare(kernel, backend, got, reference(kernel, n, backend.dtype))
+
+
+def test_reference_is_not_trivial():
+    """Each compared output of the python reference holds more than one value
+    (a kernel that writes nothing would otherwise pass everywhere)."""
+    for name, kernel in sorted(CORPUS.items()):
+        if not kernel.run:
+            continue
+        for out_name, values in zip(kernel.outputs, reference(kernel, N, np.float64)):
+            if values.size == 1:
+                continue
+            assert len(np.unique(values)) > 1, (name, out_name)
