@@ -1,10 +1,15 @@
-"""What every suite gets: the profile, the recorder, the C reference, helpers.
+"""What every suite gets: the profile, the recorder, the C reference, and
+:class:`Group`, the one way a suite measures implementations.
 
-``Context.time`` is the one way a suite measures an implementation: a first
-call (build or JIT or cache load, plus one run, timed on its own), a check of
-its result, then the repeated timing.  A failure is recorded and printed,
-never fatal to the run.
+A group is one (suite, case, n).  ``group.time(...)`` makes an
+implementation's first call at once (build, JIT or cache load plus one run,
+timed on its own), checks its result and sizes its samples; when the
+``with`` block ends the group samples all its implementations in turn
+(round-robin), so a noisy machine slows them alike, then records and prints
+the rows.  A failure is recorded and printed, never fatal to the run.
 """
+import contextlib
+import time
 import traceback
 
 import numpy as np
@@ -12,7 +17,7 @@ import numpy as np
 from . import reference
 from .machine import available_bytes
 from .results import fmt_n, fmt_time
-from .timing import c_timed, first_call, measure
+from .timing import Stats, calibrate, first_call, sample
 
 QUICK_SIZES = (10**7,)
 FULL_SIZES = (10**4, 10**5, 10**6, 10**7, 10**8)
@@ -26,10 +31,9 @@ class Context:
         self._cref = None
         self._cref_error = None
 
-    # ---------------------------------------------------------------- sizes
     def sizes(self, bytes_per_item, what):
-        """The sizes of this profile whose arrays fit in memory (about
-        ``bytes_per_item`` bytes per item in all)."""
+        """The sizes of this profile whose arrays fit in half the free memory
+        (about ``bytes_per_item`` bytes per item in all)."""
         out = []
         avail = available_bytes()
         for n in FULL_SIZES if self.full else QUICK_SIZES:
@@ -40,7 +44,6 @@ class Context:
             out.append(n)
         return out
 
-    # ------------------------------------------------------------ reference
     @property
     def cref(self):
         """The C reference library, or None (a note says why)."""
@@ -52,77 +55,127 @@ class Context:
                 self.rec.note("C reference unavailable: %s" % exc)
         return self._cref
 
-    def c_ref(self, suite, case, n, kernel, make_args, verify=None, nt=0,
-              label="C+OpenMP", is_ref=True, ctypes_row=True):
-        """Rows for the C ``kernel``: timed inside C (``label (in C)``) and,
-        if ``ctypes_row``, through ctypes.  ``make_args(nt)`` gives its args."""
-        cref = self.cref
-        if cref is None:
-            return None
-        args = make_args(nt)
-        py = lambda: getattr(cref, kernel)(*args[:-1], nt=nt) if kernel != "scan" \
-            else cref.scan(args[0], args[1], nt=nt, chains=args[3])
-        row_py = None
-        if ctypes_row:
-            row_py = self.time(suite, case, n, label + " (ctypes)", "reference", py,
-                               verify=verify)
-            one = row_py.stats.median if row_py.stats else 1e-3
-        else:
-            one = first_call(py)
-        try:
-            stats = c_timed(lambda reps, inner: cref.timed(kernel, args, reps, inner),
-                            self.profile, one)
-            check = "" if row_py is not None else _verdict(verify)
-            row = self.rec.add(suite, case, n, label + " (in C)", "reference", stats,
-                               is_ref=is_ref, check=check or (row_py and row_py.check) or "")
-            self._print(row)
-            return row
-        except Exception as exc:
-            return self._failed(suite, case, n, label + " (in C)", "reference", exc)
+    def group(self, suite, case, n):
+        print("\n[%s] %s, n = %s" % (suite, case, fmt_n(n)))
+        return Group(self, suite, case, n)
 
-    # ------------------------------------------------------------ measuring
-    def time(self, suite, case, n, impl, kind, fn, sync=None, verify=None, target=None,
-             after_first=None, **kw):
-        """Measure ``fn`` (see the module doc).  ``verify()`` returns None when
-        the result is right, else what is wrong (or raises); ``after_first()``
-        returns a note about the first call (e.g. 'built' / 'cache')."""
-        try:
-            first = first_call(fn, sync)
-            check = _verdict(verify)
-            note = after_first() if after_first else ""
-            stats = measure(fn, self.profile, sync)
-        except Exception as exc:
-            return self._failed(suite, case, n, impl, kind, exc)
-        extra = kw.pop("extra", {})
-        if note:
-            extra["first_call"] = note
-        row = self.rec.add(suite, case, n, impl, kind, stats, first_s=first, check=check,
-                           target=target, extra=extra, **kw)
-        self._print(row)
-        return row
-
-    def _failed(self, suite, case, n, impl, kind, exc):
-        text = "%s: %s" % (type(exc).__name__, str(exc).strip().splitlines()[0][:160]
-                           if str(exc).strip() else "")
-        print("  %-28s FAILED %s" % (impl, text))
+    def failed(self, suite, case, n, impl, kind, exc):
+        msg = str(exc).strip()
+        text = "%s: %s" % (type(exc).__name__, msg.splitlines()[0][:160] if msg else "")
+        print("  %-36s FAILED %s" % (impl, text))
         if self.full:
             traceback.print_exc()
         return self.rec.add(suite, case, n, impl, kind, None, check="FAILED " + text)
 
-    def _print(self, row):
-        ref = next((r for r in reversed(self.rec.rows) if r.is_ref and r.stats
+    def print_row(self, row):
+        ref = next((r for r in self.rec.rows if r.is_ref and r.stats
                     and (r.suite, r.case, r.n) == (row.suite, row.case, row.n)), None)
-        ratio = " %6.2fx C" % (row.stats.median / ref.stats.median) if ref else ""
+        ratio = " %6.2fx C" % (row.stats.median / ref.stats.median) if ref else " " * 9
         first = "  first %s" % fmt_time(row.first_s) if row.first_s is not None else ""
         extra = " (%s)" % row.extra["first_call"] if row.extra.get("first_call") else ""
-        print("  %-28s %10s%s%s%s %s %s" % (row.impl, fmt_time(row.stats.median), ratio,
+        print("  %-36s %10s%s%s%s %s %s" % (row.impl, fmt_time(row.stats.median), ratio,
                                             first, extra, row.check, row.note))
 
-    def header(self, suite, case, n):
-        print("\n[%s] %s, n = %s" % (suite, case, fmt_n(n)))
+
+class _Entry:
+    """One implementation waiting to be sampled."""
+
+    def __init__(self, row_kw, sampler, inner, using=None):
+        self.row_kw = row_kw
+        self.sampler = sampler      # sampler(inner) -> seconds per call
+        self.inner = inner
+        self.using = using or contextlib.nullcontext
+        self.samples = []
 
 
-def _verdict(verify):
+class Group:
+    def __init__(self, ctx, suite, case, n):
+        self.ctx = ctx
+        self.key = (suite, case, n)
+        self.entries = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is None:
+            self.run()
+
+    def time(self, impl, kind, fn, sync=None, verify=None, target=None, after_first=None,
+             using=None, **kw):
+        """Queue ``fn``.  ``verify()`` returns None when the result is right,
+        else what is wrong (or raises); ``after_first()`` returns a note on
+        the first call (e.g. 'built' / 'cache'); ``using()`` is a context
+        manager that every call runs in, entered outside the clock (e.g. a
+        pcompute ``use_config``).  Returns a dict that the row's fields can
+        still be added to (``note``, ``extra``)."""
+        try:
+            with (using or contextlib.nullcontext)():
+                first = first_call(fn, sync)
+                check = verdict(verify)
+                note = after_first() if after_first else ""
+                inner = calibrate(fn, sync or _nothing, self.ctx.profile.min_sample)
+        except Exception as exc:
+            self.ctx.failed(*self.key, impl, kind, exc)
+            return {}
+        extra = kw.pop("extra", {})
+        if note:
+            extra["first_call"] = note
+        row_kw = dict(impl=impl, kind=kind, first_s=first, check=check, target=target,
+                      extra=extra, **kw)
+        self.entries.append(_Entry(row_kw, lambda k: sample(fn, sync, k), inner, using))
+        return row_kw
+
+    def c_ref(self, kernel, args, verify=None, label="C+OpenMP", is_ref=True,
+              ctypes_row=True):
+        """Queue the C ``kernel`` (see :class:`reference.CRef`) on ``args`` (the
+        thread count last), timed inside C (``label (in C)``; the group's
+        reference if ``is_ref``) and, if ``ctypes_row``, through ctypes."""
+        cref = self.ctx.cref
+        if cref is None:
+            return {}
+        call = lambda: cref.call(kernel, args)
+        if ctypes_row:
+            self.time(label + " (ctypes)", "reference", call, verify=verify)
+            check = ""
+        else:
+            check = None
+        try:
+            first_call(call)
+            check = verdict(verify) if check is None else check
+            inner = calibrate(call, _nothing, self.ctx.profile.min_sample)
+        except Exception as exc:
+            self.ctx.failed(*self.key, label + " (in C)", "reference", exc)
+            return {}
+        row_kw = dict(impl=label + " (in C)", kind="reference", is_ref=is_ref,
+                      check=check, extra={})
+        self.entries.append(_Entry(
+            row_kw, lambda k: float(cref.timed(kernel, args, 1, k)[0]), inner))
+        return row_kw
+
+    def run(self):
+        """Sample every entry in turn until each has ``min_reps`` samples and
+        the group's budget is spent (or ``max_reps``); record the rows."""
+        prof = self.ctx.profile
+        budget = prof.budget * max(1, len(self.entries))
+        start = time.perf_counter()
+        for rnd in range(prof.max_reps):
+            if rnd >= prof.min_reps and time.perf_counter() - start > budget:
+                break
+            for e in self.entries:
+                with e.using():
+                    e.samples.append(e.sampler(e.inner))
+        rows = [self.ctx.rec.add(*self.key, stats=Stats.of(e.samples, e.inner), **e.row_kw)
+                for e in self.entries]
+        for row in rows:
+            self.ctx.print_row(row)
+
+
+def _nothing():
+    pass
+
+
+def verdict(verify):
     """'ok', 'WRONG: ...' or '' (nothing to check)."""
     if verify is None:
         return ""
@@ -135,20 +188,19 @@ def _verdict(verify):
 
 def close(got, want, rtol=1e-10, atol=0.0):
     """None if ``got`` matches ``want``, else a short description."""
-    got = np.asarray(got)
-    want = np.asarray(want)
+    got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return "shape %s, expected %s" % (got.shape, want.shape)
     if np.allclose(got, want, rtol=rtol, atol=atol):
         return None
     bad = np.flatnonzero(~np.isclose(got, want, rtol=rtol, atol=atol))
-    i = bad[0]
-    return "%d items differ, first at %d: %r vs %r" % (len(bad), i, got[i], want[i])
+    return "%d items differ, first at %d: %r vs %r" % (len(bad), bad[0], got[bad[0]],
+                                                       want[bad[0]])
 
 
 def equal(got, want):
-    got = np.asarray(got)
-    want = np.asarray(want)
+    """None if ``got`` equals ``want`` item by item, else a short description."""
+    got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return "shape %s, expected %s" % (got.shape, want.shape)
     bad = np.flatnonzero(got != want)

@@ -16,6 +16,14 @@ def _version(dist):
         return "not installed"
 
 
+def _pcompute_version():
+    try:
+        import pcompute
+        return pcompute.__version__
+    except Exception as exc:
+        return "unimportable (%s)" % exc
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as fh:
@@ -91,5 +99,5 @@ def machine_info():
         "pyopencl": _version("pyopencl"),
         "opencl_device": opencl_device(),
         "numba": _version("numba"),
-        "pcompute": _version("pcompute") + " @ " + git_revision(),
+        "pcompute": _pcompute_version() + " @ " + git_revision(),
     }

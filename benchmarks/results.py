@@ -109,7 +109,7 @@ class Recorder:
                 if markdown:
                     lines.append("| " + " | ".join(cells) + " |")
                 else:
-                    lines.append("  %-22s %-6s %-26s %10s %19s %19s %7s %10s %-6s %s"
+                    lines.append("  %-18s %-5s %-36s %9s %19s %19s %6s %9s %-4s %s"
                                  % tuple(cells))
         return lines
 

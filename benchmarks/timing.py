@@ -1,13 +1,13 @@
-"""Repeated timing: warm-up, adaptive repetitions, median and spread.
+"""Timing primitives: first call, calibration, samples, statistics.
 
 A *sample* is ``inner`` back-to-back calls followed by one ``sync()`` (the
 device is synchronised before the clock stops), divided by ``inner``;
-``inner`` grows for fast calls so one sample lasts at least ``min_sample``
-seconds.  Samples are taken until ``max_reps`` or, after ``min_reps``, until
-``budget`` seconds are spent.  The garbage collector is off while timing.
+``inner`` grows for fast calls (1, 2, 5, 10, ...) so one sample lasts at
+least ``min_sample`` seconds.  The garbage collector is off while sampling.
+How many samples are taken is the :class:`Profile`'s business (see
+``context.Group.run``).
 """
 import gc
-import math
 import time
 from dataclasses import dataclass
 
@@ -35,11 +35,11 @@ class Stats:
 
 @dataclass
 class Profile:
-    """How hard to measure: repetitions and seconds per implementation."""
+    """How hard to measure: samples per implementation and seconds each."""
     name: str
     min_reps: int
     max_reps: int
-    budget: float
+    budget: float               # seconds per implementation, after min_reps
     min_sample: float = 0.002
 
 
@@ -53,51 +53,37 @@ def _nothing():
 
 def first_call(fn, sync=None):
     """Seconds taken by one call (typically the build, plus one run)."""
-    sync = sync or _nothing
     start = time.perf_counter()
     fn()
-    sync()
+    (sync or _nothing)()
     return time.perf_counter() - start
 
 
-def measure(fn, profile, sync=None, warmup=1):
-    """:class:`Stats` of ``fn()`` after ``warmup`` calls (the last one also
-    sizes ``inner``)."""
-    sync = sync or _nothing
-    one = None
-    for _ in range(max(1, warmup)):
-        one = first_call(fn, sync)
+def calibrate(fn, sync, min_sample):
+    """Calls per sample: 1, 2, 5, 10, 20, 50, ... until a batch lasts
+    ``min_sample`` seconds (these calls also warm up)."""
     inner = 1
-    if one < profile.min_sample:
-        inner = min(100000, math.ceil(profile.min_sample / max(one, 1e-7)))
-    samples = []
+    while True:
+        start = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        sync()
+        if time.perf_counter() - start >= min_sample or inner >= 100000:
+            return inner
+        inner = inner * 5 // 2 if str(inner)[0] == "2" else inner * 2
+
+
+def sample(fn, sync, inner):
+    """Seconds per call over ``inner`` calls and one ``sync()``."""
+    sync = sync or _nothing
     enabled = gc.isenabled()
     gc.disable()
     try:
         start = time.perf_counter()
-        while len(samples) < profile.max_reps:
-            if len(samples) >= profile.min_reps and \
-                    time.perf_counter() - start > profile.budget:
-                break
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                fn()
-            sync()
-            samples.append((time.perf_counter() - t0) / inner)
+        for _ in range(inner):
+            fn()
+        sync()
+        return (time.perf_counter() - start) / inner
     finally:
         if enabled:
             gc.enable()
-    return Stats.of(samples, inner)
-
-
-def c_timed(run, profile, one_call):
-    """:class:`Stats` from a C ``time_*`` twin: ``run(reps, inner)`` returns
-    per-call seconds per rep; ``one_call`` (seconds, from a Python-timed
-    call) sizes ``inner`` and ``reps`` to the profile's budget."""
-    inner = 1
-    if one_call < profile.min_sample:
-        inner = min(100000, math.ceil(profile.min_sample / max(one_call, 1e-7)))
-    per_rep = max(one_call * inner, 1e-6)
-    reps = int(min(profile.max_reps, max(profile.min_reps, profile.budget // per_rep)))
-    run(1, inner)                                   # warm-up
-    return Stats.of(run(reps, inner), inner)

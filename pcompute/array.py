@@ -35,7 +35,7 @@ import warnings
 
 import numpy as np
 
-from .backends.registry import get_backend
+from .backends.registry import get_backend as _backend_object
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError, PrecisionWarning
 
@@ -62,12 +62,16 @@ def _backend_of(backend):
         raise KernelValueError("backend must be a backend name or None, not %r"
                                % (backend,),
                                hint="use one of 'python', 'cython', 'opencl', 'cuda'")
-    return get_backend(backend)
+    return _backend_object(backend)
 
 
 def get_backend_name(backend=None):
     """The name of ``backend`` (a name, a backend object, or None: configured)."""
     return _backend_of(backend).name
+
+
+# Compyle-compatible name: pcompute.array.get_backend(backend) gives a name.
+get_backend = get_backend_name
 
 
 def _check_dtype(dtype):

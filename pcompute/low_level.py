@@ -22,10 +22,11 @@ from .errors import KernelTypeError, KernelValueError
 from .frontend import type_kernel
 from .frontend.source import read_function
 from .frontend.typeinfer import _annotation_types
+from .types import parse_type
 from .primitives.args import (check_declared, device_value, parameter_names,
                               value_type)
 from .templates import render
-from .types import DOUBLE, FLOAT, atomic_dec, atomic_inc  # noqa: F401
+from .types import DOUBLE, FLOAT, address, atomic_dec, atomic_inc, cast  # noqa: F401
 
 # Python meanings of the work-item names (a single work-item of a single group).
 LID_0 = LID_1 = LID_2 = 0
@@ -41,9 +42,27 @@ def local_barrier():
 local_barrier.__pcompute_builtin__ = "local_barrier"
 
 
-def prange(*args):
-    """Python meaning of Cython's parallel range (serial ``range``)."""
+def prange(*args, **options):
+    """Python meaning of Cython's parallel range (serial ``range``); in
+    ``Cython(func)`` functions the loop runs in parallel with OpenMP."""
     return range(*args)
+
+
+class _NoOpContext:
+    """``nogil`` and ``parallel()`` for Compyle code: in Python they do nothing."""
+
+    def __call__(self, *args, **kw):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+nogil = _NoOpContext()
+parallel = _NoOpContext()
 
 
 class LocalMem:
@@ -64,6 +83,11 @@ class LocalMem:
     def nbytes(self, dtype, local_size):
         """Bytes needed for elements of ``dtype`` and a group of ``local_size``."""
         return self.size * int(local_size) * np.dtype(dtype).itemsize
+
+    def get(self, c_type, workgroup_size):
+        """Compyle-compatible: the OpenCL local memory for ``c_type`` elements."""
+        import pyopencl as cl
+        return cl.LocalMemory(self.nbytes(parse_type(c_type).dtype, workgroup_size))
 
 
 class Extern:
@@ -195,6 +219,9 @@ class Kernel:
     def __init__(self, func, backend=None):
         self.func = func
         self.name = func.__name__
+        if backend is None:
+            configured = get_config().backend
+            backend = configured if configured in _KERNEL_PRINTERS else "opencl"
         self._backend = backend
         self._params = parameter_names(func)
         self._built = {}
@@ -238,7 +265,11 @@ class Kernel:
             raise KernelTypeError("%s takes %d argument(s), got %d"
                                   % (self._where(), len(self._params), len(args)))
         if global_size is None:
-            raise KernelValueError("%s needs global_size=(n,)" % self._where())
+            first = next((a for a in args if hasattr(a, "dtype") and hasattr(a, "__len__")),
+                         None)
+            if first is None:
+                raise KernelValueError("%s needs global_size=(n,)" % self._where())
+            global_size = (len(first),)
         config = get_config()
         be = get_backend(self._backend)
         be.require()
@@ -253,6 +284,11 @@ class Kernel:
             launch = _LAUNCHERS[be.name](self, be, source, program)
             self._built[key] = launch
             self._last_source = source
+        if local_size is None:
+            local_size = (min(64, int(np.prod(global_size))),)
+        total, group = int(np.prod(global_size)), int(np.prod(local_size))
+        if len(global_size) == 1 and total % group:
+            global_size = ((total + group - 1) // group * group,)
         launch(args, global_size, local_size)
 
 

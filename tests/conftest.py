@@ -100,3 +100,12 @@ def backend(request):
 @pytest.fixture
 def update_golden(request):
     return request.config.getoption("--update-golden")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every cuda case of the backend fixture with ``cuda`` (and opencl
+    cases with ``opencl``) so `-m cuda` selects them on a GPU machine."""
+    for item in items:
+        case = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
+        if isinstance(case, BackendCase) and case.name in ("cuda", "opencl"):
+            item.add_marker(getattr(pytest.mark, case.name))

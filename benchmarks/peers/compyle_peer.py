@@ -1,4 +1,9 @@
-"""Compyle (the system pcompute replaces), when importable; else skipped."""
+"""Compyle (the system pcompute replaces), when importable; else skipped.
+
+Runs on Compyle's cython backend with OpenMP and double precision; each
+helper returns a ``run()`` closure over Compyle Arrays wrapping the numpy
+arrays (host backend: no copies, results land in the numpy arrays).
+"""
 try:
     import compyle.api as capi
     from compyle.config import get_config as compyle_config
@@ -12,16 +17,22 @@ def why_missing():
     return _ERROR
 
 
-def _configure(backend, openmp):
+def _setup():
     cfg = compyle_config()
-    cfg.use_openmp = openmp
+    cfg.use_openmp = True
     cfg.use_double = True
-    return "cython" if backend == "cython" else backend
+    return "cython"
 
 
-def elementwise(func, backend="cython", openmp=True):
-    return capi.Elementwise(func, backend=_configure(backend, openmp))
+def elementwise(func, a, x, y):
+    backend = _setup()
+    knl = capi.Elementwise(func, backend=backend)
+    xa, ya = capi.wrap(x, y, backend=backend)
+    return lambda: knl(a, xa, ya)
 
 
-def reduction(dtype, backend="cython", openmp=True):
-    return capi.Reduction("a+b", dtype_out=dtype, backend=_configure(backend, openmp))
+def reduction(x):
+    backend = _setup()
+    knl = capi.Reduction("a+b", dtype_out=x.dtype, backend=backend)
+    xa = capi.wrap(x, backend=backend)
+    return lambda: knl(xa)

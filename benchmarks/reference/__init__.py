@@ -94,12 +94,17 @@ class CRef:
     def sum(self, x, nt=0):
         return getattr(self.lib, "sum_" + _dtype_code(x))(len(x), _ptr(x), nt)
 
-    def scan(self, x, y, nt=0, chains=1):
+    def scan(self, x, y, chains=1, nt=0):
         self.lib.scan_f64(len(x), _ptr(x), _ptr(y), nt, chains)
 
     def sort(self, keys, vals, out_k, out_v, tk, tv, key_bits=32, nt=0):
         self.lib.radix_sort_i32(len(keys), _ptr(keys), _ptr(vals), _ptr(out_k),
                                 _ptr(out_v), _ptr(tk), _ptr(tv), key_bits, nt)
+
+    def call(self, kernel, args):
+        """``kernel`` ('axpy', 'sum', 'scan', 'sort') on the positional
+        ``args`` of the method of that name (thread count last)."""
+        return getattr(self, kernel)(*args)
 
     # -- timed inside C: an array of seconds per call, one per rep ------------
     def timed(self, kernel, args, reps, inner):
@@ -117,7 +122,7 @@ class CRef:
             x, nt = args
             return "time_sum_" + _dtype_code(x), (len(x), _ptr(x), nt)
         if kernel == "scan":
-            x, y, nt, chains = args
+            x, y, chains, nt = args
             return "time_scan_f64", (len(x), _ptr(x), _ptr(y), nt, chains)
         if kernel == "sort":
             keys, vals, ok, ov, tk, tv, bits, nt = args

@@ -66,3 +66,94 @@ def plan_passes(varying, key_bits, max_width):
 def unsigned_bits(value, dtype):
     """A numpy integer scalar as a non-negative Python int of its bits."""
     return int(np.asarray(value, dtype=dtype).view(KEY_TYPES[np.dtype(dtype)][0]))
+
+
+# ---------------------------------------------------------------- device sorts
+#
+# The opencl and cuda backends run one radix sort (template ``sort_device``)
+# through a small adapter: ``empty(n, dtype)``, ``get(dev)`` and
+# ``launch(name, groups, wg, args)``, with device arrays and numpy scalars
+# in ``args``.
+
+_DEVICE_C_TYPES = {np.dtype(np.int32): "pc_i32", np.dtype(np.uint32): "pc_u32",
+                   np.dtype(np.int64): "pc_i64", np.dtype(np.uint64): "pc_u64",
+                   np.dtype(np.uint8): "pc_u8", np.dtype(np.uint16): "pc_u16"}
+
+
+class DeviceLayout:
+    """How a device sort cuts the keys: ``wg`` work-items per group, each
+    handling a run of ``items`` keys (None: as many as gives ``groups``
+    groups), digits of ``radix_bits`` bits, a scan group of ``scan_wg``."""
+
+    def __init__(self, wg, radix_bits, items=None, groups=None, scan_wg=1, item_wg=64):
+        self.wg, self.radix_bits, self.items = wg, radix_bits, items
+        self.groups, self.scan_wg, self.item_wg = groups, scan_wg, item_wg
+
+    def cut(self, n):
+        """``(items, groups)`` for ``n`` keys."""
+        if self.items is not None:
+            items = self.items
+        else:
+            groups = max(1, min(self.groups, n // 4096))
+            items = -(-n // (groups * self.wg))
+        return items, max(1, -(-n // (items * self.wg)))
+
+    def key(self):
+        return (self.wg, self.radix_bits, self.scan_wg, self.item_wg)
+
+
+def generate_device_sort(dialect, layout, key_dtype, idx_dtype, value_dtypes):
+    """The OpenCL C or CUDA source of the device radix sort (needs no device)."""
+    from ..templates import render
+    key_dtype = check_key_dtype(key_dtype)
+    udtype, sign = KEY_TYPES[key_dtype]
+    types = [_DEVICE_C_TYPES[COPY_TYPES[np.dtype(d).itemsize]] for d in value_dtypes]
+    return render("sort_device", dialect=dialect, key=_DEVICE_C_TYPES[key_dtype],
+                  ukey=_DEVICE_C_TYPES[udtype], signed=bool(sign),
+                  idx=_DEVICE_C_TYPES[np.dtype(idx_dtype)], wg=layout.wg,
+                  scan_wg=layout.scan_wg, item_wg=layout.item_wg,
+                  radix_bits=layout.radix_bits, types=types)
+
+
+def device_sort(ops, layout, keys, values, key_bits):
+    """Stable radix sort of device ``keys`` through the adapter ``ops`` (see
+    above); returns (sorted keys, permuted values, permutation)."""
+    n = len(keys)
+    idx = index_dtype(n)
+    I = idx.type
+    out_k = ops.empty(n, keys.dtype)
+    perm = ops.empty(n, idx)
+    outs = [ops.empty(n, v.dtype) for v in values]
+    if n == 0:
+        return out_k, outs, perm
+    udtype = KEY_TYPES[keys.dtype][0]
+    items, groups = layout.cut(n)
+    partial = ops.empty(2 * groups, udtype)
+    ops.launch("pc_sort_bits", groups, layout.wg, [I(n), I(items), keys, partial])
+    bits = ops.get(partial)
+    varying = int(np.bitwise_or.reduce(bits[0::2])) ^ int(np.bitwise_and.reduce(bits[1::2]))
+    shifts, widths = plan_passes(varying, key_bits, layout.radix_bits)
+    item_groups = -(-n // layout.item_wg)
+    if not shifts:
+        ops.launch("pc_sort_identity", item_groups, layout.item_wg, [I(n), keys, out_k, perm])
+    m = groups << layout.radix_bits
+    counts = ops.empty(m if shifts else 0, idx)
+    offsets = ops.empty(m if shifts else 0, idx)
+    tmp_k = ops.empty(n if len(shifts) > 1 else 0, keys.dtype)
+    tmp_i = ops.empty(n if len(shifts) > 1 else 0, idx)
+    src_k, src_i = keys, perm
+    for p, (shift, width) in enumerate(zip(shifts, widths)):
+        last = (len(shifts) - 1 - p) % 2 == 0
+        dst_k, dst_i = (out_k, perm) if last else (tmp_k, tmp_i)
+        scalars = [I(n), np.int32(shift), udtype.type((1 << width) - 1), I(items)]
+        ops.launch("pc_sort_count", groups, layout.wg, scalars + [src_k, counts])
+        ops.launch("pc_sort_scan", 1, layout.scan_wg, [I(m), counts, offsets])
+        ops.launch("pc_sort_scatter", groups, layout.wg,
+                   scalars + [np.int32(p == 0), src_k, src_i, offsets, dst_k, dst_i])
+        src_k, src_i = dst_k, dst_i
+    if values:
+        args = [I(n), perm]
+        for v, o in zip(values, outs):
+            args += [v, o]
+        ops.launch("pc_sort_gather", item_groups, layout.item_wg, args)
+    return out_k, outs, perm

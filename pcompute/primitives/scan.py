@@ -208,7 +208,7 @@ class Scan:
                                       "%s=..." % n for n in names))
         return [values[n] for n in names]
 
-    def _arg_types(self, values, backend, config):
+    def _arg_types(self, values, backend, config, strict=True):
         """One type per user argument, shared by the functions that take it."""
         demote = backend.demote_double(config)
         out = self._out_type(backend, config)
@@ -231,6 +231,15 @@ class Scan:
         types = []
         for name, value in zip(self.arg_names, values):
             given = value_type(value, name, self._where(), float_type)
+            if demote and given.base == "double":
+                if given.is_pointer and strict:
+                    raise KernelTypeError(
+                        "argument %r of %s is a float64 array, but the %s backend "
+                        "computes in float32 here (use_double is False)"
+                        % (name, self._where(), backend.name),
+                        hint="set get_config().use_double = True, or pass float32 "
+                             "data (wrap() stores float64 as float32 then)")
+                given = given.with_base("float")
             if name in declared:
                 check_declared(declared[name], given, name, self._where())
                 given = declared[name] if not given.is_pointer else given
@@ -247,9 +256,9 @@ class Scan:
         return out
 
     # -- building ----------------------------------------------------------------
-    def _spec(self, values, backend, config):
+    def _spec(self, values, backend, config, strict=True):
         out = self._out_type(backend, config)
-        types = self._arg_types(values, backend, config)
+        types = self._arg_types(values, backend, config, strict)
         by_name = dict(zip(self.arg_names, types))
         typed = backend.dialect is not None
         demote = backend.demote_double(config)
@@ -310,6 +319,19 @@ class Scan:
             raise KernelValueError("%s needs at least one array argument: its length "
                                    "gives the number of items" % self._where())
         run(n, dev)
+
+    def generate(self, backend, *args, **kwargs):
+        """The source the scan would compile on ``backend`` (a name) for these
+        arguments (numpy arrays and numbers stand for the real ones), under
+        the current configuration; compiles and runs nothing, so CUDA C can
+        be produced without a GPU."""
+        values = self._bind(args, kwargs)
+        be = get_backend(backend)
+        if be.dialect is None:
+            raise KernelValueError("the %s backend runs Python directly and generates "
+                                   "no source" % be.name)
+        config = get_config()
+        return be.generate_scan(self._spec(values, be, config, strict=False), config)
 
     @property
     def source(self):

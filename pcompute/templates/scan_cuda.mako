@@ -15,7 +15,7 @@ ${functions}
     mapped = ", %s* pc_mapped" % T if complex_map else ""
 %>
 extern "C" __global__ void pc_scan_pass1(long long pc_n, long long pc_chunk${extra},
-                            ${T}* pc_sums, int* pc_flags${mapped})
+                                         ${T}* pc_sums, int* pc_flags${mapped})
 {
     long long pc_g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long pc_start = min(pc_g * pc_chunk, pc_n);
@@ -41,7 +41,7 @@ extern "C" __global__ void pc_scan_pass1(long long pc_n, long long pc_chunk${ext
 
 extern "C" __global__ void __launch_bounds__(PC_WG)
 pc_scan_pass2(long long pc_p, const ${T}* pc_sums, const int* pc_flags,
-                   ${T}* pc_carry, ${T}* pc_total)
+              ${T}* pc_carry, ${T}* pc_total)
 {
     __shared__ ${T} pc_val[PC_WG];
     __shared__ int pc_flg[PC_WG];
@@ -62,7 +62,7 @@ pc_scan_pass2(long long pc_p, const ${T}* pc_sums, const int* pc_flags,
     pc_val[pc_lid] = pc_acc;
     pc_flg[pc_lid] = pc_has;
     __syncthreads();
-    // Inclusive scan of the (value, segment flag) pairs of the work-items.
+    // Inclusive scan of the (value, segment flag) pairs of the threads.
     for (int pc_s = 1; pc_s < PC_WG; pc_s <<= 1) {
         ${T} pc_v = pc_val[pc_lid];
         int pc_f = pc_flg[pc_lid];
@@ -92,7 +92,7 @@ pc_scan_pass2(long long pc_p, const ${T}* pc_sums, const int* pc_flags,
 }
 
 extern "C" __global__ void pc_scan_pass3(long long pc_n, long long pc_chunk${extra},
-                            const ${T}* pc_carry, const ${T}* pc_total${mapped})
+                                         const ${T}* pc_carry, const ${T}* pc_total${mapped})
 {
     long long pc_g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long pc_start = min(pc_g * pc_chunk, pc_n);

@@ -1,0 +1,93 @@
+"""Run the benchmarks: ``python -m benchmarks [--full] [--only NAME] [--out DIR]``.
+
+The quick profile (default, a few minutes) measures n = 10^7; ``--full``
+measures n = 10^4 .. 10^8 where memory allows, with more repetitions.
+Results go to ``DIR/run-<date>.{csv,json}`` and ``DIR/latest.{csv,json}``;
+a run of every suite also rewrites ``DIR/latest.md``.
+"""
+import argparse
+import datetime
+import os
+import sys
+import time
+from pathlib import Path
+
+from .context import Context
+from .machine import machine_info
+from .peers import compyle_peer, numba_peer, pyopencl_peer
+from .results import Recorder
+from .suites import SUITES
+from .timing import FULL, QUICK
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    p.add_argument("--full", action="store_true",
+                   help="n = 10^4..10^8 and more repetitions (long)")
+    p.add_argument("--only", action="append", metavar="NAME",
+                   help="run only this suite (repeatable, or comma-separated): %s"
+                   % ", ".join(SUITES))
+    p.add_argument("--out", type=Path, default=RESULTS, metavar="DIR",
+                   help="where to write the results (default: %(default)s)")
+    args = p.parse_args(argv)
+    names = [s for item in (args.only or []) for s in item.split(",") if s]
+    unknown = [s for s in names if s not in SUITES]
+    if unknown:
+        p.error("unknown suite(s) %s; choose from %s" % (", ".join(unknown), ", ".join(SUITES)))
+    args.names = names or list(SUITES)
+    return args
+
+
+def peer_notes(rec):
+    for name, module in (("numba", numba_peer), ("pyopencl", pyopencl_peer),
+                         ("compyle", compyle_peer)):
+        why = module.why_missing()
+        if why:
+            rec.note("%s peer missing: %s" % (name, why))
+
+
+def main(argv=None):
+    args = parse(argv)
+    profile = FULL if args.full else QUICK
+    machine = machine_info()
+    print("pcompute benchmarks, profile %s: %s" % (profile.name, ", ".join(args.names)))
+    for key in ("cpu", "cores", "python", "numpy", "cython", "gcc", "pyopencl",
+                "opencl_device", "numba", "pcompute"):
+        print("  %-14s %s" % (key, machine[key]))
+    rec = Recorder()
+    peer_notes(rec)
+    ctx = Context(profile, rec, full=args.full)
+    start = time.perf_counter()
+    for name in args.names:
+        SUITES[name].run(ctx)
+    rec.finish()
+    machine["elapsed_s"] = round(time.perf_counter() - start, 1)
+    print("\nRatio table (median per call; vs C = median / C+OpenMP reference timed in C)")
+    print("\n".join(rec.table_lines()))
+    summary = rec.targets_summary()
+    if summary:
+        print("\nTargets:\n  " + "\n  ".join(summary))
+    write(rec, machine, profile.name, args)
+    return 0
+
+
+def write(rec, machine, profile, args):
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    run = "run-%s-%s" % (stamp, profile)
+    for base in (run, "latest"):
+        rec.write_csv(out / (base + ".csv"))
+        rec.write_json(out / (base + ".json"), machine, profile)
+    written = [out / (run + ".csv"), out / (run + ".json")]
+    if set(args.names) == set(SUITES):
+        rec.write_markdown(out / "latest.md", machine, profile)
+        written.append(out / "latest.md")
+    print("\nwrote " + ", ".join(os.path.relpath(p) for p in written)
+          + " (and latest.csv/.json); plot with: python -m benchmarks.plot")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Suite 1: Elementwise axpy ``y = a*x + y``, float64.
+
+Host implementations share one ``y`` (reset before each first call, which is
+checked); the device ones have their own buffers.
+"""
+import numpy as np
+
+from pcompute import Elementwise
+
+from .. import pc
+from ..context import close
+from ..peers import compyle_peer, numba_peer, pyopencl_peer
+
+NAME = "axpy"
+CASE = "float64"
+A = 0.5
+TARGET = ("ratio", 1.15)       # cython+omp vs C+OpenMP
+
+
+def run(ctx):
+    for n in ctx.sizes(8 * 8, NAME):
+        rng = np.random.default_rng(1)
+        x, y0 = rng.random(n), rng.random(n)
+        want = A * x + y0
+        y = np.empty_like(y0)
+
+        def fresh():
+            y[...] = y0
+            return y
+        with ctx.group(NAME, CASE, n) as g:
+            g.c_ref("axpy", (A, x, fresh(), 0), verify=lambda: close(y, want))
+            g.c_ref("axpy", (A, x, fresh(), 1), verify=lambda: close(y, want),
+                    label="C serial", is_ref=False, ctypes_row=False)
+            for variant in pc.VARIANTS:
+                _pcompute(ctx, g, variant, x, y0, fresh, want)
+            _peers(g, x, y0, fresh, want)
+
+
+def _pcompute(ctx, g, variant, x, y0, fresh, want):
+    why = variant.why_unavailable()
+    if why:
+        ctx.rec.note("%s skipped: %s" % (variant.label, why))
+        return
+    xd, yd = (x, fresh()) if variant.on_host else variant.put(x, y0)
+    kernel = Elementwise(pc.axpy)
+    g.time(variant.label, "pcompute", lambda: kernel(A, xd, yd), sync=variant.sync(),
+           verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
+           using=variant.use, target=TARGET if variant is pc.OMP else None)
+
+
+def _peers(g, x, y0, fresh, want):
+    y = fresh()
+    g.time("numpy (y += a*x)", "peer", lambda: y.__iadd__(A * x),
+           verify=lambda: close(y, want))
+    if not numba_peer.why_missing():
+        fresh()
+        g.time("numba parallel", "peer", lambda: numba_peer.axpy(A, x, y),
+               verify=lambda: close(y, want))
+    if not pyopencl_peer.why_missing():
+        knl = pyopencl_peer.axpy()
+        xd, yd = pyopencl_peer.to_device(x), pyopencl_peer.to_device(y0)
+        g.time("pyopencl ElementwiseKernel", "peer", lambda: knl(A, xd, yd),
+               sync=pyopencl_peer.queue().finish, verify=lambda: close(yd.get(), want))
+    if not compyle_peer.why_missing():
+        fresh()
+        g.time("compyle cython+omp", "peer", compyle_peer.elementwise(pc.axpy, A, x, y),
+               verify=lambda: close(y, want))

@@ -1,0 +1,65 @@
+"""Suite 5: inclusive scan (prefix sum) of float64, out of place."""
+import numpy as np
+
+from .. import pc
+from ..context import close
+from ..peers import numba_peer, pyopencl_peer
+
+NAME = "scan"
+CASE = "inclusive float64"
+TARGET = ("ratio", 1.5)          # cython+omp vs C+OpenMP
+C_RUNS = (("C+OpenMP", 0, 1, True), ("C serial", 1, 1, False),
+          ("C+OpenMP 4 chains", 0, 4, False))     # label, threads, chains, is_ref
+
+
+def run(ctx):
+    try:
+        pc.import_scan()
+        have_scan = True
+    except ImportError as exc:
+        have_scan = False
+        ctx.rec.note("pcompute Scan not benchmarked: cannot import "
+                     "pcompute.primitives.scan.Scan (%s)" % exc)
+    for n in ctx.sizes(8 * 8, NAME):
+        x = np.random.default_rng(3).random(n)
+        want = np.cumsum(x)
+        y = np.zeros_like(x)          # shared by the host implementations
+        check = lambda: close(y, want)
+        with ctx.group(NAME, CASE, n) as g:
+            for label, nt, chains, is_ref in C_RUNS:
+                g.c_ref("scan", (x, y, chains, nt), is_ref=is_ref, label=label,
+                        verify=check, ctypes_row=is_ref)
+            if have_scan:
+                for variant in pc.VARIANTS:
+                    _pcompute(ctx, g, variant, x, y, want)
+            _peers(g, x, y, want)
+
+
+def _pcompute(ctx, g, variant, x, y, want):
+    why = variant.why_unavailable()
+    if why:
+        ctx.rec.note("%s skipped: %s" % (variant.label, why))
+        return
+    xd, yd = (x, y) if variant.on_host else variant.put(x, np.zeros_like(x))
+    try:
+        with variant.use():
+            scan = pc.make_scan()
+    except Exception as exc:
+        ctx.failed(*g.key[:3], variant.label, "pcompute", exc)
+        return
+    g.time(variant.label, "pcompute", lambda: scan(xd, yd), sync=variant.sync(),
+           verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
+           using=variant.use, target=TARGET if variant is pc.OMP else None)
+
+
+def _peers(g, x, y, want):
+    check = lambda: close(y, want)
+    g.time("numpy cumsum", "peer", lambda: np.cumsum(x, out=y), verify=check)
+    if not numba_peer.why_missing():
+        g.time("numba parallel", "peer", lambda: numba_peer.cumsum(x, y), verify=check)
+    if not pyopencl_peer.why_missing():
+        knl = pyopencl_peer.inclusive_scan()
+        xd = pyopencl_peer.to_device(x)
+        yd = pyopencl_peer.to_device(np.zeros_like(x))
+        g.time("pyopencl InclusiveScanKernel", "peer", lambda: knl(xd, yd),
+               sync=pyopencl_peer.queue().finish, verify=lambda: close(yd.get(), want))

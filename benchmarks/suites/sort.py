@@ -1,0 +1,72 @@
+"""Suite 6: stable sort of int32 keys carrying int32 values (the index).
+
+Keys are non-negative: 31 bits used (``key_bits`` left to its default), or
+below 2^20 with ``key_bits=20`` (3 radix passes instead of 4).
+"""
+import numpy as np
+
+from .. import pc
+from ..context import equal
+
+NAME = "sort"
+CASES = (("int32 keys+values", 31, None), ("key_bits=20", 20, 20))
+
+
+def run(ctx):
+    try:
+        pc.import_sort()
+        have_sort = True
+    except ImportError as exc:
+        have_sort = False
+        ctx.rec.note("pcompute sort_by_keys not benchmarked: cannot import "
+                     "pcompute.primitives.sort.sort_by_keys (%s)" % exc)
+    for case, bits, key_bits in CASES:
+        for n in ctx.sizes(4 * 16, NAME):
+            keys = np.random.default_rng(4).integers(0, 2**bits, n, dtype=np.int32)
+            vals = np.arange(n, dtype=np.int32)
+            order = np.argsort(keys, kind="stable")
+            want = (keys[order], vals[order])
+            del order
+            with ctx.group(NAME, case, n) as g:
+                _reference(g, keys, vals, want, key_bits or 32)
+                if have_sort:
+                    for variant in pc.VARIANTS:
+                        _pcompute(ctx, g, variant, keys, vals, want, key_bits)
+                _numpy(g, keys, vals, want)
+
+
+def _verify(out, want):
+    def verify():
+        return equal(pc.host(out[0]), want[0]) or equal(pc.host(out[1]), want[1])
+    return verify
+
+
+def _reference(g, keys, vals, want, key_bits):
+    out = [np.empty_like(keys) for _ in range(4)]      # keys, values, 2 work arrays
+    for label, nt, is_ref in (("C radix+OpenMP", 0, True), ("C radix serial", 1, False)):
+        g.c_ref("sort", (keys, vals, *out, key_bits, nt), label=label, is_ref=is_ref,
+                ctypes_row=is_ref, verify=_verify(out, want))
+
+
+def _pcompute(ctx, g, variant, keys, vals, want, key_bits):
+    why = variant.why_unavailable()
+    if why:
+        ctx.rec.note("%s skipped: %s" % (variant.label, why))
+        return
+    from pcompute import wrap
+    kd, vd = wrap(keys, vals, backend=variant.backend)
+    out = [None, None]
+
+    def run():
+        out[:] = pc.sort_by_keys(kd, vd, key_bits=key_bits)
+    g.time(variant.label, "pcompute", run, sync=variant.sync(), verify=_verify(out, want),
+           after_first=pc.build_counter(), using=variant.use)
+
+
+def _numpy(g, keys, vals, want):
+    out = [None, None]
+
+    def run():
+        order = np.argsort(keys, kind="stable")
+        out[:] = keys.take(order), vals.take(order)
+    g.time("numpy argsort(stable)+take", "peer", run, verify=_verify(out, want))

@@ -1,0 +1,223 @@
+"""The command line of the MD example: ``python -m examples.md [options]``."""
+import argparse
+import math
+import os
+import sys
+import time
+
+from pcompute import get_config, use_config
+from pcompute.backends.registry import get_backend
+from pcompute.errors import BackendUnavailableError
+
+from .output import plot, write_csv
+from .progress import Progress
+from .simulation import NNPS, Simulation
+
+PROG = "python -m examples.md"
+DEFAULT_TF = 50.0
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad options give one line on stderr and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, "%s: error: %s (see --help)\n" % (self.prog, message))
+
+
+def _count(text):
+    """A positive integer; accepts 10000, 10_000 and 1e4."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % text)
+    if not value.is_integer() or value < 1:
+        raise argparse.ArgumentTypeError("%r is not a positive integer" % text)
+    return int(value)
+
+
+def _number(low, inclusive=True):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a number" % text)
+        if not math.isfinite(value) or value < low or (not inclusive and value == low):
+            raise argparse.ArgumentTypeError("%r must be %s %g" % (
+                text, ">=" if inclusive else ">", low))
+        return value
+    return parse
+
+
+def _steps(text):
+    if text.strip() in ("0",):
+        return 0
+    return _count(text)
+
+
+def make_parser():
+    p = OneLineParser(
+        prog=PROG, description="Lennard-Jones molecular dynamics (cut-off 3, velocity "
+        "Verlet) written once with pcompute; runs on python, cython (OpenMP), opencl "
+        "and cuda.")
+    g = p.add_argument_group("backend")
+    g.add_argument("-b", "--backend", choices=("python", "cython", "opencl", "cuda"),
+                   help="backend (default: the configured one, PCOMPUTE_BACKEND, "
+                        "else cython)")
+    g.add_argument("--openmp", dest="openmp", action="store_true", default=None,
+                   help="run cython kernels with OpenMP (default: when available)")
+    g.add_argument("--no-openmp", dest="openmp", action="store_false",
+                   help="run cython kernels serially")
+    g.add_argument("--use-double", action="store_true",
+                   help="double precision on OpenCL/CUDA (CPU backends always use it)")
+    s = p.add_argument_group("system")
+    s.add_argument("-n", type=_count, default=10000, metavar="N",
+                   help="number of particles (default 10000)")
+    s.add_argument("--dim", type=int, choices=(2, 3), default=2,
+                   help="dimension (default 2)")
+    s.add_argument("--periodic", action="store_true",
+                   help="periodic boundaries instead of walls (3-D only)")
+    s.add_argument("--temperature", type=_number(0.0), default=0.0, metavar="T",
+                   help="initial temperature: random velocities (default 0: at rest)")
+    s.add_argument("--seed", type=int, default=1, help="seed of the velocities")
+    s.add_argument("--shift", action="store_true",
+                   help="shift the potential to zero at the cut-off (energy "
+                        "conservation studies)")
+    r = p.add_argument_group("run")
+    r.add_argument("--nnps", choices=NNPS, default="cells",
+                   help="neighbour search (default cells)")
+    r.add_argument("--skin", type=_number(0.0), default=0.0,
+                   help="neighbour skin: rebuild only when a particle moved more "
+                        "than skin/2 (default 0: every step)")
+    r.add_argument("--dt", type=_number(0.0, inclusive=False), default=0.02,
+                   help="time step (default 0.02)")
+    length = r.add_mutually_exclusive_group()
+    length.add_argument("--tf", type=_number(0.0), metavar="T",
+                        help="final time (default %g)" % DEFAULT_TF)
+    length.add_argument("--steps", type=_steps, help="number of steps")
+    o = p.add_argument_group("output")
+    o.add_argument("--log-every", type=_count, metavar="K",
+                   help="print (and record) the energies every K steps "
+                        "(default: about 10 times per run)")
+    o.add_argument("--output", metavar="DIR",
+                   help="write energies.csv, positions.csv and run.json into DIR")
+    o.add_argument("--plot", action="store_true",
+                   help="write a PNG of the energies and the particles (needs "
+                        "matplotlib) into DIR or the current directory")
+    o.add_argument("--profile", action="store_true", help="print a per-kernel table")
+    o.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar or energy lines")
+    return p
+
+
+def _openmp_default():
+    """OpenMP when the compiler has it (PCOMPUTE_OPENMP, if set, decides)."""
+    if os.environ.get("PCOMPUTE_OPENMP", "").strip():
+        return get_config().use_openmp
+    try:
+        from pcompute.build import toolchain
+        return toolchain.openmp_flags() is not None
+    except Exception:       # detection problems: let pcompute warn when it builds
+        return True
+
+
+def describe(sim, openmp):
+    what = "%s, %d-D, %s" % ("N = %d" % sim.n, sim.dim,
+                            "periodic" if sim.periodic else "walls")
+    be = sim.backend
+    if be == "cython":
+        be += (" + OpenMP (%s threads)" % os.environ.get("OMP_NUM_THREADS", os.cpu_count())
+               if openmp else " (serial)")
+    return "%s, nnps %s%s, dt %g, %s on %s" % (
+        what, sim.nnps, ", skin %g" % sim.skin if sim.skin else "", sim.dt,
+        sim.dtype.name, be)
+
+
+def run(args, out=sys.stdout, err=sys.stderr):
+    steps = args.steps if args.steps is not None else \
+        int(round((DEFAULT_TF if args.tf is None else args.tf) / args.dt))
+    log_every = args.log_every or max(1, steps // 10)
+    say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=out,
+                                                                   flush=True))
+    start = time.perf_counter()
+    sim = Simulation(n=args.n, dim=args.dim, periodic=args.periodic, nnps=args.nnps,
+                     dt=args.dt, skin=args.skin, shift=args.shift,
+                     temperature=args.temperature, seed=args.seed,
+                     profile=args.profile)
+    history = []
+
+    def record():
+        ke, pe, total = sim.energy()
+        history.append((sim.steps_done, sim.time, ke, pe, total))
+        return total
+
+    e0 = record()
+    setup = time.perf_counter() - start
+    say(describe(sim, get_config().use_openmp))
+    say("set-up and kernel builds: %.2f s" % setup)
+    say("%8s %10s %16s %16s %16s %10s" % ("step", "time", "kinetic", "potential",
+                                           "total", "rel. drift"))
+
+    def log_line():
+        step, t, ke, pe, total = history[-1]
+        drift = (total - e0) / abs(e0) if e0 else 0.0
+        say("%8d %10.3f %16.9g %16.9g %16.9g %10.2e" % (step, t, ke, pe, total, drift))
+
+    log_line()
+    bar = Progress(steps, enabled=not args.quiet, stream=err)
+    t0 = time.perf_counter()
+    done = 0
+    while done < steps:
+        chunk = min(log_every - done % log_every, steps - done, bar.suggest_chunk())
+        sim.step(chunk)
+        done += chunk
+        bar.update(done)
+        if done % log_every == 0 or done == steps:
+            record()
+            bar.clear()
+            log_line()
+    elapsed = time.perf_counter() - t0
+    bar.close()
+    rate = steps / elapsed if elapsed > 0 else float("inf")
+    say("%d steps in %.2f s: %.1f steps/s, %.3f ms/step; %d neighbour builds"
+        % (steps, elapsed, rate, 1e3 * elapsed / max(steps, 1), sim.rebuilds))
+    info = dict(vars(args), steps=steps, backend=sim.backend, dtype=sim.dtype.name,
+                openmp=get_config().use_openmp, setup_s=setup, run_s=elapsed,
+                ms_per_step=1e3 * elapsed / max(steps, 1), rebuilds=sim.rebuilds,
+                box_side=sim.side)
+    if args.output:
+        path = write_csv(args.output, sim, history, info)
+        say("wrote %s, positions.csv and run.json in %s" % (os.path.basename(path),
+                                                           args.output))
+    if args.plot:
+        path = os.path.join(args.output or ".", "md.png")
+        if plot(path, sim, history):
+            say("wrote %s" % path)
+        else:
+            print("%s: --plot needs matplotlib (pip install matplotlib); no plot written"
+                  % PROG, file=err)
+    if args.profile:
+        print(sim.profiler.table(), file=out)
+    return 0
+
+
+def main(argv=None):
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    if args.periodic and args.dim != 3:
+        parser.error("--periodic needs --dim 3 (2-D runs have walls)")
+    backend = args.backend or get_config().backend
+    openmp = _openmp_default() if args.openmp is None else args.openmp
+    settings = dict(backend=backend, use_openmp=openmp)
+    if args.use_double:
+        settings["use_double"] = True
+    with use_config(**settings):
+        reason = get_backend(backend).why_unavailable()
+        if reason is not None:
+            parser.error("the %s backend is not available here: %s" % (backend, reason))
+        try:
+            return run(args)
+        except (ValueError, NotImplementedError, BackendUnavailableError) as exc:
+            parser.error(str(exc).splitlines()[0])
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            return 130

@@ -1,0 +1,29 @@
+"""Kinetic and potential energy, summed on the device with Reductions."""
+import numpy as np
+
+from pcompute.primitives.reduction import Reduction
+
+
+def kinetic_2d(i, vx, vy):
+    return 0.5 * (vx[i] * vx[i] + vy[i] * vy[i])
+
+
+def kinetic_3d(i, vx, vy, vz):
+    return 0.5 * (vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i])
+
+
+class Energies:
+    """``(kinetic, potential, total)`` of a simulation, as host floats."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        be = sim.backend
+        self._kinetic = Reduction("a+b", map_func=kinetic_2d if sim.dim == 2 else kinetic_3d,
+                                  dtype_out=np.float64, backend=be)
+        self._potential = Reduction("a+b", dtype_out=np.float64, backend=be)
+
+    def __call__(self):
+        sim = self.sim
+        ke = float(sim.profiler("kinetic_energy", self._kinetic, *sim.velocities))
+        pe = float(sim.profiler("potential_energy", self._potential, sim.pe))
+        return ke, pe, ke + pe

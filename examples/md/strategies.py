@@ -1,0 +1,159 @@
+"""Neighbour search strategies: how the force kernel finds each particle's partners.
+
+``simple``  neighbour lists from all pairs, O(N^2)
+``sort``    cell keys sorted with ``sort_by_keys``, then lists from the cells
+``count``   counting sort into cells (``atomic_inc`` + scan), then lists
+``cells``   counting sort into cells; the force kernel walks the neighbouring
+            cells directly, with no list
+
+Lists and cells are built with a reach of cut-off + skin; the simulation calls
+:meth:`Strategy.rebuild` when they are stale (every step without a skin).
+"""
+import numpy as np
+
+from pcompute import Elementwise
+
+from .binning import CellGrid, CountingSortBinning, SortBinning
+from .forces import forces_cells_2d, forces_cells_3d, forces_list_2d, forces_list_3d
+from .neighbours import (NeighbourList, all_pairs_2d, all_pairs_3d, cell_pairs_2d,
+                         cell_pairs_3d)
+
+
+class Strategy:
+    """Base class: ``rebuild()`` the search structures, ``forces()`` from them."""
+
+    name = None
+
+    def __init__(self, sim, reach):
+        self.sim = sim
+        self.reach = reach
+
+    def _geometry(self):
+        """Trailing (side, periodic) arguments of the 3-D kernels."""
+        sim = self.sim
+        return (sim.real(sim.side), np.int32(sim.periodic)) if sim.dim == 3 else ()
+
+
+class ListStrategy(Strategy):
+    """Forces from a full neighbour list."""
+
+    def __init__(self, sim, reach):
+        super().__init__(sim, reach)
+        self.list = NeighbourList(sim)
+        be = sim.backend
+        self._forces = Elementwise(forces_list_2d if sim.dim == 2 else forces_list_3d,
+                                   backend=be)
+
+    def forces(self):
+        sim = self.sim
+        args = list(sim.positions) + list(sim.accelerations) + [
+            sim.pe, self.list.offsets, self.list.nbrs, sim.real(sim.rc * sim.rc),
+            sim.real(sim.energy_shift), sim.real(sim.side)]
+        if sim.dim == 3:
+            args.append(np.int32(sim.periodic))
+        sim.profiler("forces_list", self._forces, *args)
+
+    def neighbour_lists(self):
+        """Host copy of the lists (built with the reach), each sorted."""
+        return self.list.host_lists()
+
+
+class SimpleStrategy(ListStrategy):
+    name = "simple"
+
+    def __init__(self, sim, reach):
+        super().__init__(sim, reach)
+        self._pairs = Elementwise(all_pairs_2d if sim.dim == 2 else all_pairs_3d,
+                                  backend=sim.backend)
+
+    def rebuild(self):
+        sim = self.sim
+        args = list(sim.positions) + [np.int32(sim.n), sim.real(self.reach ** 2)]
+        args += list(self._geometry())
+        self.list.build("all_pairs", self._pairs, args)
+
+
+class CellMixin:
+    """Bins particles into cells of side >= reach."""
+
+    binning_class = CountingSortBinning
+
+    def make_cells(self):
+        sim = self.sim
+        self.grid = CellGrid(sim.side, self.reach, sim.dim)
+        if sim.periodic and self.grid.nc < 3:
+            raise ValueError("the periodic box (side %.3g) is too small for cells of "
+                             "side %.3g: it needs at least 3 cells per side"
+                             % (sim.side, self.reach))
+        self.binning = self.binning_class(sim, self.grid)
+
+    def cell_args(self):
+        b = self.binning
+        return [b.cell_start, b.cell_particles, self.sim.real(self.grid.cell_size),
+                np.int32(self.grid.nc)]
+
+
+class CellListStrategy(CellMixin, ListStrategy):
+    """Lists built from the cells of a binning."""
+
+    def __init__(self, sim, reach):
+        super().__init__(sim, reach)
+        self.make_cells()
+        self._pairs = Elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
+                                  backend=sim.backend)
+
+    def rebuild(self):
+        sim = self.sim
+        self.binning()
+        args = list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)]
+        args += list(self._geometry())
+        self.list.build("cell_pairs", self._pairs, args)
+
+
+class SortStrategy(CellListStrategy):
+    name = "sort"
+    binning_class = SortBinning
+
+
+class CountStrategy(CellListStrategy):
+    name = "count"
+    binning_class = CountingSortBinning
+
+
+class CellsStrategy(CellMixin, Strategy):
+    """The force kernel walks the cells around each particle: no list."""
+
+    name = "cells"
+
+    def __init__(self, sim, reach):
+        super().__init__(sim, reach)
+        self.make_cells()
+        self._forces = Elementwise(forces_cells_2d if sim.dim == 2 else forces_cells_3d,
+                                   backend=sim.backend)
+
+    def rebuild(self):
+        self.binning()
+
+    def forces(self):
+        sim = self.sim
+        args = list(sim.positions) + list(sim.accelerations) + [sim.pe] \
+            + self.cell_args() + [sim.real(sim.rc * sim.rc), sim.real(sim.energy_shift),
+                                  sim.real(sim.side)]
+        if sim.dim == 3:
+            args.append(np.int32(sim.periodic))
+        sim.profiler("forces_cells", self._forces, *args)
+
+    def neighbour_lists(self):
+        """Lists built from the current cells with the reach (for checks)."""
+        sim = self.sim
+        nlist = NeighbourList(sim)
+        pairs = Elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
+                            backend=sim.backend)
+        args = list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)]
+        args += list(self._geometry())
+        nlist.build("cell_pairs", pairs, args)
+        return nlist.host_lists()
+
+
+STRATEGIES = {cls.name: cls for cls in (SimpleStrategy, SortStrategy, CountStrategy,
+                                        CellsStrategy)}

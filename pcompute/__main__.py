@@ -1,0 +1,7 @@
+"""``python -m pcompute``: the pcompute command line (see :mod:`pcompute.cli`)."""
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

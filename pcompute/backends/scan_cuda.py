@@ -1,0 +1,90 @@
+"""Scan on the cuda backend: the three passes of the opencl backend in CUDA C.
+
+P threads each own one contiguous chunk of the n items: pass 1 reduces every
+chunk (segment-aware), pass 2 (one block) scans the P results into carries
+and the total (``last_item``, kept on the device), pass 3 rescans every chunk
+from its carry and calls the output.  The generated source is complete CUDA C
+(``generate_scan``), so it is compile-checked with nvcc where no GPU exists.
+"""
+import numpy as np
+
+from ..build import cuda_builder
+from ..codegen import print_programs
+from ..templates import render
+from ._device import check_double, scalar_dtype
+from .cuda import BLOCK
+from .scan_opencl import kernel_params
+
+KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
+#: threads of passes 1 and 3 (chunks) at most.
+THREADS = 65536
+
+
+def scan_block(config):
+    """Threads per block: the configured work-group size, else 256."""
+    return config.wgs or BLOCK
+
+
+def generate_scan(backend, spec, config):
+    """The CUDA source of the scan described by ``spec`` (needs no GPU)."""
+    runtime, functions, printer = print_programs(spec.programs(), "cuda")
+    segment_call = None
+    if spec.segment is not None:
+        segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
+    return render(
+        "scan_cuda", name=spec.name, expr=spec.expr, wg=scan_block(config),
+        runtime=runtime, functions=functions, T=printer.type_name(spec.out_type),
+        neutral=printer.literal(spec.neutral.item(), spec.out_type),
+        params=kernel_params(spec, printer), complex_map=spec.complex_map,
+        need_last=spec.needs("last_item"), segment_call=segment_call,
+        input_call=spec.call_text("input", i="pc_i", N="pc_n"),
+        output_call=spec.call_text("output", i="pc_i", item="pc_acc", prev_item="pc_prev",
+                                   last_item="pc_last", N="pc_n"))
+
+
+def build_scan(backend, spec, config):
+    """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+    for f in spec.functions:
+        check_double(backend, f.program)
+    source = generate_scan(backend, spec, config)
+    kernels = cuda_builder.build_cuda(source, KERNELS)
+    pass1, pass2, pass3 = (kernels[k] for k in KERNELS)
+    pointers = [t.is_pointer for t in spec.arg_types]
+    user = "".join("P" if p else scalar_dtype(t).char for p, t in zip(pointers, spec.arg_types))
+    mapped = "P" if spec.complex_map else ""
+    pass1.prepare("qq" + user + "PP" + mapped)
+    pass2.prepare("qPPPP")
+    pass3.prepare("qq" + user + "PP" + mapped)
+    block = scan_block(config)
+    most = (THREADS + block - 1) // block * block
+    dtype = spec.out_type.dtype
+    sums = backend.empty(most, dtype)
+    carry = backend.empty(most, dtype)
+    flags = backend.empty(most, np.int32)
+    total = backend.empty(1, dtype)
+    store = {}
+
+    def mapped_buffer(n):
+        buf = store.get("mapped")
+        if buf is None or len(buf) < n:
+            buf = store["mapped"] = backend.empty(max(n, 1), dtype)
+        return [buf.gpudata]
+
+    def run(n, args):
+        if n == 0:
+            return
+        chunk = (n + most - 1) // most
+        p = (n + chunk - 1) // chunk
+        grid = ((p + block - 1) // block, 1)
+        p = grid[0] * block
+        values = [a.gpudata if ptr else a for ptr, a in zip(pointers, args)]
+        extra = mapped_buffer(n) if spec.complex_map else []
+        n64, chunk64 = np.int64(n), np.int64(chunk)
+        pass1.prepared_async_call(grid, (block, 1, 1), None, n64, chunk64, *values,
+                                  sums.gpudata, flags.gpudata, *extra)
+        pass2.prepared_async_call((1, 1), (block, 1, 1), None, np.int64(p), sums.gpudata,
+                                  flags.gpudata, carry.gpudata, total.gpudata)
+        pass3.prepared_async_call(grid, (block, 1, 1), None, n64, chunk64, *values,
+                                  carry.gpudata, total.gpudata, *extra)
+    run.source = source
+    return run

@@ -1,0 +1,176 @@
+"""Array algorithms built on Scan and Reduction.
+
+``cumsum``, ``where`` and ``take_bool`` (stream compaction) are scans;
+``sum``, ``dot``, ``minimum`` and ``maximum`` are reductions.  They take
+:class:`~pcompute.array.Array` objects (or numpy arrays, wrapped on the
+backend first) and run on the Array's backend unless ``backend`` is given.
+The primitives are built once per backend, configuration and dtype, like any
+other kernel.  Results that are arrays stay on the device; scalars come back
+as numpy scalars.
+"""
+import numpy as np
+
+from ..errors import KernelValueError
+from .reduction import Reduction
+from .scan import Scan
+
+_CACHE = {}
+
+
+def _cached(key, make):
+    prim = _CACHE.get(key)
+    if prim is None:
+        prim = _CACHE[key] = make()
+    return prim
+
+
+def _on_backend(arrays, backend):
+    """(backend name, Arrays): ``arrays`` wrapped on one backend."""
+    from ..array import Array, get_backend_name, wrap
+    if backend is None:
+        backend = next((a.backend for a in arrays if isinstance(a, Array)), None)
+    name = get_backend_name(backend)
+    out = []
+    for a in arrays:
+        if isinstance(a, Array) and a.backend == name:
+            out.append(a)
+        else:
+            out.append(wrap(a.get() if isinstance(a, Array) else np.asarray(a),
+                            backend=name))
+    return name, out
+
+
+# -- scans -------------------------------------------------------------------------
+
+def _flag_input(i, cond):
+    return 1 if cond[i] != 0 else 0
+
+
+def _where_output(i, item, prev_item, N, cond, result, count):
+    if cond[i] != 0:
+        result[prev_item] = i
+    if i == N - 1:
+        count[0] = item
+
+
+def _take_output(i, item, prev_item, N, cond, values, result, count):
+    if cond[i] != 0:
+        result[prev_item] = values[i]
+    if i == N - 1:
+        count[0] = item
+
+
+def cumsum(a, backend=None, out=None):
+    """The inclusive prefix sum of ``a`` as a new Array of ``a``'s dtype
+    (or written into the Array ``out``, which is returned)."""
+    from ..array import empty
+    name, (a,) = _on_backend([a], backend)
+    if out is None:
+        out = empty(len(a), a.dtype, backend=name)
+    elif len(out) != len(a):
+        raise KernelValueError("cumsum(): out has %d elements, the input %d"
+                               % (len(out), len(a)))
+    scan = _cached(("cumsum", name, a.dtype.str, out.dtype.str),
+                   lambda: Scan(dtype=a.dtype, backend=name))
+    if len(a):
+        scan(input=a, output=out)
+    return out
+
+
+def _compact(kind, cond, values, backend):
+    from ..array import empty, zeros
+    arrays = [cond] if values is None else [cond, values]
+    name, arrays = _on_backend(arrays, backend)
+    cond = arrays[0]
+    n = len(cond)
+    if values is not None and len(arrays[1]) != n:
+        raise KernelValueError("take_bool(): the mask has %d elements, the array %d"
+                               % (n, len(arrays[1])))
+    dtype = np.dtype(np.int64) if values is None else arrays[1].dtype
+    result = empty(n, dtype, backend=name)
+    if n == 0:
+        return result
+    count = zeros(1, np.int64, backend=name)
+    key = (kind, name, cond.dtype.str, dtype.str)
+    if values is None:
+        scan = _cached(key, lambda: Scan(_flag_input, _where_output, dtype=np.int64,
+                                         backend=name))
+        scan(cond=cond, result=result, count=count)
+    else:
+        scan = _cached(key, lambda: Scan(_flag_input, _take_output, dtype=np.int64,
+                                         backend=name))
+        scan(cond=cond, values=arrays[1], result=result, count=count)
+    result.resize(int(count[0]))
+    result.squeeze()
+    return result
+
+
+def where(cond, backend=None):
+    """The indices ``i`` (int64) where ``cond[i] != 0``, as an Array
+    (``numpy.flatnonzero``), by stream compaction with a scan."""
+    return _compact("where", cond, None, backend)
+
+
+def take_bool(a, mask, backend=None):
+    """The elements ``a[i]`` where ``mask[i] != 0``, in order, as an Array."""
+    return _compact("take_bool", mask, a, backend)
+
+
+# -- reductions ----------------------------------------------------------------------
+
+def _dot_map(i, x, y):
+    return x[i] * y[i]
+
+
+def _sum_dtype(dtype):
+    """numpy's accumulator for sums: 64-bit for small integers and bools."""
+    if dtype.kind == "b" or (dtype.kind == "i" and dtype.itemsize < 8):
+        return np.dtype(np.int64)
+    if dtype.kind == "u" and dtype.itemsize < 8:
+        return np.dtype(np.uint64)
+    return dtype
+
+
+def sum(a, backend=None):
+    """The sum of ``a`` (integers of < 64 bits accumulate in 64 bits, as numpy)."""
+    name, (a,) = _on_backend([a], backend)
+    dtype = _sum_dtype(a.dtype)
+    red = _cached(("sum", name, a.dtype.str),
+                  lambda: Reduction("a+b", dtype_out=dtype, backend=name))
+    return red(a)
+
+
+def dot(a, b, backend=None):
+    """The dot product ``sum(a[i] * b[i])`` in numpy's result dtype."""
+    name, (a, b) = _on_backend([a, b], backend)
+    if len(a) != len(b):
+        raise KernelValueError("dot(): lengths differ (%d and %d)" % (len(a), len(b)))
+    dtype = np.result_type(a.dtype, b.dtype)
+    red = _cached(("dot", name, a.dtype.str, b.dtype.str),
+                  lambda: Reduction("a+b", map_func=_dot_map, dtype_out=dtype, backend=name))
+    return red(a, b)
+
+
+def _extremum(kind, a, backend):
+    name, (a,) = _on_backend([a], backend)
+    if len(a) == 0:
+        raise KernelValueError("%s() of an empty array has no value" % kind,
+                               hint="check len(a) first")
+    expr, neutral = ("min(a, b)", "INFINITY") if kind == "minimum" else \
+        ("max(a, b)", "-INFINITY")
+    red = _cached((kind, name, a.dtype.str),
+                  lambda: Reduction(expr, dtype_out=a.dtype, neutral=neutral, backend=name))
+    return red(a)
+
+
+def minimum(a, backend=None):
+    """The smallest element of ``a`` (NaNs follow C's min: not propagated)."""
+    return _extremum("minimum", a, backend)
+
+
+def maximum(a, backend=None):
+    """The largest element of ``a`` (NaNs follow C's max: not propagated)."""
+    return _extremum("maximum", a, backend)
+
+
+__all__ = ["cumsum", "where", "take_bool", "sum", "dot", "minimum", "maximum"]

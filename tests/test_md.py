@@ -1,0 +1,279 @@
+"""The molecular dynamics example (examples/md) on every backend.
+
+Physics against a plain-numpy reference (tests/md_reference.py) and the
+figures of MEASURED.md; neighbour strategies against each other; backends
+against the python backend; the command line.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import md_reference as ref
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from examples.md import cli  # noqa: E402
+from examples.md.binning import sort_by_keys  # noqa: E402
+from examples.md.simulation import NNPS, Simulation  # noqa: E402
+
+# MEASURED.md: 2-D default set-up, double, dt 0.02, N = 1000.
+E0_N1000 = -701.57296858918
+E25_N1000 = -705.11457145227
+
+GEOMETRIES = {"2d": dict(dim=2), "3d": dict(dim=3), "3d-periodic": dict(dim=3, periodic=True)}
+SMALL_N = {"2d": 100, "3d": 64, "3d-periodic": 64}
+
+
+def need_strategy(nnps):
+    if nnps == "sort" and sort_by_keys is None:
+        pytest.skip("the sort strategy needs pcompute.primitives.sort.sort_by_keys")
+
+
+def need_double(backend):
+    if not backend.use_double:
+        pytest.skip("compared in double only (float32 flips pairs at r = 3)")
+
+
+def jittered(n, dim, periodic, seed=3, amount=0.2):
+    """Lattice positions moved at random (no pair sits exactly at the cut-off)."""
+    pos, side = ref.lattice(n, dim)
+    pos = pos + np.random.default_rng(seed).uniform(-amount, amount, pos.shape)
+    if periodic:
+        pos %= side
+    return pos
+
+
+def make(geometry, nnps, n=None, **kw):
+    n = n or SMALL_N[geometry]
+    geo = GEOMETRIES[geometry]
+    if "positions" not in kw:
+        kw["positions"] = jittered(n, geo["dim"], geo.get("periodic", False))
+    return Simulation(n=n, nnps=nnps, **geo, **kw)
+
+
+def run_energies(sim, steps, every):
+    out = [sim.energy()[2]]
+    for _ in range(steps // every):
+        sim.step(every)
+        out.append(sim.energy()[2])
+    return np.array(out)
+
+
+# -- physics against the numpy reference ------------------------------------------
+
+@pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
+def test_initial_forces_match_numpy(backend, geometry):
+    need_double(backend)
+    sim = make(geometry, "cells", temperature=0.3, skin=0.2)
+    pos = sim.host_positions()
+    acc, pe = ref.forces(pos, sim.side, periodic=sim.periodic)
+    np.testing.assert_allclose(sim.host_accelerations(), acc, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(sim.pe.get(), pe, rtol=1e-10, atol=1e-12)
+
+
+def test_n1000_energy_matches_reference_and_measured(backend):
+    need_double(backend)
+    if backend.name == "python":
+        pytest.skip("N = 1000 for 25 steps is slow on the python backend; the other "
+                    "tests compare it with every backend")
+    sim = Simulation(n=1000, nnps="count")
+    e0 = sim.energy()[2]
+    sim.step(25)
+    e25 = sim.energy()[2]
+    energies, _ = ref.run(1000, 25)
+    assert e0 == pytest.approx(energies[0], rel=1e-9)
+    assert e25 == pytest.approx(energies[-1], rel=1e-9)
+    assert e0 == pytest.approx(E0_N1000, rel=1e-9)
+    assert e25 == pytest.approx(E25_N1000, rel=1e-9)
+
+
+def test_numpy_reference_matches_measured():
+    energies, _ = ref.run(1000, 25)
+    assert energies[0] == pytest.approx(E0_N1000, rel=1e-12)
+    assert energies[-1] == pytest.approx(E25_N1000, rel=1e-12)
+
+
+@pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
+def test_trajectory_matches_numpy(backend, geometry):
+    need_double(backend)
+    geo = GEOMETRIES[geometry]
+    n = SMALL_N[geometry]
+    pos = jittered(n, geo["dim"], geo.get("periodic", False))
+    vel = np.random.default_rng(4).normal(0.0, 0.5, pos.shape)
+    sim = make(geometry, "count", positions=pos, velocities=vel, skin=0.3)
+    sim.step(20)
+    energies = run_energies(sim, 0, 1)
+    ref_e, ref_pos = _reference_from(pos, vel, sim.side, sim.periodic, 20)
+    assert energies[-1] == pytest.approx(ref_e, rel=1e-9)
+    np.testing.assert_allclose(sim.host_positions(), ref_pos, rtol=1e-9, atol=1e-9)
+
+
+def _reference_from(pos, vel, side, periodic, steps, dt=0.02):
+    pos, vel = pos.copy(), vel.copy()
+    acc, _ = ref.forces(pos, side, periodic)
+    for _ in range(steps):
+        vel += 0.5 * dt * acc
+        pos += dt * vel
+        if periodic:
+            pos -= side * np.floor(pos / side)
+        acc, pe = ref.forces(pos, side, periodic)
+        vel += 0.5 * dt * acc
+    return 0.5 * np.sum(vel * vel) + pe.sum(), pos
+
+
+# -- neighbour strategies agree ------------------------------------------------------
+
+def _brute_force_lists(pos, side, periodic, reach):
+    d = pos[:, None, :] - pos[None, :, :]
+    if periodic:
+        d -= side * np.round(d / side)
+    r2 = np.einsum("ijk,ijk->ij", d, d)
+    np.fill_diagonal(r2, np.inf)
+    return [np.flatnonzero(row < reach * reach) for row in r2]
+
+
+@pytest.mark.parametrize("skin", [0.0, 0.3])
+@pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
+@pytest.mark.parametrize("nnps", NNPS)
+def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry, skin):
+    need_strategy(nnps)
+    simple = make(geometry, "simple", skin=skin, dtype=backend.dtype)
+    other = make(geometry, nnps, skin=skin, dtype=backend.dtype)
+    lists = other.neighbour_lists()
+    expected = simple.neighbour_lists()
+    assert sum(len(a) for a in expected) > 0
+    for i, (got, want) in enumerate(zip(lists, expected)):
+        np.testing.assert_array_equal(got, want, err_msg="neighbours of particle %d" % i)
+    if backend.use_double:
+        brute = _brute_force_lists(simple.host_positions(), simple.side, simple.periodic,
+                                   simple.rc + skin)
+        for got, want in zip(expected, brute):
+            np.testing.assert_array_equal(got, want)
+    tol = dict(rtol=1e-10, atol=1e-10) if backend.use_double else dict(rtol=1e-4,
+                                                                        atol=1e-3)
+    np.testing.assert_allclose(other.host_accelerations(), simple.host_accelerations(),
+                               **tol)
+    np.testing.assert_allclose(other.pe.get(), simple.pe.get(), **tol)
+
+
+# -- backends agree with the python backend --------------------------------------------
+
+_PYTHON_RESULTS = {}
+
+
+def _python_energies(geometry, nnps, skin, steps, every):
+    key = (geometry, nnps, skin, steps, every)
+    if key not in _PYTHON_RESULTS:
+        from pcompute import use_config
+        with use_config(backend="python", use_double=True):
+            sim = make(geometry, nnps, skin=skin, temperature=0.5)
+            _PYTHON_RESULTS[key] = run_energies(sim, steps, every)
+    return _PYTHON_RESULTS[key]
+
+
+@pytest.mark.parametrize("nnps,geometry,skin", [
+    ("count", "2d", 0.0), ("cells", "2d", 0.3), ("sort", "2d", 0.0),
+    ("cells", "3d-periodic", 0.0), ("count", "3d", 0.3)])
+def test_energies_match_python_backend(backend, nnps, geometry, skin):
+    need_strategy(nnps)
+    steps, every = 100, 25
+    sim = make(geometry, nnps, skin=skin, temperature=0.5, dtype=backend.dtype)
+    got = run_energies(sim, steps, every)
+    want = _python_energies(geometry, nnps, skin, steps, every)
+    if backend.use_double:
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    else:
+        # float32 trajectories part from double ones; early energies still agree.
+        np.testing.assert_allclose(got[:2], want[:2], rtol=2e-3)
+
+
+def test_skin_gives_the_same_energies_with_fewer_builds(backend):
+    need_double(backend)
+    runs = {}
+    for skin in (0.0, 0.4):
+        sim = make("2d", "count", skin=skin, temperature=0.3, n=200)
+        runs[skin] = (run_energies(sim, 60, 20), sim.rebuilds)
+    np.testing.assert_allclose(runs[0.4][0], runs[0.0][0], rtol=1e-10)
+    assert runs[0.0][1] == 61
+    assert runs[0.4][1] < 61
+
+
+# -- energy conservation -------------------------------------------------------
+
+@pytest.mark.slow
+def test_shifted_potential_conserves_energy():
+    from pcompute import use_config
+    from pcompute.backends.registry import get_backend
+    if not get_backend("cython").available():
+        pytest.skip("cython backend unavailable: %s" % get_backend("cython").why_unavailable())
+    with use_config(backend="cython", use_openmp=False, use_double=True):
+        sim = Simulation(n=400, dt=0.005, shift=True, nnps="cells", skin=0.3)
+        energies = run_energies(sim, 10000, 500)
+    drift = np.max(np.abs(energies - energies[0])) / abs(energies[0])
+    assert drift < 1e-4, drift
+
+
+# -- the command line -----------------------------------------------------------------
+
+def test_cli_runs_and_writes_output(tmp_path, capsys):
+    out = tmp_path / "run"
+    rc = cli.main(["-b", "python", "-n", "30", "--steps", "6", "--log-every", "2",
+                   "--nnps", "count", "--output", str(out), "--profile"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "steps/s" in text and "kick_drift" in text
+    rows = (out / "energies.csv").read_text().splitlines()
+    assert rows[0] == "step,time,kinetic,potential,total"
+    assert [int(r.split(",")[0]) for r in rows[1:]] == [0, 2, 4, 6]
+    positions = np.loadtxt(out / "positions.csv", delimiter=",", skiprows=1)
+    assert positions.shape == (30, 5)
+    assert (out / "run.json").exists()
+
+
+def test_cli_quiet_prints_nothing(capsys):
+    assert cli.main(["-b", "python", "-n", "20", "--steps", "2", "-q"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_cli_plot(tmp_path, capsys):
+    rc = cli.main(["-b", "python", "-n", "20", "--dim", "3", "--periodic", "--steps", "2",
+                   "-q", "--plot", "--output", str(tmp_path)])
+    assert rc == 0
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        err = capsys.readouterr().err
+        assert "matplotlib" in err and len(err.strip().splitlines()) == 1
+    else:
+        assert (tmp_path / "md.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["-n", "0"], ["-n", "ten"], ["--dim", "4"], ["--periodic"], ["--dt", "-1"],
+    ["--nnps", "magic"], ["--tf", "1", "--steps", "3"], ["--skin", "-0.1"],
+    ["--log-every", "0"], ["--bogus"]])
+def test_cli_bad_options_give_one_line_and_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "error" in err
+
+
+def test_python_dash_m_entry_point():
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-m", "examples.md", "-b", "python", "-n", "16",
+                          "--steps", "3"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "3 steps in" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "examples.md", "--dim", "5"], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1
