@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from .context import Context
-from .machine import machine_info
+from .machine import load_average, machine_info
 from .peers import compyle_peer, numba_peer, pyopencl_peer
 from .results import Recorder
 from .suites import SUITES
@@ -48,6 +48,13 @@ def peer_notes(rec):
             rec.note("%s peer missing: %s" % (name, why))
 
 
+def load_note(rec, load, cores, when):
+    if load is not None and cores and load > 0.5 * cores:
+        rec.note("the machine was busy at the %s of the run (load average %.1f on %d "
+                 "cores): other processes competed for the CPUs, so times are noisy and "
+                 "OpenMP ones suffer most; rerun on an idle machine" % (when, load, cores))
+
+
 def main(argv=None):
     args = parse(argv)
     profile = FULL if args.full else QUICK
@@ -58,12 +65,15 @@ def main(argv=None):
         print("  %-14s %s" % (key, machine[key]))
     rec = Recorder()
     peer_notes(rec)
+    load_note(rec, machine["load_average"], machine["cores"], "start")
     ctx = Context(profile, rec, full=args.full)
     start = time.perf_counter()
     for name in args.names:
         SUITES[name].run(ctx)
     rec.finish()
     machine["elapsed_s"] = round(time.perf_counter() - start, 1)
+    machine["load_average_end"] = load_average()
+    load_note(rec, machine["load_average_end"], machine["cores"], "end")
     print("\nRatio table (median per call; vs C = median / C+OpenMP reference timed in C)")
     print("\n".join(rec.table_lines()))
     summary = rec.targets_summary()

@@ -126,6 +126,18 @@ class Group:
         self.entries.append(_Entry(row_kw, lambda k: sample(fn, sync, k), inner, using))
         return row_kw
 
+    def failed(self, impl, kind, exc):
+        """Record that ``impl`` could not be set up or run."""
+        return self.ctx.failed(*self.key, impl, kind, exc)
+
+    @contextlib.contextmanager
+    def guard(self, impl, kind):
+        """Record an exception raised while setting ``impl`` up, and go on."""
+        try:
+            yield
+        except Exception as exc:
+            self.failed(impl, kind, exc)
+
     def c_ref(self, kernel, args, verify=None, label="C+OpenMP", is_ref=True,
               ctypes_row=True):
         """Queue the C ``kernel`` (see :class:`reference.CRef`) on ``args`` (the
@@ -135,11 +147,10 @@ class Group:
         if cref is None:
             return {}
         call = lambda: cref.call(kernel, args)
+        check = None
         if ctypes_row:
-            self.time(label + " (ctypes)", "reference", call, verify=verify)
-            check = ""
-        else:
-            check = None
+            check = self.time(label + " (ctypes)", "reference", call,
+                              verify=verify).get("check")
         try:
             first_call(call)
             check = verdict(verify) if check is None else check

@@ -54,6 +54,14 @@ def available_bytes():
         return None
 
 
+def load_average():
+    """The 1-minute load average (None where unknown)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def git_revision():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
@@ -90,6 +98,7 @@ def machine_info():
         "cpu": cpu_model(),
         "cores": cores,
         "memory_gib": memory_gib(),
+        "load_average": load_average(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS", "unset"),
         "os": platform.platform(),
         "python": sys.version.split()[0],

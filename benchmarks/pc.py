@@ -30,11 +30,13 @@ class Variant:
         return get_backend(self.backend).synchronize
 
     def put(self, *arrays):
-        """The host arrays as this backend's arrays (numpy itself on host backends)."""
+        """The host arrays as this backend's arrays: numpy itself on host
+        backends, else Arrays made from copies (an Array's host mirror may be
+        the wrapped numpy array, which ``get()`` overwrites)."""
         if get_backend(self.backend).on_host:
             return arrays if len(arrays) > 1 else arrays[0]
         with self.use():
-            return wrap(*arrays, backend=self.backend)
+            return wrap(*[a.copy() for a in arrays], backend=self.backend)
 
     @property
     def on_host(self):

@@ -9,6 +9,11 @@ from .parallel import Elementwise, elementwise, serial
 from .primitives.reduction import Reduction
 from . import low_level, template  # noqa: F401
 from .low_level import Cython, Extern, Kernel, LocalMem
+# `profile` stays out of __all__: `from pcompute import *` must not shadow the
+# module pcompute.profile (Compyle users write `from compyle.api import profile`).
+from .profile import (get_profile_info, named_profile, print_profile,  # noqa: F401
+                      profile, profile2csv, profile_ctx, profile_kernel, reset_profile)
+from .utils import ArgumentParser
 from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, cast,
                     declare, printf)
 from .types import TYPES as _TYPES

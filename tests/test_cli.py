@@ -7,7 +7,6 @@ import sys
 import sysconfig
 import textwrap
 
-import numpy as np
 import pytest
 
 from pcompute.backends.registry import available_backends

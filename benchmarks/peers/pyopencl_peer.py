@@ -45,5 +45,5 @@ def summer(dtype):
 def inclusive_scan():
     """``run(x, y)`` with pyopencl.scan.InclusiveScanKernel (float64)."""
     from pyopencl.scan import InclusiveScanKernel
-    knl = InclusiveScanKernel(queue().context, np.float64, "a+b")
+    knl = InclusiveScanKernel(queue().context, np.float64, "a+b", neutral="0")
     return lambda x, y: knl(x, y, queue=queue())

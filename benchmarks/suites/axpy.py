@@ -41,7 +41,8 @@ def _pcompute(ctx, g, variant, x, y0, fresh, want):
     if why:
         ctx.rec.note("%s skipped: %s" % (variant.label, why))
         return
-    xd, yd = (x, fresh()) if variant.on_host else variant.put(x, y0)
+    with g.guard(variant.label, "pcompute"):
+        xd, yd = (x, fresh()) if variant.on_host else variant.put(x, y0)
     kernel = Elementwise(pc.axpy)
     g.time(variant.label, "pcompute", lambda: kernel(A, xd, yd), sync=variant.sync(),
            verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
@@ -56,12 +57,16 @@ def _peers(g, x, y0, fresh, want):
         fresh()
         g.time("numba parallel", "peer", lambda: numba_peer.axpy(A, x, y),
                verify=lambda: close(y, want))
-    if not pyopencl_peer.why_missing():
-        knl = pyopencl_peer.axpy()
-        xd, yd = pyopencl_peer.to_device(x), pyopencl_peer.to_device(y0)
-        g.time("pyopencl ElementwiseKernel", "peer", lambda: knl(A, xd, yd),
-               sync=pyopencl_peer.queue().finish, verify=lambda: close(yd.get(), want))
-    if not compyle_peer.why_missing():
-        fresh()
-        g.time("compyle cython+omp", "peer", compyle_peer.elementwise(pc.axpy, A, x, y),
-               verify=lambda: close(y, want))
+    label = "pyopencl ElementwiseKernel"
+    with g.guard(label, "peer"):
+        if not pyopencl_peer.why_missing():
+            knl = pyopencl_peer.axpy()
+            xd, yd = pyopencl_peer.to_device(x), pyopencl_peer.to_device(y0)
+            g.time(label, "peer", lambda: knl(A, xd, yd), sync=pyopencl_peer.queue().finish,
+                   verify=lambda: close(yd.get(), want))
+    label = "compyle cython+omp"
+    with g.guard(label, "peer"):
+        if not compyle_peer.why_missing():
+            fresh()
+            g.time(label, "peer", compyle_peer.elementwise(pc.axpy, A, x, y),
+                   verify=lambda: close(y, want))

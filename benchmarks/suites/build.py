@@ -1,5 +1,5 @@
 """Suite 3: cold build and warm load of one Elementwise kernel, each in a fresh
-process (``build_probe``) with PCOMPUTE_CACHE_DIR set to a new temporary dir.
+process (``benchmarks.build_probe``) with PCOMPUTE_CACHE_DIR set to a new temporary dir.
 
 Cold: empty cache, so the first call runs Cython and the C compiler.  Warm:
 the same cache again in a new process, so the first call loads the module.
@@ -26,7 +26,7 @@ WARM_TARGET = ("time", 0.1)
 def probe(cache_dir, openmp):
     """(result dict, process wall seconds) of one build_probe run."""
     env = dict(os.environ, PCOMPUTE_CACHE_DIR=str(cache_dir))
-    cmd = [sys.executable, "-m", "benchmarks.suites.build_probe"] + \
+    cmd = [sys.executable, "-m", "benchmarks.build_probe"] + \
         (["--openmp"] if openmp else [])
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,

@@ -54,18 +54,21 @@ def _group(ctx, g, x, truth):
         if why:
             ctx.rec.note("%s skipped: %s" % (variant.label, why))
             continue
-        red, xd = Reduction("a+b", dtype_out=x.dtype), variant.put(x)
-        add(variant.label, "pcompute", lambda red=red, xd=xd: red(xd), sync=variant.sync(),
-            after_first=pc.build_counter(), using=variant.use)
+        with g.guard(variant.label, "pcompute"):
+            red, xd = Reduction("a+b", dtype_out=x.dtype), variant.put(x)
+            add(variant.label, "pcompute", lambda red=red, xd=xd: red(xd),
+                sync=variant.sync(), after_first=pc.build_counter(), using=variant.use)
     add("numpy sum", "peer", x.sum)
     if not numba_peer.why_missing():
         f = numba_peer.summer(x.dtype)
         add("numba parallel", "peer", lambda: f(x))
-    if not pyopencl_peer.why_missing():
-        knl, xd = pyopencl_peer.summer(x.dtype), pyopencl_peer.to_device(x)
-        add("pyopencl ReductionKernel", "peer", lambda: knl(xd).get())
-    if not compyle_peer.why_missing():
-        add("compyle cython+omp", "peer", compyle_peer.reduction(x))
+    with g.guard("pyopencl ReductionKernel", "peer"):
+        if not pyopencl_peer.why_missing():
+            knl, xd = pyopencl_peer.summer(x.dtype), pyopencl_peer.to_device(x)
+            add("pyopencl ReductionKernel", "peer", lambda: knl(xd).get())
+    with g.guard("compyle cython+omp", "peer"):
+        if not compyle_peer.why_missing():
+            add("compyle cython+omp", "peer", compyle_peer.reduction(x))
 
 
 def _verifier(get, truth, tol):

@@ -40,12 +40,12 @@ def _pcompute(ctx, g, variant, x, y, want):
     if why:
         ctx.rec.note("%s skipped: %s" % (variant.label, why))
         return
-    xd, yd = (x, y) if variant.on_host else variant.put(x, np.zeros_like(x))
     try:
+        xd, yd = (x, y) if variant.on_host else variant.put(x, np.zeros_like(x))
         with variant.use():
             scan = pc.make_scan()
     except Exception as exc:
-        ctx.failed(*g.key[:3], variant.label, "pcompute", exc)
+        g.failed(variant.label, "pcompute", exc)
         return
     g.time(variant.label, "pcompute", lambda: scan(xd, yd), sync=variant.sync(),
            verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
@@ -57,9 +57,11 @@ def _peers(g, x, y, want):
     g.time("numpy cumsum", "peer", lambda: np.cumsum(x, out=y), verify=check)
     if not numba_peer.why_missing():
         g.time("numba parallel", "peer", lambda: numba_peer.cumsum(x, y), verify=check)
-    if not pyopencl_peer.why_missing():
-        knl = pyopencl_peer.inclusive_scan()
-        xd = pyopencl_peer.to_device(x)
-        yd = pyopencl_peer.to_device(np.zeros_like(x))
-        g.time("pyopencl InclusiveScanKernel", "peer", lambda: knl(xd, yd),
-               sync=pyopencl_peer.queue().finish, verify=lambda: close(yd.get(), want))
+    label = "pyopencl InclusiveScanKernel"
+    with g.guard(label, "peer"):
+        if not pyopencl_peer.why_missing():
+            knl = pyopencl_peer.inclusive_scan()
+            xd = pyopencl_peer.to_device(x)
+            yd = pyopencl_peer.to_device(np.zeros_like(x))
+            g.time(label, "peer", lambda: knl(xd, yd), sync=pyopencl_peer.queue().finish,
+                   verify=lambda: close(yd.get(), want))

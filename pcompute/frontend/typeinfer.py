@@ -33,7 +33,10 @@ class LoopInfo:
     ``simple`` loops (step 1) run ``v`` from start while ``v < stop``;
     others use a trip count so that any step sign and ``continue`` behave as
     in Python.  ``stop``/``step``/``count``/``counter`` name hidden locals
-    (None when the value is used directly).
+    (None when the value is used directly).  ``shadow`` names a hidden local
+    that runs a C loop in place of ``v`` when ``v`` is read outside the loop:
+    ``v`` is then assigned from it at the top of each pass, so that after
+    the loop ``v`` holds its last value (or is unchanged), as in Python.
     """
     simple: bool
     stop: str = None
@@ -41,6 +44,7 @@ class LoopInfo:
     step: str = None
     count: str = None
     counter: str = None
+    shadow: str = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +65,10 @@ class TypedFunction:
     callees: tuple         # c_names of the helpers called
     names: dict            # user name -> printed name
     features: frozenset    # 'atomics', 'printf', 'local_mem', 'recursion'
+    # id(Compare) -> per comparator, the hidden local holding its value when
+    # it is also the left operand of the next comparison and must be
+    # evaluated once (a call in ``0 <= f(x) < n``), else None.
+    chains: dict = field(default_factory=dict)
 
     def type_of(self, node):
         try:
@@ -112,6 +120,73 @@ async await nonlocal from import as elif
 """.split())
 
 
+def _more_reserved():
+    """Further names a user identifier must not be printed as (see RESERVED)."""
+    words = set("""
+    _Bool _Complex _Imaginary _Noreturn _Static_assert _Thread_local _Alignas _Alignof
+    true false asm nullptr public protected export mutable explicit typeid throw catch
+    constexpr consteval constinit decltype alignas alignof static_assert thread_local
+    char8_t char16_t char32_t wchar_t static_cast const_cast reinterpret_cast
+    dynamic_cast concept requires co_await co_return co_yield register
+    bitand bitor compl and_eq or_eq xor xor_eq not_eq
+    __device__ __host__ __global__ __shared__ __constant__ __managed__
+    __attribute__ read_write uniform pipe image1d_t image2d_t image3d_t sampler_t
+    event_t quad complex imaginary vec_step
+    dim3 cudaError_t make_float2 make_float3 make_float4 make_int2 make_int3 make_int4
+    make_double2 make_double3 make_double4
+    cython run bint Py_ssize_t ssize_t Py_hash_t Py_UCS4 Py_UNICODE object list dict
+    tuple str bytes unicode type readonly api fused packed cppclass by gil nogil
+    errno EOF BUFSIZ RAND_MAX EXIT_SUCCESS EXIT_FAILURE HUGE_VAL HUGE_VALF MAXFLOAT
+    CHAR_BIT CHAR_MAX CHAR_MIN SCHAR_MAX SCHAR_MIN UCHAR_MAX SHRT_MAX SHRT_MIN
+    USHRT_MAX INT_MAX INT_MIN UINT_MAX LONG_MAX LONG_MIN ULONG_MAX LLONG_MAX LLONG_MIN
+    FLT_MAX FLT_MIN FLT_EPSILON FLT_DIG DBL_MAX DBL_MIN DBL_EPSILON DBL_DIG
+    M_E M_LOG2E M_LOG10E M_LN2 M_LN10 M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI
+    M_SQRT2 M_SQRT1_2 CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE
+    acospi asinpi atanpi atan2pi cospi sinpi tanpi cbrt exp2 exp10 fdim fma fmax fmin
+    fract frexp ilogb ldexp lgamma lgamma_r logb mad maxmag minmag modf nan nextafter
+    pown powr remainder remquo rint rootn round rsqrt sincos tgamma nearbyint lrint
+    llrint lround llround scalbn scalbln signbit isfinite isnormal isordered
+    isunordered isequal isnotequal isgreater isgreaterequal isless islessequal
+    islessgreater any all bitselect select shuffle shuffle2
+    abs_diff add_sat hadd rhadd clamp clz ctz mad_hi mad_sat mul_hi rotate sub_sat
+    upsample popcount mad24 mul24 degrees radians mix step smoothstep sign
+    cross dot distance length normalize fast_distance fast_length fast_normalize
+    mem_fence read_mem_fence write_mem_fence async_work_group_copy
+    async_work_group_strided_copy wait_group_events prefetch get_work_dim
+    get_global_size get_local_size get_local_id get_num_groups get_group_id
+    get_global_offset vload_half vstore_half vloada_half vstorea_half
+    rcbrt sincospi normcdf normcdfinv erfinv erfcinv norm norm3d norm4d rnorm rnorm3d
+    rnorm4d rhypot j0 j1 jn y0 y1 yn cyl_bessel_i0 cyl_bessel_i1 labs llabs
+    atomicSub atomicExch atomicMin atomicMax atomicInc atomicDec atomicCAS atomicAnd
+    atomicOr atomicXor clock clock64 memcpy memmove calloc realloc div ldiv lldiv
+    """.split())
+    for op in ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and",
+               "or", "xor"):
+        words.update(("atomic_" + op, "atom_" + op))
+    for fn in ("cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr",
+               "recip", "rsqrt", "sin", "sqrt", "tan"):
+        words.update(("half_" + fn, "native_" + fn))
+    scalars = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+               "float", "double", "half", "bool", "longlong", "ulonglong")
+    for base in scalars:
+        words.update(("convert_" + base, "as_" + base))
+        for n in (1, 2, 3, 4, 8, 16):
+            words.add("%s%d" % (base, n))
+            words.update(("vload%d" % n, "vstore%d" % n, "vload_half%d" % n,
+                          "vstore_half%d" % n))
+    # C math names with the float (f) and long double (l) suffixes.
+    c_math = set(MATH_FUNCS) | {"fabs", "fmin", "fmax", "fma", "cbrt", "exp2", "round",
+                                "rint", "lgamma", "tgamma", "ldexp", "frexp", "modf",
+                                "rsqrt", "nearbyint", "remainder", "fdim", "logb",
+                                "sincos", "sinpi", "cospi", "exp10", "nan", "norm"}
+    for fn in c_math:
+        words.update((fn + "f", fn + "l"))
+    return frozenset(words)
+
+
+RESERVED = RESERVED | _more_reserved()
+
+
 def _printed_name(name):
     return "pc_u_" + name if name in RESERVED else name
 
@@ -156,6 +231,7 @@ class _FunctionTyper:
         self.calls = {}
         self.loops = {}
         self.swaps = {}
+        self.chains = {}
         self.declares = {}
         self.callees = []
         self.features = set()
@@ -419,7 +495,8 @@ class _FunctionTyper:
         if info is None:
             info = self.loop_info(node, args, ltype)
             self.loops[id(node)] = info
-        for hidden in (info.stop, info.start, info.step, info.count, info.counter):
+        for hidden in (info.stop, info.start, info.step, info.count, info.counter,
+                       info.shadow):
             if hidden is not None:
                 self.hidden[hidden] = _join(self.hidden[hidden], ltype) or ltype
         self.block(node.body)
@@ -448,13 +525,23 @@ class _FunctionTyper:
             self.fail(KernelSyntaxError, step, "range() step must not be zero",
                       "use a positive or negative step")
         stop_name = None if stop_is_stable else self.hidden_local("stop", ltype)
+        shadow = None
+        if step_value is not None and self.read_outside(node.target.id, node):
+            shadow = self.hidden_local("v", ltype)
         if step_value == 1:
-            return LoopInfo(True, stop_name)
+            return LoopInfo(True, stop_name, shadow=shadow)
         if step_value is not None:
-            return LoopInfo(False, stop_name)
+            return LoopInfo(False, stop_name, shadow=shadow)
         return LoopInfo(False, None, self.hidden_local("start", ltype),
                         self.hidden_local("step", ltype), self.hidden_local("n", ltype),
                         self.hidden_local("k", ltype))
+
+    def read_outside(self, name, loop):
+        """True if ``name`` is read anywhere in the function outside ``loop``."""
+        inside = {id(n) for n in ast.walk(loop)}
+        return any(isinstance(n, ast.Name) and n.id == name
+                   and isinstance(n.ctx, ast.Load) and id(n) not in inside
+                   for n in ast.walk(self.tree))
 
     def stmt_Return(self, node):
         self.ret_nodes.append(node)
@@ -552,11 +639,24 @@ class _FunctionTyper:
         return BOOL
 
     def expr_Compare(self, node):
+        types = []
         for operand in [node.left] + node.comparators:
             t = self.expr(operand)
             if t is not None and not t.is_scalar:
                 self.fail(KernelTypeError, operand, "only numbers can be compared, not "
                           "a %s" % t, "compare elements: x[k] == y[k]")
+            types.append(t)
+        # In `a < f(x) < b` Python evaluates f(x) once: keep it in a temporary.
+        temps = self.chains.get(id(node))
+        if temps is None and len(node.comparators) > 1:
+            temps = tuple(
+                self.hidden_local("c", t) if any(isinstance(n, ast.Call)
+                                                 for n in ast.walk(operand)) else None
+                for operand, t in zip(node.comparators[:-1], types[1:-1]))
+            self.chains[id(node)] = temps
+        for tmp, t in zip(temps or (), types[1:-1]):
+            if tmp is not None:
+                self.hidden[tmp] = _join(self.hidden[tmp], t) or t
         return BOOL
 
     def expr_IfExp(self, node):
@@ -755,6 +855,7 @@ class _FunctionTyper:
             name=self.src.name, c_name=c_name, src=self.src, tree=self.tree,
             args=tuple(self.args.items()), ret=ret, locals=all_locals,
             types=self.types, calls=self.calls, loops=self.loops, swaps=self.swaps,
+            chains=self.chains,
             declares=self.declares, callees=tuple(self.callees), names=names,
             features=frozenset(self.features))
 

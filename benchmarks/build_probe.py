@@ -1,7 +1,10 @@
 """Run in a fresh process by the build suite: import pcompute, build (or load
 from the cache) one Elementwise kernel, print JSON timings on the last line.
 
-    python -m benchmarks.suites.build_probe [--openmp]
+    python -m benchmarks.build_probe [--openmp]
+
+It lives outside ``benchmarks.suites`` so that nothing but pcompute and numpy
+is imported before the clock starts.
 
 The cache is wherever PCOMPUTE_CACHE_DIR points (the suite sets it).
 """

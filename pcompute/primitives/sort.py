@@ -1,0 +1,314 @@
+"""Sorting and array algorithms (Compyle's ``compyle.array`` functions).
+
+``sort_by_keys`` and ``argsort`` run each backend's own stable sort (a
+parallel LSD radix sort on cython, opencl and cuda; numpy's stable argsort
+on python).  ``align``/``take`` gather any number of arrays by one index
+array in one generated Elementwise kernel; ``diff`` is an Elementwise
+kernel; ``trapezoid``/``trapz``, ``minimum``/``maximum`` and
+``update_min_max`` are Reductions.  Everything stays on the device.
+"""
+import numpy as np
+
+from ..array import Array, empty, wrap
+from ..backends.registry import get_backend
+from ..backends.sort_common import KEY_TYPES, check_key_dtype
+from ..config import get_config
+from ..errors import KernelTypeError, KernelValueError
+from .elementwise import Elementwise
+from .reduction import Reduction
+
+__all__ = ["sort_by_keys", "argsort", "align", "take", "diff", "trapezoid", "trapz",
+           "minimum", "maximum", "update_min_max", "update_minmax_gpu"]
+
+#: Unsigned integer dtype of each size: arrays are gathered as their bits.
+_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+         8: np.dtype(np.uint64)}
+
+_kernels = {}      # (kind, details..., backend name) -> Elementwise / Reduction
+
+
+# ------------------------------------------------------------------- helpers
+
+def _as_arrays(arrays, backend, what):
+    """``arrays`` (Arrays or numpy arrays) as Arrays on one backend, and it."""
+    if isinstance(arrays, (Array, np.ndarray)):
+        raise KernelTypeError("%s takes a list of arrays, not a single array" % what,
+                              hint="pass [keys, values, ...]")
+    arrays = list(arrays)
+    if backend is None:
+        first = next((a for a in arrays if isinstance(a, Array)), None)
+        backend = first.backend if first is not None else None
+    be = get_backend(backend)
+    be.require()
+    result = []
+    for k, a in enumerate(arrays):
+        if isinstance(a, Array):
+            if a.backend != be.name:
+                raise KernelValueError(
+                    "%s: array %d is on the %s backend, not %s" % (what, k, a.backend,
+                                                                   be.name),
+                    hint="create all arrays on one backend")
+            result.append(a)
+        elif isinstance(a, np.ndarray):
+            result.append(wrap(a, backend=be.name))
+        else:
+            raise KernelTypeError("%s: array %d is a %s, not an Array or numpy array"
+                                  % (what, k, type(a).__name__))
+    return result, be
+
+
+def _one_array(a, backend, what):
+    arrays, be = _as_arrays([a], backend, what)
+    return arrays[0], be
+
+
+def _same_length(arrays, n, what):
+    for k, a in enumerate(arrays):
+        if len(a) != n:
+            raise KernelValueError("%s: array %d has %d elements, the first %d"
+                                   % (what, k, len(a), n),
+                                   hint="all arrays must have the same length")
+
+
+def _bits_view(a, be):
+    """An Array sharing ``a``'s memory, as unsigned integers of its size."""
+    return Array._wrap_device(a.dev.view(_BITS[a.dtype.itemsize]), be)
+
+
+def _kernel(kind, key, make):
+    """A memoised Elementwise or Reduction."""
+    full = (kind,) + key
+    obj = _kernels.get(full)
+    if obj is None:
+        obj = _kernels[full] = make()
+    return obj
+
+
+def _function(name, params, body):
+    """A Python function ``name(*params)`` with ``body`` lines and a ``source``."""
+    source = "def %s(%s):\n%s\n" % (name, ", ".join(params),
+                                    "\n".join("    " + line for line in body))
+    namespace = {}
+    exec(compile(source, "<pcompute %s>" % name, "exec"), namespace)
+    func = namespace[name]
+    func.source = source
+    return func
+
+
+def _unsigned_max(a, be):
+    """The largest element of integer Array ``a`` read as unsigned (so that
+    negative values count as huge ones); one Reduction."""
+    udtype = _BITS[a.dtype.itemsize]
+    red = _kernel("umax", (udtype.name, be.name), lambda: Reduction(
+        "max(a, b)", dtype_out=udtype, neutral="0", backend=be.name))
+    return int(red(_bits_view(a, be)))
+
+
+def _output(out, n, dtype, be, what):
+    """``out`` checked (and resized to ``n``), or a new Array."""
+    if out is None:
+        return empty(n, dtype, backend=be.name)
+    if not isinstance(out, Array) or out.backend != be.name:
+        raise KernelTypeError("%s: outputs must be Arrays of the %s backend" % (what, be.name))
+    if out.dtype != dtype:
+        raise KernelTypeError("%s: an output Array has dtype %s, but %s is needed"
+                              % (what, out.dtype, dtype))
+    out.resize(n)
+    return out
+
+
+# --------------------------------------------------------------------- sorting
+
+def _check_key_bits(keys, key_bits, be):
+    """Validate ``key_bits`` and that every key lies in [0, 2**key_bits)."""
+    if key_bits is None:
+        return None
+    bits = 8 * keys.dtype.itemsize
+    if isinstance(key_bits, bool) or not isinstance(key_bits, (int, np.integer)) or \
+            not 0 <= key_bits <= 64:
+        raise KernelValueError("key_bits must be an integer from 0 to 64, not %r"
+                               % (key_bits,))
+    key_bits = int(key_bits)
+    signed = KEY_TYPES[keys.dtype][1] != 0
+    if key_bits >= bits and not signed:
+        return None
+    if len(keys) and _unsigned_max(keys, be) >= 2 ** key_bits:
+        raise KernelValueError(
+            "sort_by_keys: key_bits=%d but some keys are outside [0, 2**%d)"
+            % (key_bits, key_bits),
+            hint="leave key_bits=None to sort keys of any value (negative too)")
+    return min(key_bits, bits)
+
+
+def _sort(arrays, key_bits, backend, what):
+    """(Arrays of sorted keys and values, permutation Array)."""
+    arrays, be = _as_arrays(arrays, backend, what)
+    if not arrays:
+        raise KernelValueError("%s needs at least the keys array" % what)
+    keys = arrays[0]
+    try:
+        check_key_dtype(keys.dtype)
+    except KernelTypeError as exc:
+        raise KernelTypeError("%s: %s" % (what, exc.message), hint=exc.hint) from None
+    _same_length(arrays, len(keys), what)
+    key_bits = _check_key_bits(keys, key_bits, be)
+    out_k, outs, perm = be.sort_by_keys(keys.dev, [a.dev for a in arrays[1:]], key_bits,
+                                        get_config())
+    wrapped = [Array._wrap_device(d, be) for d in [out_k] + list(outs)]
+    return wrapped, Array._wrap_device(perm, be)
+
+
+def sort_by_keys(arrays, out_list=None, key_bits=None, backend=None):
+    """Sort ``arrays`` by the integer keys in ``arrays[0]`` (stable, ascending).
+
+    Returns a list of Arrays: the sorted keys, then each other array permuted
+    the same way.  ``out_list``, if given, receives the results (its Arrays
+    are resized and written) and is returned.  ``key_bits`` promises that
+    every key lies in ``[0, 2**key_bits)`` (checked; a
+    :class:`~pcompute.errors.KernelValueError` otherwise), which saves the
+    passes over higher bits.  Keys are int32, uint32, int64 or uint64
+    (negative keys sort correctly); the other arrays may have any dtype.
+    ``backend`` defaults to the arrays' backend.
+    """
+    results, _ = _sort(arrays, key_bits, backend, "sort_by_keys()")
+    if out_list is None:
+        return results
+    out_list = list(out_list)
+    if len(out_list) != len(results):
+        raise KernelValueError("sort_by_keys(): %d arrays but %d in out_list"
+                               % (len(results), len(out_list)))
+    for out, res in zip(out_list, results):
+        _output(out, len(res), res.dtype, res._backend, "sort_by_keys()")
+        out.set(res)
+    return out_list
+
+
+def argsort(a, backend=None):
+    """The permutation sorting integer Array ``a`` stably (an int32 Array, or
+    int64 beyond 2**31 elements); ``a`` is not modified."""
+    _, perm = _sort([a], None, backend, "argsort()")
+    return perm
+
+
+# ----------------------------------------------------------------- gathering
+
+def _align_kernel(k, be):
+    """One Elementwise gathering ``k`` arrays: dst_j[i] = src_j[order[i]]."""
+    params = ["i", "order"] + ["src%d" % j for j in range(k)] + ["dst%d" % j for j in range(k)]
+    body = ["j = order[i]"] + ["dst%d[i] = src%d[j]" % (j, j) for j in range(k)]
+    return _kernel("align", (k, be.name), lambda: Elementwise(
+        _function("pc_align_%d" % k, params, body), backend=be.name))
+
+
+def align(arrays, order, out_list=None, backend=None):
+    """Gather every Array of ``arrays`` by the index Array ``order`` in one
+    kernel: ``out[i] = a[order[i]]``.  Returns the list of new Arrays, or
+    ``out_list`` filled (resized to ``len(order)``).  Indices are checked to
+    lie in ``[0, len(arrays[0]))``.
+    """
+    arrays, be = _as_arrays(arrays, backend, "align()")
+    if not arrays:
+        return [] if out_list is None else list(out_list)
+    order, _ = _one_array(order, be.name, "align()")
+    if order.dtype.kind not in "iu":
+        raise KernelTypeError("align(): the order must hold integers, not %s" % order.dtype)
+    n, m = len(order), len(arrays[0])
+    _same_length(arrays, m, "align()")
+    if n and _unsigned_max(order, be) >= m:
+        raise KernelValueError("align(): indices must lie in [0, %d)" % m)
+    outs = out_list if out_list is not None else [None] * len(arrays)
+    if len(outs) != len(arrays):
+        raise KernelValueError("align(): %d arrays but %d in out_list"
+                               % (len(arrays), len(outs)))
+    outs = [_output(o, n, a.dtype, be, "align()") for o, a in zip(outs, arrays)]
+    if n:
+        kernel = _align_kernel(len(arrays), be)
+        kernel(order, *([_bits_view(a, be) for a in arrays] +
+                        [_bits_view(o, be) for o in outs]))
+    return outs
+
+
+def take(a, indices, out=None, backend=None):
+    """``a[indices]`` as a new Array (or into ``out``): a gather on the device."""
+    return align([a], indices, out_list=None if out is None else [out], backend=backend)[0]
+
+
+# ------------------------------------------------------- differences, integrals
+
+def diff(a, n=1, backend=None):
+    """``out[i] = a[i + 1] - a[i]``, ``n`` times (like ``numpy.diff``)."""
+    a, be = _one_array(a, backend, "diff()")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise KernelValueError("diff(): n must be a non-negative integer, not %r" % (n,))
+    kernel = _kernel("diff", (be.name,), lambda: Elementwise(_function(
+        "pc_diff", ["i", "out", "a"], ["out[i] = a[i + 1] - a[i]"]), backend=be.name))
+    for _ in range(int(n)):
+        out = empty(max(len(a) - 1, 0), a.dtype, backend=be.name)
+        if len(out):
+            kernel(out, a)
+        a = out
+    return a
+
+
+def trapezoid(y, x=None, dx=1.0, backend=None):
+    """The integral of ``y`` by the trapezoidal rule (``numpy.trapezoid``):
+    over the sample points ``x`` (an Array) or spacing ``dx``."""
+    y, be = _one_array(y, backend, "trapezoid()")
+    n = len(y)
+    if n < 2:
+        return np.float64(0.0)
+    if x is None:
+        red = _kernel("trapz_dx", (be.name,), lambda: Reduction("a + b", _function(
+            "pc_trapz_dx", ["i", "y", "dx", "n"],
+            ["r = 0.0", "if i + 1 < n:", "    r = 0.5 * dx * (y[i + 1] + y[i])",
+             "return r"]), dtype_out=np.float64, backend=be.name))
+        return red(y, float(dx), n)
+    x, _ = _one_array(x, be.name, "trapezoid()")
+    _same_length([y, x], n, "trapezoid()")
+    red = _kernel("trapz_x", (be.name,), lambda: Reduction("a + b", _function(
+        "pc_trapz_x", ["i", "y", "x", "n"],
+        ["r = 0.0", "if i + 1 < n:", "    r = 0.5 * (x[i + 1] - x[i]) * (y[i + 1] + y[i])",
+         "return r"]), dtype_out=np.float64, backend=be.name))
+    return red(y, x, n)
+
+
+#: numpy's former name.
+trapz = trapezoid
+
+
+# ------------------------------------------------------------------ extrema
+
+def _extremum(a, backend, op, what):
+    a, be = _one_array(a, backend, what)
+    if len(a) == 0:
+        raise KernelValueError("%s of an empty array" % what)
+    neutral = "INFINITY" if op == "min" else "-INFINITY"
+    red = _kernel(op, (a.dtype.name, be.name), lambda: Reduction(
+        "%s(a, b)" % op, dtype_out=a.dtype, neutral=neutral, backend=be.name))
+    return red(a)
+
+
+def minimum(a, backend=None):
+    """The smallest element of Array ``a`` (a numpy scalar; one Reduction)."""
+    return _extremum(a, backend, "min", "minimum()")
+
+
+def maximum(a, backend=None):
+    """The largest element of Array ``a`` (a numpy scalar; one Reduction)."""
+    return _extremum(a, backend, "max", "maximum()")
+
+
+def update_min_max(arrays, only_min=False, only_max=False, backend=None):
+    """Store each Array's smallest and largest elements in its ``minimum``
+    and ``maximum`` attributes (Compyle's ``update_minmax_gpu``)."""
+    if isinstance(arrays, Array):
+        arrays = [arrays]
+    for a in arrays:
+        if not only_max:
+            a.minimum = minimum(a, backend)
+        if not only_min:
+            a.maximum = maximum(a, backend)
+
+
+#: Compyle's name.
+update_minmax_gpu = update_min_max

@@ -1,0 +1,233 @@
+"""sort_by_keys and argsort on every backend, against numpy's stable argsort."""
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute.backends import sort_common, sort_cuda, sort_cython, sort_opencl
+from pcompute.backends.registry import get_backend
+from pcompute.errors import BackendUnavailableError, KernelTypeError, KernelValueError
+from pcompute.primitives.sort import argsort, sort_by_keys
+
+KEY_TYPES = [np.int32, np.uint32, np.int64, np.uint64]
+
+
+def random_keys(n, dtype, seed=0, low=None, high=None):
+    info = np.iinfo(dtype)
+    low = info.min if low is None else low
+    high = info.max if high is None else high
+    return np.random.default_rng(seed).integers(low, high, n, dtype=dtype, endpoint=True)
+
+
+def check_sorted(keys, values, result, perm=None):
+    """``result`` (Arrays) is keys and values permuted by the stable order."""
+    order = np.argsort(keys, kind="stable")
+    assert len(result) == 1 + len(values)
+    np.testing.assert_array_equal(result[0].get(), keys[order])
+    assert result[0].dtype == keys.dtype
+    for a, v in zip(result[1:], values):
+        assert a.dtype == v.dtype
+        np.testing.assert_array_equal(a.get(), v[order])
+    if perm is not None:
+        np.testing.assert_array_equal(perm.get(), order)
+
+
+def sort_and_check(keys, *values, key_bits=None):
+    result = sort_by_keys(pc.wrap(keys, *values) if values else [pc.wrap(keys)],
+                          key_bits=key_bits)
+    check_sorted(keys, values, result)
+    return result
+
+
+@pytest.mark.parametrize("dtype", KEY_TYPES)
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 5000, 100003])
+def test_random_keys_of_every_type(backend, dtype, n):
+    keys = random_keys(n, dtype, seed=n)
+    values = np.random.default_rng(1).random(n).astype(backend.dtype)
+    sort_and_check(keys, values)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_negative_keys(backend, dtype):
+    keys = random_keys(20000, dtype, seed=2, low=-1000, high=1000)
+    keys[:3] = [np.iinfo(dtype).min, np.iinfo(dtype).max, -1]
+    sort_and_check(keys, np.arange(len(keys), dtype=np.int32))
+
+
+@pytest.mark.parametrize("dtype", KEY_TYPES)
+@pytest.mark.parametrize("pattern", ["duplicates", "sorted", "reversed", "equal",
+                                     "high_bits", "max"])
+def test_key_patterns(backend, dtype, pattern):
+    n = 50001
+    rng = np.random.default_rng(3)
+    info = np.iinfo(dtype)
+    if pattern == "duplicates":
+        keys = rng.integers(0, 7, n).astype(dtype)
+    elif pattern == "sorted":
+        keys = np.sort(random_keys(n, dtype, seed=4))
+    elif pattern == "reversed":
+        keys = np.sort(random_keys(n, dtype, seed=5))[::-1].copy()
+    elif pattern == "equal":
+        keys = np.full(n, 12345, dtype)
+    elif pattern == "high_bits":        # only the top byte differs
+        top = rng.integers(0, 255, n).astype(np.uint64) << np.uint64(info.bits - 8)
+        keys = top.view(dtype) if info.bits == 64 else top.astype(np.uint32).view(dtype)
+    else:
+        keys = np.full(n, info.max, dtype)
+        keys[::3] = info.min
+    sort_and_check(keys, np.arange(n, dtype=np.int64))
+
+
+def test_stability(backend):
+    n = 30000
+    keys = np.random.default_rng(6).integers(0, 5, n).astype(np.int32)
+    tags = np.arange(n, dtype=np.int32)
+    sorted_keys, sorted_tags = sort_by_keys(pc.wrap(keys, tags))
+    k, t = sorted_keys.get(), sorted_tags.get()
+    assert (np.diff(k) >= 0).all()
+    same = k[1:] == k[:-1]
+    assert (t[1:][same] > t[:-1][same]).all(), "equal keys must keep their order"
+
+
+def test_several_value_arrays_of_mixed_dtypes(backend):
+    n = 12345
+    rng = np.random.default_rng(7)
+    keys = rng.integers(-50, 50, n).astype(np.int64)
+    values = [rng.random(n).astype(backend.dtype), rng.integers(-9, 9, n).astype(np.int8),
+              rng.integers(0, 60000, n).astype(np.uint16), rng.random(n) < 0.5,
+              rng.integers(0, 2**40, n).astype(np.int64), rng.random(n).astype(np.float32),
+              rng.integers(0, 99, n).astype(np.uint32)]
+    sort_and_check(keys, *values)
+
+
+@pytest.mark.parametrize("dtype", KEY_TYPES)
+def test_key_bits_smaller_than_the_type(backend, dtype):
+    keys = random_keys(40000, dtype, seed=8, low=0, high=2**20 - 1)
+    sort_and_check(keys, np.arange(len(keys), dtype=np.int32), key_bits=20)
+    sort_and_check(keys, key_bits=np.iinfo(dtype).bits)
+
+
+def test_key_bits_zero_and_exact_top(backend):
+    sort_and_check(np.zeros(100, np.int32), key_bits=0)
+    keys = np.array([255, 0, 255, 7, 128], np.uint32)
+    sort_and_check(keys, np.arange(5, dtype=np.float32), key_bits=8)
+
+
+@pytest.mark.parametrize("keys", [[1, 256, 3], [5, -1, 2]], ids=["too_big", "negative"])
+def test_key_bits_violations_raise(backend, keys):
+    a = pc.wrap(np.array(keys, np.int32))
+    with pytest.raises(KernelValueError, match="key_bits=8"):
+        sort_by_keys([a], key_bits=8)
+
+
+def test_bad_arguments_raise(backend):
+    with pytest.raises(KernelTypeError, match="int32, uint32, int64 or uint64"):
+        sort_by_keys([pc.wrap(np.zeros(3, backend.dtype))])
+    with pytest.raises(KernelValueError, match="has 2 elements"):
+        sort_by_keys(pc.wrap(np.zeros(3, np.int32), np.zeros(2, np.int32)))
+    with pytest.raises(KernelValueError, match="key_bits must be"):
+        sort_by_keys([pc.wrap(np.zeros(3, np.int32))], key_bits=65)
+    with pytest.raises(KernelTypeError, match="list of arrays"):
+        sort_by_keys(pc.wrap(np.zeros(3, np.int32)))
+
+
+def test_out_list(backend):
+    n = 3000
+    keys = random_keys(n, np.int32, seed=9)
+    vals = np.random.default_rng(10).random(n).astype(backend.dtype)
+    ka, va = pc.wrap(keys.copy(), vals.copy())
+    outs = [pc.zeros(5, np.int32), pc.zeros(5, backend.dtype)]
+    result = sort_by_keys([ka, va], out_list=outs)
+    assert result[0] is outs[0] and result[1] is outs[1]
+    check_sorted(keys, [vals], result)
+    np.testing.assert_array_equal(ka.get(), keys)        # the input is unchanged
+    # in place: the inputs as outputs
+    sort_by_keys([ka, va], out_list=[ka, va])
+    check_sorted(keys, [vals], [ka, va])
+
+
+@pytest.mark.parametrize("dtype", KEY_TYPES)
+def test_argsort(backend, dtype):
+    keys = random_keys(7777, dtype, seed=11, low=0, high=1000)
+    a = pc.wrap(keys.copy())
+    perm = argsort(a)
+    assert perm.dtype == np.int32 and perm.backend == backend.name
+    np.testing.assert_array_equal(perm.get(), np.argsort(keys, kind="stable"))
+    np.testing.assert_array_equal(a.get(), keys)
+    assert len(argsort(pc.wrap(np.zeros(0, dtype)))) == 0
+
+
+def test_a_million_keys(backend):
+    if backend.name == "python":
+        pytest.skip("the python backend is numpy's argsort itself (the reference)")
+    n = 10**6
+    keys = random_keys(n, np.int64, seed=12)
+    values = np.random.default_rng(13).random(n).astype(backend.dtype)
+    sort_and_check(keys, values)
+    keys32 = random_keys(n, np.int32, seed=14, low=0, high=2**20 - 1)
+    sort_and_check(keys32, values, key_bits=20)
+
+
+def test_view_with_offset(backend):
+    keys = random_keys(1000, np.int32, seed=15)
+    a = pc.wrap(keys)
+    result = sort_by_keys([a[100:900]])
+    check_sorted(keys[100:900], [], result)
+
+
+# ------------------------------------------------------- internals, no fixture
+
+def test_plan_passes():
+    plan = sort_common.plan_passes
+    assert plan(0, None, 8) == ([], [])
+    assert plan(0xFFFFFFFF, None, 8) == ([0, 8, 16, 24], [8, 8, 8, 8])
+    assert plan(0xFFFFFFFF, None, 11) == ([0, 11, 22], [11, 11, 10])
+    assert plan(0xFFFFF, None, 11) == ([0, 10], [10, 10])
+    assert plan(0xFFFFF, None, 8) == ([0, 7, 14], [7, 7, 6])
+    assert plan(0xFF0000FF, None, 8) == ([0, 24], [8, 8])       # middle bytes equal
+    assert plan(0xFFFFFFFF, 12, 8) == ([0, 6], [6, 6])
+    assert plan(1 << 63, None, 8) == ([63], [1])
+
+
+def test_cython_source_is_generated_without_compiling():
+    source = sort_cython.generate_sort(np.int64, np.int32, openmp=True)
+    assert "prange" in source and "ctypedef int64_t pc_key_t" in source
+    assert "0x8000000000000000ULL" in source
+    gather = sort_cython.generate_gather(np.int32, [np.float64, np.int8], openmp=False)
+    assert "uint64_t" in gather and "uint8_t" in gather and "prange" not in gather
+
+
+def _opencl_or_skip():
+    be = get_backend("opencl")
+    if not be.available():
+        pytest.skip("opencl backend unavailable: %s" % be.why_unavailable())
+    return be
+
+
+@pytest.mark.parametrize("dtype", KEY_TYPES)
+def test_opencl_gpu_layout_on_this_device(dtype):
+    """The layout the cuda backend uses (256 work-items, 4-bit digits), run
+    on whatever OpenCL device is here, so the cuda algorithm is tested."""
+    be = _opencl_or_skip()
+    for n in [1, 255, 4097, 200003]:
+        keys = random_keys(n, dtype, seed=n)
+        vals = np.random.default_rng(n).random(n)
+        out_k, (out_v,), perm = sort_opencl.sort_by_keys(
+            be, be.to_device(keys), [be.to_device(vals)], None, pc.get_config(),
+            layout=sort_opencl.GPU_LAYOUT)
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(perm.get(), order)
+        np.testing.assert_array_equal(out_k.get(), keys[order])
+        np.testing.assert_array_equal(out_v.get(), vals[order])
+
+
+@pytest.mark.parametrize("dtype", KEY_TYPES)
+@pytest.mark.parametrize("idx", [np.int32, np.int64])
+def test_cuda_sort_kernels_compile_with_nvcc(dtype, idx):
+    from pcompute.build.cuda_builder import check_cuda_source
+    source = sort_cuda.generate_sort(dtype, idx, [np.float64, np.int8, np.uint16,
+                                                  np.float32])
+    try:
+        check_cuda_source(source)
+    except BackendUnavailableError as exc:
+        pytest.skip(str(exc))
+    check_cuda_source(sort_cuda.generate_sort(dtype, idx, []))
