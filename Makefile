@@ -11,7 +11,7 @@ VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.pcompute-installed
 DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 
-.PHONY: all venv opencl-device test md bench docs clean distclean
+.PHONY: all venv opencl-device test md bench bench-full docs clean distclean
 
 all: test
 
@@ -43,6 +43,10 @@ md: venv
 
 bench: venv
 	$(VPY) -m benchmarks
+
+# n = 10^4 .. 10^8 where memory allows, more repetitions (tens of minutes).
+bench-full: venv
+	$(VPY) -m benchmarks --full
 
 $(DOCS_STAMP): $(STAMP)
 	$(VPY) -m pip install -e '.[test,docs]'

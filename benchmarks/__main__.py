@@ -73,6 +73,7 @@ def main(argv=None):
     rec.finish()
     machine["elapsed_s"] = round(time.perf_counter() - start, 1)
     machine["load_average_end"] = load_average()
+    machine["numba_threading_layer"] = numba_peer.threading_layer()
     load_note(rec, machine["load_average_end"], machine["cores"], "end")
     print("\nRatio table (median per call; vs C = median / C+OpenMP reference timed in C)")
     print("\n".join(rec.table_lines()))

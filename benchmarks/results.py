@@ -39,9 +39,9 @@ class Row:
 def fmt_time(s):
     if s is None:
         return "-"
-    if s < 1e-3:
+    if s < 0.9995e-3:
         return "%.3g us" % (s * 1e6)
-    if s < 1:
+    if s < 0.9995:
         return "%.3g ms" % (s * 1e3)
     return "%.3g s" % s
 

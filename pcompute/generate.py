@@ -9,6 +9,7 @@ from .codegen import printer_for
 from .config import Config, get_config
 from .errors import KernelValueError
 from .frontend import type_kernel
+from .frontend.source import check_is_function
 from .types import LONG, parse_type
 
 KINDS = ("elementwise", "function")
@@ -48,6 +49,7 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
     functions (helpers first) for embedding elsewhere.  ``config`` defaults to
     the current configuration (``use_double``, ``use_openmp``, ...).
     """
+    check_is_function(func)
     if kind not in KINDS:
         raise KernelValueError("unknown kind %r" % kind, hint="choose one of: " +
                                ", ".join(KINDS))

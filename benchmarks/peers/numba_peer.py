@@ -19,6 +19,14 @@ def version():
     return numba.__version__ if numba else None
 
 
+def threading_layer():
+    """The threading layer Numba chose (None before a parallel function ran)."""
+    try:
+        return numba.threading_layer() if numba else None
+    except Exception:
+        return None
+
+
 if numba is not None:
     @njit(parallel=True)
     def axpy(a, x, y):

@@ -109,13 +109,13 @@ class CountingSortBinning(Binning):
         self._scatter = Elementwise(scatter_to_cells, backend=be)
 
     def __call__(self):
-        sim, prof = self.sim, self.sim.profiler
-        prof("fill(counts)", self.counts.fill, 0)
-        prof("bin_count", self._count, *sim.positions, self.keys, self.ranks,
-             self.counts, *self._grid_args())
-        prof("scan(cell counts)", self._scan, self.counts, self.cell_start)
-        prof("scatter_to_cells", self._scatter, self.keys, self.ranks, self.cell_start,
-             self.cell_particles)
+        sim, phase = self.sim, self.sim.phase
+        with phase("fill(cell counts)"):
+            self.counts.fill(0)
+        self._count(*sim.positions, self.keys, self.ranks, self.counts, *self._grid_args())
+        with phase("scan(cell counts)"):
+            self._scan(self.counts, self.cell_start)
+        self._scatter(self.keys, self.ranks, self.cell_start, self.cell_particles)
 
 
 class SortBinning(Binning):
@@ -130,16 +130,16 @@ class SortBinning(Binning):
         n, be = sim.n, sim.backend
         self.keys = zeros(n, np.int32, backend=be)
         self.ids = zeros(n, np.int32, backend=be)
-        self.sorted_keys = zeros(n, np.int32, backend=be)
         self._keys = Elementwise(cell_keys_2d if sim.dim == 2 else cell_keys_3d,
                                  backend=be)
         self._starts = Elementwise(starts_from_sorted, backend=be)
 
     def __call__(self):
-        sim, prof = self.sim, self.sim.profiler
-        prof("cell_keys", self._keys, *sim.positions, self.keys, self.ids,
-             *self._grid_args())
-        prof("sort_by_keys", sort_by_keys, [self.keys, self.ids],
-             [self.sorted_keys, self.cell_particles], self.grid.key_bits, sim.backend)
-        prof("fill(cell_start)", self.cell_start.fill, sim.n)
-        prof("starts_from_sorted", self._starts, self.sorted_keys, self.cell_start)
+        sim, phase = self.sim, self.sim.phase
+        self._keys(*sim.positions, self.keys, self.ids, *self._grid_args())
+        with phase("sort_by_keys"):
+            sorted_keys, self.cell_particles = sort_by_keys(
+                [self.keys, self.ids], key_bits=self.grid.key_bits, backend=sim.backend)
+        with phase("fill(cell starts)"):
+            self.cell_start.fill(sim.n)
+        self._starts(sorted_keys, self.cell_start)

@@ -9,6 +9,7 @@ from pcompute import get_config, use_config
 from pcompute.backends.registry import get_backend
 from pcompute.errors import BackendUnavailableError
 
+from . import profiling
 from .output import plot, write_csv
 from .progress import Progress
 from .simulation import NNPS, Simulation
@@ -132,7 +133,9 @@ def describe(sim, openmp):
         sim.dtype.name, be)
 
 
-def run(args, out=sys.stdout, err=sys.stderr):
+def run(args, out=None, err=None):
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
     steps = args.steps if args.steps is not None else \
         int(round((DEFAULT_TF if args.tf is None else args.tf) / args.dt))
     log_every = args.log_every or max(1, steps // 10)
@@ -141,8 +144,7 @@ def run(args, out=sys.stdout, err=sys.stderr):
     start = time.perf_counter()
     sim = Simulation(n=args.n, dim=args.dim, periodic=args.periodic, nnps=args.nnps,
                      dt=args.dt, skin=args.skin, shift=args.shift,
-                     temperature=args.temperature, seed=args.seed,
-                     profile=args.profile)
+                     temperature=args.temperature, seed=args.seed)
     history = []
 
     def record():
@@ -152,6 +154,8 @@ def run(args, out=sys.stdout, err=sys.stderr):
 
     e0 = record()
     setup = time.perf_counter() - start
+    if args.profile:
+        profiling.reset_profile()       # the table shows the steps, not the set-up
     say(describe(sim, get_config().use_openmp))
     say("set-up and kernel builds: %.2f s" % setup)
     say("%8s %10s %16s %16s %16s %10s" % ("step", "time", "kinetic", "potential",
@@ -177,9 +181,9 @@ def run(args, out=sys.stdout, err=sys.stderr):
             log_line()
     elapsed = time.perf_counter() - t0
     bar.close()
-    rate = steps / elapsed if elapsed > 0 else float("inf")
-    say("%d steps in %.2f s: %.1f steps/s, %.3f ms/step; %d neighbour builds"
-        % (steps, elapsed, rate, 1e3 * elapsed / max(steps, 1), sim.rebuilds))
+    if steps:
+        say("%d steps in %.2f s: %.1f steps/s, %.3f ms/step; %d neighbour builds"
+            % (steps, elapsed, steps / elapsed, 1e3 * elapsed / steps, sim.rebuilds))
     info = dict(vars(args), steps=steps, backend=sim.backend, dtype=sim.dtype.name,
                 openmp=get_config().use_openmp, setup_s=setup, run_s=elapsed,
                 ms_per_step=1e3 * elapsed / max(steps, 1), rebuilds=sim.rebuilds,
@@ -196,7 +200,7 @@ def run(args, out=sys.stdout, err=sys.stderr):
             print("%s: --plot needs matplotlib (pip install matplotlib); no plot written"
                   % PROG, file=err)
     if args.profile:
-        print(sim.profiler.table(), file=out)
+        print(profiling.table(), file=out, end="")
     return 0
 
 
@@ -208,6 +212,8 @@ def main(argv=None):
     backend = args.backend or get_config().backend
     openmp = _openmp_default() if args.openmp is None else args.openmp
     settings = dict(backend=backend, use_openmp=openmp)
+    if args.profile:
+        settings["profile"] = True
     if args.use_double:
         settings["use_double"] = True
     with use_config(**settings):

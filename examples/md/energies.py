@@ -24,6 +24,6 @@ class Energies:
 
     def __call__(self):
         sim = self.sim
-        ke = float(sim.profiler("kinetic_energy", self._kinetic, *sim.velocities))
-        pe = float(sim.profiler("potential_energy", self._potential, sim.pe))
+        ke = float(self._kinetic(*sim.velocities))
+        pe = float(self._potential(sim.pe))
         return ke, pe, ke + pe

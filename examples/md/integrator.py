@@ -68,19 +68,19 @@ class Integrator:
         sim = self.sim
         dt, side, periodic = sim.real(sim.dt), sim.real(sim.side), np.int32(sim.periodic)
         for x, v, a in zip(sim.positions, sim.velocities, sim.accelerations):
-            sim.profiler("kick_drift", self._kick_drift, x, v, a, dt, side, periodic)
+            self._kick_drift(x, v, a, dt, side, periodic)
 
     def second_half(self):
         """v += dt/2 a with the new accelerations."""
         sim = self.sim
         dt = sim.real(sim.dt)
         for v, a in zip(sim.velocities, sim.accelerations):
-            sim.profiler("kick", self._kick, v, a, dt)
+            self._kick(v, a, dt)
 
     def remember_positions(self, saved):
         """Copy the positions into ``saved`` (one array per coordinate)."""
         for x, x0 in zip(self.sim.positions, saved):
-            self.sim.profiler("copy_positions", self._copy, x, x0)
+            self._copy(x, x0)
 
     def max_displacement2(self, saved):
         """The largest squared distance moved since ``saved`` (a host number)."""
@@ -88,4 +88,4 @@ class Integrator:
         args = list(sim.positions) + list(saved)
         if sim.dim == 3:
             args += [sim.real(sim.side), np.int32(sim.periodic)]
-        return float(sim.profiler("max_displacement", self._max_disp2, *args))
+        return float(self._max_disp2(*args))

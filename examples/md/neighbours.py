@@ -134,21 +134,19 @@ class NeighbourList:
         self.total = 0
         self._scan = Offsets(backend=be)
 
-    def build(self, name, kernel, args):
+    def build(self, kernel, args):
         """Run ``kernel(*args, counts, offsets, nbrs, fill)``: count, scan, fill."""
-        prof = self.sim.profiler
-        prof(name + " (count)", kernel, *args, self.counts, self.offsets, self.nbrs,
-             np.int32(0))
-        prof("scan(neighbour counts)", self._scan, self.counts, self.offsets)
-        self.total = int(self.offsets[self.sim.n])
-        if self.total > len(self.nbrs):
-            if self.total >= 2 ** 31:
+        kernel(*args, self.counts, self.offsets, self.nbrs, np.int32(0))
+        with self.sim.phase("scan(neighbour counts)"):
+            self._scan(self.counts, self.offsets)
+            self.total = int(self.offsets[self.sim.n])
+        if self.total > len(self.nbrs) or self.total < 0:
+            if self.total >= 2 ** 31 or self.total < 0:
                 raise OverflowError("the neighbour list has %d entries, more than int32 "
                                     "indices can address" % self.total)
             self.nbrs = empty(int(self.total * self.GROWTH) + 16, np.int32,
                               backend=self.sim.backend)
-        prof(name + " (fill)", kernel, *args, self.counts, self.offsets, self.nbrs,
-             np.int32(1))
+        kernel(*args, self.counts, self.offsets, self.nbrs, np.int32(1))
 
     def host_lists(self):
         """The list as a Python list of sorted numpy arrays (for tests and checks)."""

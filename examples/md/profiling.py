@@ -1,50 +1,38 @@
-"""Per-kernel wall-clock times (``--profile``).
+"""Timing the phases of a step with pcompute's profiler (``--profile``).
 
-Every launch of the simulation goes through :class:`Profiler`.  When it is
-enabled it waits for the device before and after each launch and adds the
-time to the kernel's row; the first call of each kernel (which includes
-generating and compiling it) is kept apart from the others.
+Kernels (Elementwise, Reduction) time themselves when
+``get_config().profile`` is on, with their build times kept apart.  The
+simulation wraps each phase of a step, and the operations pcompute does not
+time itself, in :meth:`Phases.__call__`: the device is synchronised at both
+ends so the time is the phase's own, and the kernels inside are recorded one
+level deeper.  :func:`table` gives pcompute's table of all of it.
 """
-import time
+import contextlib
 
 from pcompute.backends.registry import get_backend
+from pcompute.config import get_config
+from pcompute.profile import format_profile, profile_ctx, reset_profile
+
+__all__ = ["Phases", "table", "reset_profile"]
 
 
-class Profiler:
-    """Calls ``func(*args)``; when enabled, times it under ``name``."""
+class Phases:
+    """``with phases('md: forces'): ...`` times a block when profiling is on."""
 
-    def __init__(self, enabled=False, backend=None):
-        self.enabled = enabled
+    def __init__(self, backend=None):
         self._backend = get_backend(backend)
-        self.stats = {}     # name -> [calls after the first, their time, first call]
 
-    def __call__(self, name, func, *args):
-        if not self.enabled:
-            return func(*args)
-        backend = self._backend
-        backend.synchronize()
-        start = time.perf_counter()
-        result = func(*args)
-        backend.synchronize()
-        elapsed = time.perf_counter() - start
-        row = self.stats.get(name)
-        if row is None:
-            self.stats[name] = [0, 0.0, elapsed]
-        else:
-            row[0] += 1
-            row[1] += elapsed
-        return result
+    @contextlib.contextmanager
+    def __call__(self, name):
+        if not get_config().profile:
+            yield
+            return
+        self._backend.synchronize()
+        with profile_ctx(name):
+            yield
+            self._backend.synchronize()
 
-    def table(self):
-        """The timings as a text table, slowest first."""
-        rows = sorted(self.stats.items(), key=lambda kv: -kv[1][1])
-        total = sum(r[1] for _, r in rows) or 1.0
-        lines = ["%-24s %8s %11s %11s %6s %13s" % (
-            "kernel", "calls", "total ms", "ms/call", "%", "first call ms")]
-        for name, (calls, spent, first) in rows:
-            per_call = 1e3 * spent / calls if calls else float("nan")
-            lines.append("%-24s %8d %11.2f %11.4f %6.1f %13.1f" % (
-                name, calls, 1e3 * spent, per_call, 100.0 * spent / total, 1e3 * first))
-        lines.append("(times after the first call; the first call includes building the "
-                     "kernel)")
-        return "\n".join(lines)
+
+def table():
+    """The profile table (phases, kernels, and compile times apart)."""
+    return format_profile()

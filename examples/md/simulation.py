@@ -8,7 +8,7 @@ from .energies import Energies
 from .integrator import Integrator
 from .lattice import box_side, initial_velocities, lattice_positions
 from .physics import RC, lj_energy
-from .profiling import Profiler
+from .profiling import Phases
 from .strategies import STRATEGIES
 
 NNPS = tuple(STRATEGIES)
@@ -30,7 +30,7 @@ class Simulation:
 
     def __init__(self, n=10000, dim=2, periodic=False, nnps="cells", dt=0.02, skin=0.0,
                  shift=False, temperature=0.0, seed=1, dtype=None, backend=None,
-                 profile=False, positions=None, velocities=None):
+                 positions=None, velocities=None):
         if dim not in (2, 3):
             raise ValueError("dim must be 2 or 3, not %r" % (dim,))
         if periodic and dim != 3:
@@ -55,7 +55,7 @@ class Simulation:
         self.shift = bool(shift)
         self.energy_shift = lj_energy(RC * RC) if shift else 0.0
         self.side = box_side(n, dim)
-        self.profiler = Profiler(profile, self.backend)
+        self.phase = Phases(self.backend)
 
         positions = lattice_positions(n, dim) if positions is None \
             else self._columns(positions, "positions")
@@ -77,7 +77,8 @@ class Simulation:
         self.steps_done = 0
         self.rebuilds = 0
         self._rebuild()
-        self.strategy.forces()
+        with self.phase("md: forces"):
+            self.strategy.forces()
 
     def _columns(self, values, what):
         values = np.asarray(values, dtype=np.float64)
@@ -95,31 +96,39 @@ class Simulation:
         return self.steps_done * self.dt
 
     def _rebuild(self):
-        self.strategy.rebuild()
-        self.rebuilds += 1
-        if self.saved_positions is not None:
-            self.integrator.remember_positions(self.saved_positions)
+        with self.phase("md: neighbour search"):
+            self.strategy.rebuild()
+            self.rebuilds += 1
+            if self.saved_positions is not None:
+                self.integrator.remember_positions(self.saved_positions)
 
     def _stale(self):
         """True if the neighbour structures must be rebuilt before the forces."""
         if self.saved_positions is None:
             return True
         half = 0.5 * self.skin
-        return self.integrator.max_displacement2(self.saved_positions) > half * half
+        with self.phase("md: skin check"):
+            moved2 = self.integrator.max_displacement2(self.saved_positions)
+        return moved2 > half * half
 
     def step(self, steps=1):
         """Advance ``steps`` velocity Verlet steps."""
+        phase = self.phase
         for _ in range(steps):
-            self.integrator.first_half()
+            with phase("md: kick + drift"):
+                self.integrator.first_half()
             if self._stale():
                 self._rebuild()
-            self.strategy.forces()
-            self.integrator.second_half()
+            with phase("md: forces"):
+                self.strategy.forces()
+            with phase("md: kick"):
+                self.integrator.second_half()
             self.steps_done += 1
 
     def energy(self):
         """``(kinetic, potential, total)`` energy now, as host floats."""
-        return self.energies()
+        with self.phase("md: energies"):
+            return self.energies()
 
     def host_positions(self):
         """The positions as an (n, dim) numpy array (copied from the device)."""

@@ -51,7 +51,7 @@ class ListStrategy(Strategy):
             sim.real(sim.energy_shift), sim.real(sim.side)]
         if sim.dim == 3:
             args.append(np.int32(sim.periodic))
-        sim.profiler("forces_list", self._forces, *args)
+        self._forces(*args)
 
     def neighbour_lists(self):
         """Host copy of the lists (built with the reach), each sorted."""
@@ -70,7 +70,7 @@ class SimpleStrategy(ListStrategy):
         sim = self.sim
         args = list(sim.positions) + [np.int32(sim.n), sim.real(self.reach ** 2)]
         args += list(self._geometry())
-        self.list.build("all_pairs", self._pairs, args)
+        self.list.build(self._pairs, args)
 
 
 class CellMixin:
@@ -107,7 +107,7 @@ class CellListStrategy(CellMixin, ListStrategy):
         self.binning()
         args = list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)]
         args += list(self._geometry())
-        self.list.build("cell_pairs", self._pairs, args)
+        self.list.build(self._pairs, args)
 
 
 class SortStrategy(CellListStrategy):
@@ -141,7 +141,7 @@ class CellsStrategy(CellMixin, Strategy):
                                   sim.real(sim.side)]
         if sim.dim == 3:
             args.append(np.int32(sim.periodic))
-        sim.profiler("forces_cells", self._forces, *args)
+        self._forces(*args)
 
     def neighbour_lists(self):
         """Lists built from the current cells with the reach (for checks)."""
@@ -151,7 +151,7 @@ class CellsStrategy(CellMixin, Strategy):
                             backend=sim.backend)
         args = list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)]
         args += list(self._geometry())
-        nlist.build("cell_pairs", pairs, args)
+        nlist.build(pairs, args)
         return nlist.host_lists()
 
 

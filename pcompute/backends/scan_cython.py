@@ -41,17 +41,17 @@ def generate_scan(backend, spec, config):
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     openmp = backend.use_openmp(config)
+    neutral = printer.literal(spec.neutral.item(), spec.out_type)  # before cimports()
     return render(
         "scan_cython", name=spec.name, expr=spec.expr, openmp=openmp,
         cimports=printer.cimports(), runtime=runtime, functions=functions,
         T=printer.type_name(spec.out_type),
-        neutral=printer.literal(spec.neutral.item(), spec.out_type),
-        params=params, unpack=unpack, cparams=cparams,
+        neutral=neutral, params=params, unpack=unpack, cparams=cparams,
         cargs=[cnames[n] for n in spec.arg_names], input_at=input_at,
         segment_call=segment_call,
         output_call=output_call,
         lanes=segment_call is None, complex_map=spec.complex_map,
-        need_last="True" if spec.needs("last_item") else "False",
+        need_last=spec.needs("last_item"),
         serial_below=SERIAL_BELOW)
 
 

@@ -32,7 +32,8 @@ class _Ops:
         return dev.get()
 
     def launch(self, name, groups, wg, args):
-        values = [a if isinstance(a, np.generic) else a.gpudata for a in args]
+        # pycuda packs numpy scalars; a view's gpudata is a plain int address.
+        values = [a if isinstance(a, np.generic) else np.uintp(int(a.gpudata)) for a in args]
         self.kernels[name](*values, block=(wg, 1, 1), grid=(groups, 1))
 
 

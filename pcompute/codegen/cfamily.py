@@ -115,8 +115,19 @@ class CPrinter:
     def local_array_prefix(self, space):
         return ""
 
+    def param(self, name, t):
+        """One parameter declaration; a local array (declare('matrix(n)')) is
+        passed by address, so the callee writes the caller's array as in Python."""
+        if t.shape:
+            return "%s%s %s%s" % (self.param_array_prefix(t.space), self.type_name_of(t.base),
+                                  name, "".join("[%d]" % d for d in t.shape))
+        return "%s %s" % (self.type_name(t), name)
+
+    def param_array_prefix(self, space):
+        return ""
+
     def signature(self, fn):
-        params = ", ".join("%s %s" % (self.type_name(t), fn.cname(n)) for n, t in fn.args)
+        params = ", ".join(self.param(fn.cname(n), t) for n, t in fn.args)
         return "%s %s(%s)" % (self.type_name(fn.ret), fn.c_name, params or "void")
 
     def function_prefix(self, fn):
@@ -271,29 +282,40 @@ class CPrinter:
         if info.stop:
             code.add(self.assign_line(info.stop, stop_text))
             stop_text = info.stop
+        counter = info.shadow or var
         if info.simple:
-            code.add("for (%s = %s; %s < %s; %s++) {" % (var, start[0], var, stop_text, var))
+            code.add("for (%s = %s; %s < %s; %s++) {" % (counter, start[0], counter,
+                                                         stop_text, counter))
         elif info.count is None:
             value = self.literal_step(step)
             cmp, inc = ("<", "+=") if value > 0 else (">", "-=")
             code.add("for (%s = %s; %s %s %s; %s %s %d) {"
-                     % (var, start[0], var, cmp, stop_text, var, inc, abs(value)))
+                     % (counter, start[0], counter, cmp, stop_text, counter, inc,
+                        abs(value)))
         else:
-            ltype = fn.type_of(node.target)
             code.add(self.assign_line(info.start, start[0]))
             code.add(self.assign_line(info.step, self.expr(step)[0]))
             code.add(self.assign_line(info.count, "%s(%s, %s, %s)" % (
-                self.need("rangelen", ltype.base), info.start, stop_text, info.step)))
+                self.need("rangelen", self.local_type(info.count).base), info.start,
+                stop_text, info.step)))
             code.add("for (%s = 0; %s < %s; %s++) {" % (info.counter, info.counter,
                                                          info.count, info.counter))
-            code.level += 1
+        code.level += 1
+        if info.count is not None:
             code.add(self.assign_line(var, "%s + %s * %s" % (info.start, info.counter,
                                                              info.step)))
-            code.level -= 1
-        code.level += 1
+        elif info.shadow:
+            code.add(self.assign_line(var, info.shadow))
         self.block(code, node.body)
         code.level -= 1
         code.add("}")
+
+    def local_type(self, name):
+        """The type of a local (hidden ones included) of the current function."""
+        for local, t in self.fn.locals:
+            if local == name:
+                return t
+        raise InternalError("no local %r in %s" % (name, self.fn.name))
 
     @staticmethod
     def literal_step(step):
@@ -361,13 +383,20 @@ class CPrinter:
 
     def expr_Compare(self, node):
         operands = [node.left] + node.comparators
+        texts = [self.expr(a) for a in operands]
+        # A middle operand held in a temporary is evaluated once, as in Python.
+        temps = (None,) + tuple(self.fn.chains.get(id(node)) or ()) + (None,)
         parts = []
         for k, op in enumerate(node.ops):
             a, b = operands[k], operands[k + 1]
             ta, tb = self.fn.type_of(a), self.fn.type_of(b)
             sym = CMPOPS[type(op)]
             p = self.prec[sym]
-            left, right = self.expr(a), self.expr(b)
+            left, right = texts[k], texts[k + 1]
+            if temps[k] is not None:
+                left = temps[k], self.prec["atom"]
+            if temps[k + 1] is not None:
+                right = self.assign_expr(temps[k + 1], right[0]), self.prec["atom"]
             if ta.is_int and tb.is_int and (ta.base in UNSIGNED) != (tb.base in UNSIGNED) \
                     and "ulong" not in (ta.base, tb.base):
                 # Compare mixed signed/unsigned values as Python does: exactly.
@@ -380,6 +409,10 @@ class CPrinter:
             return parts[0]
         p = self.prec[self.and_op]
         return (" %s " % self.and_op).join(self.wrap(t, q, p + 1) for t, q in parts), p
+
+    def assign_expr(self, name, text):
+        """An assignment used as an expression (its value is the value assigned)."""
+        return "(%s = %s)" % (name, text)
 
     def expr_IfExp(self, node):
         test, body, orelse = (self.expr(node.test), self.expr(node.body),

@@ -44,7 +44,7 @@ class CythonPrinter(CPrinter):
 
     # -- functions ----------------------------------------------------------
     def signature(self, fn):
-        params = ", ".join("%s %s" % (self.type_name(t), fn.cname(n)) for n, t in fn.args)
+        params = ", ".join(self.param(fn.cname(n), t) for n, t in fn.args)
         inline = "" if fn.c_name in self.program.recursive else "inline "
         return "cdef %s%s %s(%s) noexcept nogil" % (inline, self.type_name(fn.ret),
                                                      fn.c_name, params)
@@ -176,24 +176,26 @@ class CythonPrinter(CPrinter):
         if info.stop:
             code.add(self.assign_line(info.stop, stop_text))
             stop_text = info.stop
+        counter = info.shadow or var
         if info.simple:
             loop = "prange" if node.iter.func.id == "prange" else "range"
-            code.add("for %s in %s(%s, %s):" % (var, loop, start[0], stop_text))
+            code.add("for %s in %s(%s, %s):" % (counter, loop, start[0], stop_text))
         elif info.count is None:
-            code.add("for %s in range(%s, %s, %d):" % (var, start[0], stop_text,
+            code.add("for %s in range(%s, %s, %d):" % (counter, start[0], stop_text,
                                                        self.literal_step(step)))
         else:
-            ltype = fn.type_of(node.target)
             code.add(self.assign_line(info.start, start[0]))
             code.add(self.assign_line(info.step, self.expr(step)[0]))
             code.add(self.assign_line(info.count, "%s(%s, %s, %s)" % (
-                self.need("rangelen", ltype.base), info.start, stop_text, info.step)))
+                self.need("rangelen", self.local_type(info.count).base), info.start,
+                stop_text, info.step)))
             code.add("for %s in range(%s):" % (info.counter, info.count))
-            code.level += 1
+        code.level += 1
+        if info.count is not None:
             code.add(self.assign_line(var, "%s + %s * %s" % (info.start, info.counter,
                                                              info.step)))
-            code.level -= 1
-        code.level += 1
+        elif info.shadow:
+            code.add(self.assign_line(var, info.shadow))
         self.suite(code, node.body)
         code.level -= 1
 
@@ -206,16 +208,14 @@ class CythonPrinter(CPrinter):
             return "<float>%s" % text
         return text
 
-    def literal(self, value, t):
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
-        return CPrinter.literal(self, value, t)
-
     def expr_Constant(self, node):
         text, _ = CPrinter.expr_Constant(self, node)
         if text.startswith("<") or text.startswith("-"):
             return text, self.prec["unary"]
         return text, self.prec["atom"]
+
+    def assign_expr(self, name, text):
+        return "(%s := %s)" % (name, text)
 
     def not_text(self, operand):
         return "not " + self.wrap(operand[0], operand[1], self.prec["not"]), self.prec["not"]

@@ -1,7 +1,7 @@
 """OpenCL C printer."""
 import ast
 
-from ..errors import KernelSyntaxError
+from ..errors import InternalError, KernelSyntaxError
 from .cfamily import CPrinter
 
 OPENCL_TYPES = {"bool": "int", "char": "char", "uchar": "uchar", "short": "short",
@@ -24,6 +24,8 @@ class OpenCLPrinter(CPrinter):
     def local_array_prefix(self, space):
         return "__local " if space == "local" else ""
 
+    param_array_prefix = local_array_prefix
+
     def c_math_name(self, name, base):
         return "fabs" if name == "abs" else name
 
@@ -37,12 +39,33 @@ class OpenCLPrinter(CPrinter):
 
     def print_program(self):
         if self.program.recursive:
-            name = sorted(self.program.recursive)[0]
-            fn = next(f for f in self.program.functions if f.c_name == name)
+            cycle = self.recursion_cycle()
+            fn, callee = cycle[0], cycle[1]
             call = next(n for n in ast.walk(fn.tree) if isinstance(n, ast.Call)
-                        and fn.calls.get(id(n), (None, None))[1] in self.program.recursive)
+                        and fn.calls.get(id(n)) == ("helper", callee.c_name))
+            if len(cycle) == 2:
+                what = "%s calls itself" % fn.name
+            else:
+                what = ", which calls ".join(f.name for f in cycle)
+                what = what.replace(", which calls ", " calls ", 1)
             raise fn.src.error(KernelSyntaxError, call,
-                               "recursion is not supported on OpenCL (%s calls itself)"
-                               % fn.name,
+                               "recursion is not supported on OpenCL (%s)" % what,
                                "rewrite it as a loop, or use the cython or cuda backend")
         return CPrinter.print_program(self)
+
+    def recursion_cycle(self):
+        """The functions of one call cycle, the first repeated at the end."""
+        by_name = {f.c_name: f for f in self.program.functions}
+        for start in sorted(self.program.recursive):
+            paths = [[by_name[start]]]
+            seen = set()
+            while paths:
+                path = paths.pop(0)
+                for callee in path[-1].callees:
+                    if callee == start:
+                        return path + [by_name[start]]
+                    if callee not in seen and callee in by_name:
+                        seen.add(callee)
+                        paths.append(path + [by_name[callee]])
+        raise InternalError("no call cycle found among %s"
+                            % ", ".join(sorted(self.program.recursive)))

@@ -109,11 +109,10 @@ OPERATOR_TEXT = {"MatMult": "@", "Add": "+", "Sub": "-", "Mult": "*", "Div": "/"
 STRING_CALLS = ("printf", "declare", "cast")
 
 _COMPARE_HINTS = {
-    "is": ("is", "compare numbers with == or !="),
-    "is not": ("is not", "compare numbers with == or !="),
-    "in": ("in", "search with a `for k in range(n):` loop comparing x[k] == value"),
-    "not in": ("not in", "search with a `for k in range(n):` loop comparing "
-                         "x[k] != value"),
+    "is": "compare numbers with == or !=",
+    "is not": "compare numbers with == or !=",
+    "in": "search with a `for k in range(n):` loop comparing x[k] == value",
+    "not in": "search with a `for k in range(n):` loop comparing x[k] != value",
 }
 
 
@@ -213,7 +212,7 @@ class Checker:
                       "are used by pcompute's generated code" % name,
                       "rename it (e.g. %r)" % name.lstrip("_").replace("pc_", "p_", 1))
 
-    def else_marker(self, node, keyword):
+    def else_marker(self, node):
         """A marker at the `else` of a loop (the loop itself if not found)."""
         lines = self.src.lines
         first = node.body[-1].end_lineno if node.body else node.lineno
@@ -319,7 +318,7 @@ class Checker:
 
     def check_While(self, node):
         if node.orelse:
-            self.fail(self.else_marker(node, "while"),
+            self.fail(self.else_marker(node),
                       "while ... else is not supported in kernels",
                       "set a flag before `break` and test it with `if` after the loop")
         self.visit(node.test)
@@ -327,7 +326,7 @@ class Checker:
 
     def check_For(self, node):
         if node.orelse:
-            self.fail(self.else_marker(node, "for"),
+            self.fail(self.else_marker(node),
                       "for ... else is not supported in kernels",
                       "set a flag before `break` and test it with `if` after the loop")
         if not isinstance(node.target, ast.Name):
@@ -395,8 +394,8 @@ class Checker:
         for op in node.ops:
             if not isinstance(op, ALLOWED_CMPOPS):
                 name = _compare_name(op)
-                _, hint = _COMPARE_HINTS.get(name, (name, "compare numbers with ==, !=, "
-                                                    "<, <=, >, >="))
+                hint = _COMPARE_HINTS.get(name, "compare numbers with ==, !=, <, <=, "
+                                                ">, >=")
                 self.fail(node, "the comparison `%s` is not supported in kernels" % name,
                           hint)
         self.visit(node.left)

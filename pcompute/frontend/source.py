@@ -104,7 +104,8 @@ def _describe(obj):
     if module.startswith("numpy"):
         kind = "numpy " + kind
     name = getattr(obj, "__name__", None)
-    return ("%s (a %s)" % (name, kind)) if name else ("a %s" % kind)
+    article = "an" if kind[:1] in "aeiou" else "a"
+    return ("%s (%s %s)" % (name, article, kind)) if name else ("%s %s" % (article, kind))
 
 
 def check_is_function(func):
@@ -141,11 +142,14 @@ def read_function(func):
     try:
         module = ast.parse(dedented)
     except SyntaxError as exc:
-        loc = SourceLocation(filename, first + (exc.lineno or 1) - 1,
-                             (exc.offset or 1) - 1 + indent, None,
-                             getattr(func, "__name__", None),
-                             lines[(exc.lineno or 1) - 1] if lines else "")
-        raise KernelSyntaxError("the function's source does not parse: %s" % exc.msg, loc)
+        rel = exc.lineno or 1
+        loc = SourceLocation(filename, first + rel - 1, (exc.offset or 1) - 1 + indent,
+                             None, getattr(func, "__name__", None),
+                             lines[rel - 1] if 0 < rel <= len(lines) else "")
+        raise KernelSyntaxError(
+            "the function's source does not parse on its own: %s" % exc.msg, loc,
+            hint="define the kernel with a plain top-level `def`, or give it a "
+                 "`source` attribute holding its complete text")
     defs = [n for n in module.body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     wanted = getattr(func, "__name__", None)

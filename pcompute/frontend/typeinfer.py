@@ -36,7 +36,8 @@ class LoopInfo:
     (None when the value is used directly).  ``shadow`` names a hidden local
     that runs a C loop in place of ``v`` when ``v`` is read outside the loop:
     ``v`` is then assigned from it at the top of each pass, so that after
-    the loop ``v`` holds its last value (or is unchanged), as in Python.
+    the loop ``v`` holds its last value (or is unchanged), as in Python; also
+    when a nested loop reuses ``v`` as its variable.
     """
     simple: bool
     stop: str = None
@@ -120,75 +121,87 @@ async await nonlocal from import as elif
 """.split())
 
 
-def _more_reserved():
-    """Further names a user identifier must not be printed as (see RESERVED)."""
-    words = set("""
-    _Bool _Complex _Imaginary _Noreturn _Static_assert _Thread_local _Alignas _Alignof
-    true false asm nullptr public protected export mutable explicit typeid throw catch
-    constexpr consteval constinit decltype alignas alignof static_assert thread_local
-    char8_t char16_t char32_t wchar_t static_cast const_cast reinterpret_cast
-    dynamic_cast concept requires co_await co_return co_yield register
-    bitand bitor compl and_eq or_eq xor xor_eq not_eq
-    __device__ __host__ __global__ __shared__ __constant__ __managed__
-    __attribute__ read_write uniform pipe image1d_t image2d_t image3d_t sampler_t
-    event_t quad complex imaginary vec_step
-    dim3 cudaError_t make_float2 make_float3 make_float4 make_int2 make_int3 make_int4
-    make_double2 make_double3 make_double4
-    cython run bint Py_ssize_t ssize_t Py_hash_t Py_UCS4 Py_UNICODE object list dict
-    tuple str bytes unicode type readonly api fused packed cppclass by gil nogil
-    errno EOF BUFSIZ RAND_MAX EXIT_SUCCESS EXIT_FAILURE HUGE_VAL HUGE_VALF MAXFLOAT
-    CHAR_BIT CHAR_MAX CHAR_MIN SCHAR_MAX SCHAR_MIN UCHAR_MAX SHRT_MAX SHRT_MIN
-    USHRT_MAX INT_MAX INT_MIN UINT_MAX LONG_MAX LONG_MIN ULONG_MAX LLONG_MAX LLONG_MIN
-    FLT_MAX FLT_MIN FLT_EPSILON FLT_DIG DBL_MAX DBL_MIN DBL_EPSILON DBL_DIG
-    M_E M_LOG2E M_LOG10E M_LN2 M_LN10 M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI
-    M_SQRT2 M_SQRT1_2 CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE
-    acospi asinpi atanpi atan2pi cospi sinpi tanpi cbrt exp2 exp10 fdim fma fmax fmin
-    fract frexp ilogb ldexp lgamma lgamma_r logb mad maxmag minmag modf nan nextafter
-    pown powr remainder remquo rint rootn round rsqrt sincos tgamma nearbyint lrint
-    llrint lround llround scalbn scalbln signbit isfinite isnormal isordered
-    isunordered isequal isnotequal isgreater isgreaterequal isless islessequal
-    islessgreater any all bitselect select shuffle shuffle2
-    abs_diff add_sat hadd rhadd clamp clz ctz mad_hi mad_sat mul_hi rotate sub_sat
-    upsample popcount mad24 mul24 degrees radians mix step smoothstep sign
-    cross dot distance length normalize fast_distance fast_length fast_normalize
-    mem_fence read_mem_fence write_mem_fence async_work_group_copy
-    async_work_group_strided_copy wait_group_events prefetch get_work_dim
-    get_global_size get_local_size get_local_id get_num_groups get_group_id
-    get_global_offset vload_half vstore_half vloada_half vstorea_half
-    rcbrt sincospi normcdf normcdfinv erfinv erfcinv norm norm3d norm4d rnorm rnorm3d
-    rnorm4d rhypot j0 j1 jn y0 y1 yn cyl_bessel_i0 cyl_bessel_i1 labs llabs
-    atomicSub atomicExch atomicMin atomicMax atomicInc atomicDec atomicCAS atomicAnd
-    atomicOr atomicXor clock clock64 memcpy memmove calloc realloc div ldiv lldiv
-    """.split())
-    for op in ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and",
-               "or", "xor"):
-        words.update(("atomic_" + op, "atom_" + op))
-    for fn in ("cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr",
-               "recip", "rsqrt", "sin", "sqrt", "tan"):
-        words.update(("half_" + fn, "native_" + fn))
-    scalars = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-               "float", "double", "half", "bool", "longlong", "ulonglong")
-    for base in scalars:
-        words.update(("convert_" + base, "as_" + base))
-        for n in (1, 2, 3, 4, 8, 16):
-            words.add("%s%d" % (base, n))
-            words.update(("vload%d" % n, "vstore%d" % n, "vload_half%d" % n,
-                          "vstore_half%d" % n))
-    # C math names with the float (f) and long double (l) suffixes.
-    c_math = set(MATH_FUNCS) | {"fabs", "fmin", "fmax", "fma", "cbrt", "exp2", "round",
-                                "rint", "lgamma", "tgamma", "ldexp", "frexp", "modf",
-                                "rsqrt", "nearbyint", "remainder", "fdim", "logb",
-                                "sincos", "sinpi", "cospi", "exp10", "nan", "norm"}
-    for fn in c_math:
-        words.update((fn + "f", fn + "l"))
-    return frozenset(words)
+def _words(text):
+    return set(text.split())
 
 
-RESERVED = RESERVED | _more_reserved()
+# More names no user identifier may be printed as: C++ (CUDA) keywords and
+# alternative operator tokens, OpenCL C and CUDA types (vector types too),
+# macros of the C headers and OpenCL, Cython keywords and type names, the
+# names the generated modules define (Cython's ``run``), and the C math names
+# with the float suffix (CUDA and Cython call sinf, powf, ... in user code).
+_KEYWORDS_TYPES_MACROS = _words("""
+_Bool _Complex _Imaginary _Noreturn _Static_assert _Thread_local _Alignas _Alignof
+true false asm nullptr public protected export mutable explicit typeid throw catch
+constexpr consteval constinit decltype alignas alignof static_assert thread_local
+char8_t char16_t char32_t wchar_t static_cast const_cast reinterpret_cast
+dynamic_cast concept requires co_await co_return co_yield
+bitand bitor compl and_eq or_eq xor xor_eq not_eq
+__device__ __host__ __global__ __shared__ __constant__ __managed__
+__attribute__ read_write uniform pipe image1d_t image2d_t image3d_t sampler_t
+event_t quad complex imaginary vec_step dim3 cudaError_t
+cython run bint Py_ssize_t ssize_t Py_hash_t Py_UCS4 Py_UNICODE object list dict
+tuple str bytes unicode type readonly api fused packed cppclass by
+errno EOF BUFSIZ RAND_MAX EXIT_SUCCESS EXIT_FAILURE HUGE_VAL HUGE_VALF MAXFLOAT
+CHAR_BIT CHAR_MAX CHAR_MIN SCHAR_MAX SCHAR_MIN UCHAR_MAX SHRT_MAX SHRT_MIN
+USHRT_MAX INT_MAX INT_MIN UINT_MAX LONG_MAX LONG_MIN ULONG_MAX LLONG_MAX LLONG_MIN
+FLT_MAX FLT_MIN FLT_EPSILON FLT_DIG DBL_MAX DBL_MIN DBL_EPSILON DBL_DIG
+M_E M_LOG2E M_LOG10E M_LN2 M_LN10 M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI
+M_SQRT2 M_SQRT1_2 CLK_LOCAL_MEM_FENCE CLK_GLOBAL_MEM_FENCE
+""")
+for _base in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+              "float", "double", "half", "bool", "longlong", "ulonglong"):
+    _KEYWORDS_TYPES_MACROS.update("%s%d" % (_base, _n) for _n in (1, 2, 3, 4, 8, 16))
+_KEYWORDS_TYPES_MACROS.update(_f + "f" for _f in MATH_FUNCS)
+
+RESERVED = RESERVED | frozenset(_KEYWORDS_TYPES_MACROS)
+
+# Built-in and library functions of OpenCL C and CUDA that generated code does
+# not call: a user *function* with one of these names clashes with it (OpenCL C
+# cannot overload them), so functions are renamed; locals may keep the name.
+_LIBRARY_FUNCTIONS = _words("""
+acospi asinpi atanpi atan2pi cospi sinpi tanpi cbrt exp2 exp10 fdim fma fmax fmin
+fract frexp ilogb ldexp lgamma lgamma_r logb mad maxmag minmag modf nan nextafter
+pown powr remainder remquo rint rootn round rsqrt sincos tgamma nearbyint lrint
+llrint lround llround scalbn scalbln signbit isfinite isnormal isordered
+isunordered isequal isnotequal isgreater isgreaterequal isless islessequal
+islessgreater any all bitselect select shuffle shuffle2
+abs_diff add_sat hadd rhadd clamp clz ctz mad_hi mad_sat mul_hi rotate sub_sat
+upsample popcount mad24 mul24 degrees radians mix step smoothstep sign
+cross dot distance length normalize fast_distance fast_length fast_normalize
+mem_fence read_mem_fence write_mem_fence async_work_group_copy
+async_work_group_strided_copy wait_group_events prefetch get_work_dim
+get_global_size get_local_size get_local_id get_num_groups get_group_id
+get_global_offset vload_half vstore_half vloada_half vstorea_half
+rcbrt sincospi normcdf normcdfinv erfinv erfcinv norm norm3d norm4d rnorm rnorm3d
+rnorm4d rhypot j0 j1 jn y0 y1 yn cyl_bessel_i0 cyl_bessel_i1 labs llabs
+atomicSub atomicExch atomicMin atomicMax atomicInc atomicDec atomicCAS atomicAnd
+atomicOr atomicXor clock clock64 memcpy memmove calloc realloc div ldiv lldiv
+make_float2 make_float3 make_float4 make_int2 make_int3 make_int4 make_double2
+make_double3 make_double4
+""")
+for _op in ("add", "sub", "xchg", "inc", "dec", "cmpxchg", "min", "max", "and", "or",
+            "xor"):
+    _LIBRARY_FUNCTIONS.update(("atomic_" + _op, "atom_" + _op))
+for _fn in ("cos", "divide", "exp", "exp2", "exp10", "log", "log2", "log10", "powr",
+            "recip", "rsqrt", "sin", "sqrt", "tan"):
+    _LIBRARY_FUNCTIONS.update(("half_" + _fn, "native_" + _fn))
+for _base in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+              "float", "double", "half"):
+    _LIBRARY_FUNCTIONS.update(("convert_" + _base, "as_" + _base))
+for _n in (2, 3, 4, 8, 16):
+    _LIBRARY_FUNCTIONS.update(("vload%d" % _n, "vstore%d" % _n, "vload_half%d" % _n,
+                               "vstore_half%d" % _n))
+_LIBRARY_FUNCTIONS.update(_f + _s for _f in _words("""
+fabs fmin fmax fma cbrt exp2 round rint lgamma tgamma ldexp frexp modf rsqrt
+nearbyint remainder fdim logb sincos sinpi cospi exp10 nan norm
+""") | set(MATH_FUNCS) for _s in ("f", "l"))
+RESERVED_FUNCTIONS = RESERVED | frozenset(_LIBRARY_FUNCTIONS)
+del _base, _n, _op, _fn
 
 
-def _printed_name(name):
-    return "pc_u_" + name if name in RESERVED else name
+def _printed_name(name, reserved=RESERVED):
+    return "pc_u_" + name if name in reserved else name
 
 
 def _literal_type(value, default_float):
@@ -201,6 +214,40 @@ def _literal_type(value, default_float):
             return LONG
         return None
     return default_float
+
+
+def _int_constant(node):
+    """The value of an integer literal (possibly negated), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd,
+                                                              ast.Invert)):
+        value = _int_constant(node.operand)
+        if value is None:
+            return None
+        return {ast.USub: -value, ast.UAdd: value, ast.Invert: ~value}[type(node.op)]
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+_FOLD = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+         ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
+         ast.Mod: lambda a, b: a % b, ast.BitOr: lambda a, b: a | b,
+         ast.BitXor: lambda a, b: a ^ b, ast.BitAnd: lambda a, b: a & b,
+         ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+         ast.Pow: lambda a, b: a ** b}
+
+
+def _fold_int(node):
+    """The value of an operation on two integer literals, computed as Python does
+    (so that ``1 << 40`` or ``2 ** 40`` do not overflow C's int), else None."""
+    a, b = _int_constant(node.left), _int_constant(node.right)
+    if a is None or b is None or type(node.op) not in _FOLD:
+        return None
+    if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0:
+        return None
+    if isinstance(node.op, (ast.LShift, ast.RShift, ast.Pow)) and not 0 <= b <= 128:
+        return None
+    return _FOLD[type(node.op)](a, b)
 
 
 def _join(a, b):
@@ -324,6 +371,13 @@ class _FunctionTyper:
                 value = typer.resolver.attribute_constant(node)
                 return ast.copy_location(ast.Constant(value), node)
 
+            def visit_BinOp(self, node):
+                self.generic_visit(node)
+                value = _fold_int(node)
+                if value is None:
+                    return node
+                return ast.copy_location(ast.Constant(value), node)
+
         body = [Normaliser().visit(stmt) for stmt in self.tree.body]
         if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
@@ -400,6 +454,12 @@ class _FunctionTyper:
 
     def assign_target(self, target, vtype, node):
         if isinstance(target, ast.Name):
+            if vtype is not None and vtype.shape:
+                self.fail(KernelTypeError, node, "a local array cannot be assigned to "
+                          "a name: in Python both names would be the same array, in C "
+                          "it would be copied",
+                          "use the array itself, or declare another one and copy "
+                          "element by element")
             self.set_local(target, target.id, vtype)
             self.types[id(target)] = self.var_type(target.id) or vtype
         else:
@@ -526,7 +586,9 @@ class _FunctionTyper:
                       "use a positive or negative step")
         stop_name = None if stop_is_stable else self.hidden_local("stop", ltype)
         shadow = None
-        if step_value is not None and self.read_outside(node.target.id, node):
+        var = node.target.id
+        if step_value is not None and (var in assigned_in_body
+                                       or self.read_outside(var, node)):
             shadow = self.hidden_local("v", ltype)
         if step_value == 1:
             return LoopInfo(True, stop_name, shadow=shadow)
@@ -693,7 +755,8 @@ class _FunctionTyper:
                           "%s and %s" % (left, right), "convert with int(...) first")
         if isinstance(op, ast.Pow) and left.is_int and right.is_int:
             exponent = node.right
-            if isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub):
+            if (isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub)) \
+                    or (_int_constant(exponent) or 0) < 0:
                 self.fail(KernelTypeError, node, "an integer raised to a negative power "
                           "is a float in Python", "write float(a) ** b")
         return promote(left, right)
@@ -895,7 +958,7 @@ class ProgramTyper:
 
     def c_name_of(self, func):
         if func not in self.c_names:
-            base = _printed_name(func.__name__)
+            base = _printed_name(func.__name__, RESERVED_FUNCTIONS)
             used = set(self.c_names.values())
             name, k = base, 1
             while name in used:

@@ -4,7 +4,7 @@ from ..config import get_config
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.typeinfer import _annotation_types
-from ..frontend.source import read_function
+from ..frontend.source import check_is_function, read_function
 from ..profile import compile_timer, kernel_timer
 from ..types import DOUBLE, FLOAT, LONG
 from .args import (array_length, check_declared, device_value, parameter_names,
@@ -21,6 +21,7 @@ class Elementwise:
     """
 
     def __init__(self, func, backend=None):
+        check_is_function(func)
         self.func = func
         self.name = func.__name__
         self._backend = backend
@@ -88,7 +89,9 @@ class Elementwise:
         if len(args) != nargs:
             raise KernelTypeError("%s takes %d argument(s) after the index (%s), got %d"
                                   % (self._where(), nargs, ", ".join(self._params[1:]),
-                                     len(args)))
+                                     len(args)),
+                                  hint="call it with the arguments of %s() after i"
+                                  % self.name)
         config = get_config()
         backend = get_backend(self._backend)
         fast_key = (backend.name, config.codegen_key(), signature(args))

@@ -167,7 +167,7 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
     if pc_n <= 0:
         return
 %if complex_map:
-    if pc_nt > 1 or ${need_last}:
+    if pc_nt > 1 or ${1 if need_last else 0}:
         pc_mapped = <${T}*>malloc(pc_n * sizeof(${T}))
         if pc_mapped == NULL:
             raise MemoryError("Scan(complex_map=True) cannot allocate %d values" % pc_n)

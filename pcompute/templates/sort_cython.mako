@@ -21,12 +21,16 @@ ctypedef ${key} pc_key_t
 ctypedef ${ukey} pc_ukey_t
 ctypedef ${idx} pc_idx_t
 
-# Signed keys sort as unsigned ones with the sign bit flipped.
-cdef pc_ukey_t PC_SIGN = ${sign}
+# Signed keys sort as unsigned ones with the sign bit flipped (a C constant).
+cdef extern from *:
+    """
+    #define PC_SIGN ${sign}
+    """
+    const unsigned long long PC_SIGN
 
 
 cdef inline size_t pc_digit(pc_key_t k, int shift, size_t mask) noexcept nogil:
-    return <size_t>((((<pc_ukey_t>k) ^ PC_SIGN) >> shift) & mask)
+    return <size_t>((((<pc_ukey_t>k) ^ <pc_ukey_t>PC_SIGN) >> shift) & mask)
 
 
 cdef void pc_or_and(const pc_key_t *keys, size_t start, size_t end,

@@ -21,7 +21,7 @@ from math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, copysign, 
 import numpy as np
 
 from pcompute.errors import KernelSyntaxError
-from pcompute.types import atomic_inc, cast, declare, printf
+from pcompute.types import atomic_dec, atomic_inc, cast, declare, printf
 
 CORPUS = {}
 
@@ -838,12 +838,46 @@ def declare_matrix_int(i, a, out):
         out[4 * i + k] = h[k]
 
 
+def fill3(m, v):
+    for k in range(3):
+        m[k] = v * (k + 1)
+
+
+def sum3(m):
+    return m[0] + m[1] + m[2]
+
+
+def trace2(m):
+    m[0][1] = 0.0
+    return m[0][0] + m[1][1]
+
+
+@case(lambda n, dt, rng: [Q(rng, n, dt), Z(n, dt), Z(n, dt)], out="y z")
+def matrix_helpers(i, x, y, z):
+    # Local arrays passed to helpers are shared with them, as in Python.
+    m = declare('matrix(3)')
+    fill3(m, x[i])
+    y[i] = sum3(m)
+    t = declare('matrix((2, 2))')
+    t[0][0] = x[i]
+    t[0][1] = 5.0
+    t[1][1] = 2.0
+    w = trace2(t)
+    z[i] = w + t[0][1]
+
+
 # -- constants and names ----------------------------------------------------------
 
 @case(lambda n, dt, rng: [Q(rng, n, dt), Z(n, dt), Z(n, I64)], out="y out")
 def module_constants(i, x, y, out):
     y[i] = x[i] * SCALE + OFFSET + TINY * NEG
     out[i] = (i + BIG) % 1000 + (1 if ENABLED else 0) + BIG // 1000000
+
+
+@case(lambda n, dt, rng: [Z(n, I64)], out="out")
+def literal_arithmetic(i, out):
+    # Operations on integer literals are exact, as in Python (no 32-bit overflow).
+    out[i] = (1 << 40) + 2 ** 40 - OFFSET * BIG + (-7) // 2 * 1000 + -7 % 3 + i
 
 
 @case(lambda n, dt, rng: [Q(rng, n, dt, -2, 2), Z(n, I32)], out="out")
@@ -1008,9 +1042,11 @@ def int_true_div(i, a, b, y):
     y[i] += k
 
 
-@case(lambda n, dt, rng: [I(rng, n, 0, 1000), Z(8, I32)], out="counts")
-def atomic_count(i, a, counts):
+@case(lambda n, dt, rng: [I(rng, n, 0, 1000), Z(8, I32), Z(3, I32)],
+      out="counts down")
+def atomic_count(i, a, counts, down):
     atomic_inc(counts[a[i] % 8])
+    atomic_dec(down[a[i] % 3])
 
 
 @case(lambda n, dt, rng: [Q(rng, n, dt)], out="", run=False,

@@ -1,0 +1,109 @@
+"""Draw a benchmark CSV: ``python -m benchmarks.plot [CSV] [--out DIR]``.
+
+For every (suite, case): with several sizes, the time per call against n
+for each implementation and the speed-up over the C reference against n;
+with one size, bars of the ratio to the C reference (or of the time, where
+there is no reference).  Needs matplotlib (``pip install matplotlib``).
+"""
+import argparse
+import csv
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def load(path):
+    """{(suite, case): [row dicts with a median]}, in file order."""
+    groups = defaultdict(list)
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh):
+            if not row.get("median_s"):
+                continue
+            row["n"], row["median_s"] = int(row["n"]), float(row["median_s"])
+            row["ratio"] = float(row["ratio_vs_ref"]) if row.get("ratio_vs_ref") else None
+            groups[(row["suite"], row["case"])].append(row)
+    return groups
+
+
+def by_impl(rows):
+    out = defaultdict(list)
+    for row in rows:
+        out[row["impl"]].append(row)
+    return out
+
+
+def plot_sizes(plt, suite, case, rows, out):
+    """Time vs n and speed-up over C vs n; returns the files written."""
+    fig, (ax_t, ax_s) = plt.subplots(1, 2, figsize=(13, 5))
+    for impl, rs in by_impl(rows).items():
+        rs.sort(key=lambda r: r["n"])
+        ax_t.loglog([r["n"] for r in rs], [r["median_s"] for r in rs], "o-", label=impl)
+        pts = [(r["n"], 1 / r["ratio"]) for r in rs if r["ratio"]]
+        if pts:
+            ax_s.loglog(*zip(*pts), "o-", label=impl)
+    ax_t.set(xlabel="n", ylabel="seconds per call (median)", title="%s %s" % (suite, case))
+    ax_s.set(xlabel="n", ylabel="speed-up over the C reference (higher is better)",
+             title="%s %s: C time / time" % (suite, case))
+    ax_s.axhline(1.0, color="grey", lw=0.8)
+    ax_t.legend(fontsize=7)
+    ax_t.grid(True, which="both", alpha=0.3)
+    ax_s.grid(True, which="both", alpha=0.3)
+    return _save(plt, fig, out, suite, case)
+
+
+def plot_bars(plt, suite, case, rows, out):
+    """One size: bars of the ratio to C (or of the time without a reference)."""
+    use_ratio = all(r["ratio"] for r in rows)
+    values = [r["ratio"] if use_ratio else r["median_s"] * 1e6 for r in rows]
+    fig, ax = plt.subplots(figsize=(9, 0.4 * len(rows) + 1.5))
+    ax.barh([r["impl"] for r in rows], values)
+    ax.invert_yaxis()
+    if use_ratio:
+        ax.axvline(1.0, color="grey", lw=0.8)
+        ax.set_xscale("log")
+    ax.set(xlabel="time / C reference time (lower is better)" if use_ratio
+           else "microseconds per call (median)", title="%s %s, n = %d" % (suite, case,
+                                                                            rows[0]["n"]))
+    fig.tight_layout()
+    return _save(plt, fig, out, suite, case)
+
+
+def _save(plt, fig, out, suite, case):
+    path = out / ("%s-%s.png" % (suite, re.sub(r"[^\w.=-]+", "_", case)))
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return [path]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks.plot", description=__doc__)
+    p.add_argument("csv", nargs="?", type=Path, default=RESULTS / "latest.csv")
+    p.add_argument("--out", type=Path, default=RESULTS / "plots", metavar="DIR")
+    args = p.parse_args(argv)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("error: matplotlib is not installed, so no plots were drawn; install it "
+              "with: pip install matplotlib", file=sys.stderr)
+        return 2
+    if not args.csv.exists():
+        print("error: %s does not exist; run python -m benchmarks first" % args.csv,
+              file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for (suite, case), rows in load(args.csv).items():
+        several = len({r["n"] for r in rows}) > 1
+        draw = plot_sizes if several else plot_bars
+        written += draw(plt, suite, case, rows, args.out)
+    print("wrote %d plot(s) to %s" % (len(written), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
