@@ -75,7 +75,8 @@ def main(argv=None):
     machine["load_average_end"] = load_average()
     machine["numba_threading_layer"] = numba_peer.threading_layer()
     load_note(rec, machine["load_average_end"], machine["cores"], "end")
-    print("\nRatio table (median per call; vs C = median / C+OpenMP reference timed in C)")
+    print("\nRatio table (median per call; vs C = median / median of the C+OpenMP reference "
+          "timed in C; vs C (min) = the same for the fastest samples)")
     print("\n".join(rec.table_lines()))
     summary = rec.targets_summary()
     if summary:

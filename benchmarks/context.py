@@ -102,8 +102,10 @@ class Group:
             self.run()
 
     def time(self, impl, kind, fn, sync=None, verify=None, target=None, after_first=None,
-             using=None, **kw):
-        """Queue ``fn``.  ``verify()`` returns None when the result is right,
+             using=None, before=None, **kw):
+        """Queue ``fn``.  ``before()`` runs before the first call (e.g. to reset
+        an output array that implementations share, so the check sees this
+        one's result); ``verify()`` returns None when the result is right,
         else what is wrong (or raises); ``after_first()`` returns a note on
         the first call (e.g. 'built' / 'cache'); ``using()`` is a context
         manager that every call runs in, entered outside the clock (e.g. a
@@ -111,6 +113,8 @@ class Group:
         still be added to (``note``, ``extra``)."""
         try:
             with (using or contextlib.nullcontext)():
+                if before is not None:
+                    before()
                 first = first_call(fn, sync)
                 check = verdict(verify)
                 note = after_first() if after_first else ""
@@ -139,7 +143,7 @@ class Group:
             self.failed(impl, kind, exc)
 
     def c_ref(self, kernel, args, verify=None, label="C+OpenMP", is_ref=True,
-              ctypes_row=True):
+              ctypes_row=True, before=None):
         """Queue the C ``kernel`` (see :class:`reference.CRef`) on ``args`` (the
         thread count last), timed inside C (``label (in C)``; the group's
         reference if ``is_ref``) and, if ``ctypes_row``, through ctypes."""
@@ -149,9 +153,11 @@ class Group:
         call = lambda: cref.call(kernel, args)
         check = None
         if ctypes_row:
-            check = self.time(label + " (ctypes)", "reference", call,
-                              verify=verify).get("check")
+            check = self.time(label + " (ctypes)", "reference", call, verify=verify,
+                              before=before).get("check")
         try:
+            if check is None and before is not None:
+                before()
             first_call(call)
             check = verdict(verify) if check is None else check
             inner = calibrate(call, _nothing, self.ctx.profile.min_sample)

@@ -8,6 +8,7 @@ from .timing import Stats
 
 CSV_FIELDS = ["suite", "case", "n", "impl", "kind", "median_s", "q1_s", "q3_s", "min_s",
               "max_s", "reps", "inner", "first_call_s", "ref_impl", "ratio_vs_ref",
+              "ratio_min_vs_ref",
               "target", "target_met", "check", "note"]
 
 
@@ -25,7 +26,8 @@ class Row:
     target: Optional[tuple] = None  # ('ratio', 1.15) vs the reference, or ('time', s)
     is_ref: bool = False
     ref_impl: str = ""
-    ratio: Optional[float] = None
+    ratio: Optional[float] = None       # median / the reference's median
+    ratio_min: Optional[float] = None   # min / the reference's min (best cases)
     target_met: Optional[bool] = None
     extra: dict = field(default_factory=dict)
 
@@ -83,6 +85,7 @@ class Recorder:
                 if ref is not None and row.stats is not None:
                     row.ref_impl = ref.impl
                     row.ratio = row.stats.median / ref.stats.median
+                    row.ratio_min = row.stats.min / ref.stats.min
                 if row.target is None:
                     continue
                 kind, value = row.target
@@ -92,8 +95,8 @@ class Recorder:
 
     # ------------------------------------------------------------- output
     def table_lines(self, markdown=False):
-        head = ["case", "n", "impl", "median", "IQR", "min-max", "vs C", "first call",
-                "check", "target"]
+        head = ["case", "n", "impl", "median", "IQR", "min-max", "vs C", "vs C (min)",
+                "first call", "check", "target"]
         lines = []
         suite = None
         for (s, case, n), rows in self.groups().items():
@@ -109,7 +112,7 @@ class Recorder:
                 if markdown:
                     lines.append("| " + " | ".join(cells) + " |")
                 else:
-                    lines.append("  %-18s %-5s %-36s %9s %19s %19s %6s %9s %-4s %s"
+                    lines.append("  %-18s %-5s %-36s %9s %19s %19s %6s %6s %9s %-4s %s"
                                  % tuple(cells))
         return lines
 
@@ -143,7 +146,9 @@ class Recorder:
         lines = ["# pcompute benchmarks: latest run", "",
                  "Written by `python -m benchmarks` (profile `%s`, %s). Times are the "
                  "median per call; *vs C* is the median over the hand-written C+OpenMP "
-                 "reference timed inside C in the same run (lower is better)." %
+                 "reference timed inside C in the same run (lower is better), *vs C "
+                 "(min)* the same for the fastest samples (less sensitive to a busy "
+                 "machine)." %
                  (profile, machine.get("date", "")), "",
                  "Machine: %s" % machine_line(machine)]
         lines += self.table_lines(markdown=True)
@@ -157,9 +162,10 @@ class Recorder:
 
 
 def machine_line(m):
-    return ", ".join("%s %s" % (k, m.get(k, "?")) for k in
-                     ("cpu", "cores", "python", "numpy", "cython", "gcc", "pyopencl",
-                      "opencl_device", "numba"))
+    return "; ".join("%s: %s" % (k, m.get(k, "?")) for k in
+                     ("cpu", "cores", "load_average", "load_average_end", "python",
+                      "numpy", "cython", "gcc", "pyopencl", "opencl_device", "numba",
+                      "pcompute"))
 
 
 def _cells(row, case, n):
@@ -167,20 +173,21 @@ def _cells(row, case, n):
     iqr = "%s-%s" % (fmt_time(st.q1), fmt_time(st.q3)) if st else "-"
     mm = "%s-%s" % (fmt_time(st.min), fmt_time(st.max)) if st else "-"
     ratio = "%.2f" % row.ratio if row.ratio is not None else "-"
+    ratio_min = "%.2f" % row.ratio_min if row.ratio_min is not None else "-"
     target = row.target_text()
     if row.target_met is not None:
         target += " " + ("MET" if row.target_met else "MISSED")
     impl = row.impl + (" [ref]" if row.is_ref else "")
     check = row.check + ((" " + row.note) if row.note else "")
     return [case, fmt_n(n), impl, fmt_time(st.median) if st else "-", iqr, mm, ratio,
-            fmt_time(row.first_s), check, target]
+            ratio_min, fmt_time(row.first_s), check, target]
 
 
 def _csv_dict(row):
     st = row.stats
     d = {"suite": row.suite, "case": row.case, "n": row.n, "impl": row.impl,
          "kind": row.kind, "first_call_s": row.first_s, "ref_impl": row.ref_impl,
-         "ratio_vs_ref": row.ratio, "target": row.target_text(),
+         "ratio_vs_ref": row.ratio, "ratio_min_vs_ref": row.ratio_min, "target": row.target_text(),
          "target_met": row.target_met, "check": row.check, "note": row.note,
          "extra": json.dumps(row.extra, default=str) if row.extra else ""}
     if st is not None:

@@ -45,6 +45,7 @@ autodoc_typehints = "none"
 # Each document starts from a fresh configuration read from the environment
 # (tests/test_docs.py clears the PCOMPUTE_* variables that change behaviour).
 doctest_global_setup = """
+DOCS_DIR = %r
 import os
 import warnings
 import numpy as np
@@ -55,7 +56,7 @@ set_config(None)
 np.set_printoptions(legacy=False)
 HAVE_OPENCL = _get_backend('opencl').available()
 HAVE_CUDA = _get_backend('cuda').available()
-"""
+""" % HERE
 doctest_global_cleanup = """
 set_config(None)
 """

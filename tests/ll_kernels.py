@@ -108,3 +108,15 @@ class TypedTemplate(Template):
         '''
         x[i] = x[i] * 3.0
         '''
+
+
+from pcompute.low_level import nogil, parallel  # noqa: E402
+
+
+@annotate(x='gdoublep', n='int', return_='double')
+def compyle_style_total(x, n):
+    s = 0.0
+    with nogil, parallel():
+        for i in prange(n):
+            s += x[i]
+    return s

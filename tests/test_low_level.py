@@ -86,3 +86,11 @@ def test_extern_cuda_source_compiles():
                           config={"use_double": True})
     assert "double twice(double x)" in src
     check_cuda_source(src)
+
+
+def test_cython_function_with_nogil_parallel_blocks():
+    x = np.random.default_rng(2).random(50000)
+    with pc.use_config(use_openmp=True, use_double=True):
+        assert Cython(K.compyle_style_total)(x, len(x)) == pytest.approx(x.sum(), rel=1e-12)
+    # In Python the blocks do nothing and the function still runs.
+    assert K.compyle_style_total(x, len(x)) == pytest.approx(x.sum(), rel=1e-12)

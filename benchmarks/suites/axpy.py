@@ -1,7 +1,7 @@
 """Suite 1: Elementwise axpy ``y = a*x + y``, float64.
 
-Host implementations share one ``y`` (reset before each first call, which is
-checked); the device ones have their own buffers.
+Host implementations share one ``y``, reset to ``y0`` before each first call
+(whose result is checked); the device ones have their own buffers.
 """
 import numpy as np
 
@@ -22,41 +22,39 @@ def run(ctx):
         rng = np.random.default_rng(1)
         x, y0 = rng.random(n), rng.random(n)
         want = A * x + y0
-        y = np.empty_like(y0)
-
-        def fresh():
-            y[...] = y0
-            return y
+        y = y0.copy()
+        fresh = lambda: np.copyto(y, y0)
+        check = lambda: close(y, want)
         with ctx.group(NAME, CASE, n) as g:
-            g.c_ref("axpy", (A, x, fresh(), 0), verify=lambda: close(y, want))
-            g.c_ref("axpy", (A, x, fresh(), 1), verify=lambda: close(y, want),
-                    label="C serial", is_ref=False, ctypes_row=False)
+            g.c_ref("axpy", (A, x, y, 0), verify=check, before=fresh)
+            g.c_ref("axpy", (A, x, y, 1), verify=check, before=fresh, label="C serial",
+                    is_ref=False, ctypes_row=False)
             for variant in pc.VARIANTS:
-                _pcompute(ctx, g, variant, x, y0, fresh, want)
-            _peers(g, x, y0, fresh, want)
+                _pcompute(ctx, g, variant, x, y, y0, fresh, want)
+            _peers(g, x, y, y0, fresh, want)
 
 
-def _pcompute(ctx, g, variant, x, y0, fresh, want):
+def _pcompute(ctx, g, variant, x, y, y0, fresh, want):
     why = variant.why_unavailable()
     if why:
         ctx.rec.note("%s skipped: %s" % (variant.label, why))
         return
     with g.guard(variant.label, "pcompute"):
-        xd, yd = (x, fresh()) if variant.on_host else variant.put(x, y0)
-    kernel = Elementwise(pc.axpy)
-    g.time(variant.label, "pcompute", lambda: kernel(A, xd, yd), sync=variant.sync(),
-           verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
-           using=variant.use, target=TARGET if variant is pc.OMP else None)
+        xd, yd = (x, y) if variant.on_host else variant.put(x, y0)
+        kernel = Elementwise(pc.axpy)
+        g.time(variant.label, "pcompute", lambda: kernel(A, xd, yd), sync=variant.sync(),
+               verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
+               using=variant.use, before=fresh if variant.on_host else None,
+               target=TARGET if variant is pc.OMP else None)
 
 
-def _peers(g, x, y0, fresh, want):
-    y = fresh()
-    g.time("numpy (y += a*x)", "peer", lambda: y.__iadd__(A * x),
-           verify=lambda: close(y, want))
+def _peers(g, x, y, y0, fresh, want):
+    check = lambda: close(y, want)
+    g.time("numpy (y += a*x)", "peer", lambda: y.__iadd__(A * x), verify=check,
+           before=fresh)
     if not numba_peer.why_missing():
-        fresh()
-        g.time("numba parallel", "peer", lambda: numba_peer.axpy(A, x, y),
-               verify=lambda: close(y, want))
+        g.time("numba parallel", "peer", lambda: numba_peer.axpy(A, x, y), verify=check,
+               before=fresh)
     label = "pyopencl ElementwiseKernel"
     with g.guard(label, "peer"):
         if not pyopencl_peer.why_missing():
@@ -67,6 +65,5 @@ def _peers(g, x, y0, fresh, want):
     label = "compyle cython+omp"
     with g.guard(label, "peer"):
         if not compyle_peer.why_missing():
-            fresh()
             g.time(label, "peer", compyle_peer.elementwise(pc.axpy, A, x, y),
-                   verify=lambda: close(y, want))
+                   verify=check, before=fresh)

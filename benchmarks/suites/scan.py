@@ -28,7 +28,7 @@ def run(ctx):
         with ctx.group(NAME, CASE, n) as g:
             for label, nt, chains, is_ref in C_RUNS:
                 g.c_ref("scan", (x, y, chains, nt), is_ref=is_ref, label=label,
-                        verify=check, ctypes_row=is_ref)
+                        verify=check, ctypes_row=is_ref, before=lambda: y.fill(np.nan))
             if have_scan:
                 for variant in pc.VARIANTS:
                     _pcompute(ctx, g, variant, x, y, want)
@@ -49,14 +49,17 @@ def _pcompute(ctx, g, variant, x, y, want):
         return
     g.time(variant.label, "pcompute", lambda: scan(xd, yd), sync=variant.sync(),
            verify=lambda: close(pc.host(yd), want), after_first=pc.build_counter(),
-           using=variant.use, target=TARGET if variant is pc.OMP else None)
+           using=variant.use, before=lambda: y.fill(np.nan),
+           target=TARGET if variant is pc.OMP else None)
 
 
 def _peers(g, x, y, want):
     check = lambda: close(y, want)
-    g.time("numpy cumsum", "peer", lambda: np.cumsum(x, out=y), verify=check)
+    reset = lambda: y.fill(np.nan)
+    g.time("numpy cumsum", "peer", lambda: np.cumsum(x, out=y), verify=check, before=reset)
     if not numba_peer.why_missing():
-        g.time("numba parallel", "peer", lambda: numba_peer.cumsum(x, y), verify=check)
+        g.time("numba parallel", "peer", lambda: numba_peer.cumsum(x, y), verify=check,
+               before=reset)
     label = "pyopencl InclusiveScanKernel"
     with g.guard(label, "peer"):
         if not pyopencl_peer.why_missing():

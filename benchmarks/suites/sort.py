@@ -47,7 +47,8 @@ def _reference(g, keys, vals, want, key_bits):
     out = [np.empty_like(keys) for _ in range(4)]      # keys, values, 2 work arrays
     for label, nt, is_ref in (("C radix+OpenMP", 0, True), ("C radix serial", 1, False)):
         g.c_ref("sort", (keys, vals, *out, key_bits, nt), label=label, is_ref=is_ref,
-                ctypes_row=is_ref, verify=_verify(out, want))
+                ctypes_row=is_ref, verify=_verify(out, want),
+                before=lambda: [a.fill(0) for a in out])
 
 
 def _pcompute(ctx, g, variant, keys, vals, want, key_bits):

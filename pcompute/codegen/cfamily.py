@@ -260,6 +260,10 @@ class CPrinter:
             code.level -= 1
         code.add("}")
 
+    def stmt_With(self, code, node):
+        # `with nogil:` / `with parallel():`: the kernel is already nogil.
+        self.block(code, node.body)
+
     def stmt_While(self, code, node):
         code.add("while (%s) {" % self.expr(node.test)[0])
         code.level += 1

@@ -311,6 +311,20 @@ class Checker:
         self.check_target(target)
         self.visit(node.value)
 
+    def check_With(self, node):
+        # `with nogil:` / `with parallel():` (Compyle's Cython functions) are
+        # transparent blocks: the whole kernel already runs without the GIL.
+        for item in node.items:
+            ctx = item.context_expr
+            ok = item.optional_vars is None and (
+                (isinstance(ctx, ast.Name) and ctx.id == "nogil") or
+                (isinstance(ctx, ast.Call) and isinstance(ctx.func, ast.Name)
+                 and ctx.func.id == "parallel" and not ctx.args and not ctx.keywords))
+            if not ok:
+                message, hint = REJECTED["With"]
+                self.fail(node, message, hint)
+        self.visit_all(node.body)
+
     def check_If(self, node):
         self.visit(node.test)
         self.visit_all(node.body)

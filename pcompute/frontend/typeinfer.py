@@ -367,6 +367,11 @@ class _FunctionTyper:
                     return ast.copy_location(ast.Constant(value), node)
                 return node
 
+            def visit_With(self, node):
+                # `with nogil:` / `with parallel():` items are not values.
+                node.body = [self.visit(stmt) for stmt in node.body]
+                return node
+
             def visit_Attribute(self, node):
                 value = typer.resolver.attribute_constant(node)
                 return ast.copy_location(ast.Constant(value), node)
@@ -532,6 +537,9 @@ class _FunctionTyper:
         self.condition(node.test)
         self.block(node.body)
         self.block(node.orelse)
+
+    def stmt_With(self, node):
+        self.block(node.body)
 
     def stmt_While(self, node):
         self.condition(node.test)

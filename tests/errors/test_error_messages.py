@@ -321,6 +321,7 @@ def test_non_function_is_not_a_kernel(obj):
 ALLOWED = {
     "Expr", "Assign", "AugAssign", "If", "While", "For", "Break", "Continue",
     "Pass", "Return",
+    "With",  # only `with nogil:` / `with parallel():`, other context managers raise
     "BinOp", "UnaryOp", "BoolOp", "Compare", "IfExp", "Constant", "Name",
     "Attribute", "Subscript", "Call",
     "Tuple",  # only checked as the two sides of `a, b = b, a`; a value raises
