@@ -27,4 +27,7 @@ __all__ = [
     "BuildError", "InternalError", "KernelSyntaxError", "KernelTypeError",
     "KernelValueError", "Elementwise", "elementwise", "serial", "KnownType",
     "address", "annotate", "atomic_dec", "atomic_inc", "cast", "declare", "printf",
+    "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
+    "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",
+    "reset_profile", "ArgumentParser",
 ] + sorted(_TYPES)
