@@ -1,4 +1,4 @@
-"""Run the benchmarks: ``python -m benchmarks [--full] [--only NAME] [--out DIR]``.
+"""Run the benchmarks: ``python -m benchmarks [--full] [--only NAME] [--n N] [--out DIR]``.
 
 The quick profile (default, a few minutes) measures n = 10^7; ``--full``
 measures n = 10^4 .. 10^8 where memory allows, with more repetitions.
@@ -22,6 +22,13 @@ from .timing import FULL, QUICK
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def _sizes(text):
+    try:
+        return tuple(int(float(t)) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected sizes like 1e5,1e6, got %r" % text)
+
+
 def parse(argv):
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
     p.add_argument("--full", action="store_true",
@@ -29,6 +36,9 @@ def parse(argv):
     p.add_argument("--only", action="append", metavar="NAME",
                    help="run only this suite (repeatable, or comma-separated): %s"
                    % ", ".join(SUITES))
+    p.add_argument("--n", metavar="N[,N...]", type=_sizes,
+                   help="measure these sizes instead (e.g. 1e5,1e6); the overhead and "
+                   "build suites ignore it")
     p.add_argument("--out", type=Path, default=RESULTS, metavar="DIR",
                    help="where to write the results (default: %(default)s)")
     args = p.parse_args(argv)
@@ -66,7 +76,7 @@ def main(argv=None):
     rec = Recorder()
     peer_notes(rec)
     load_note(rec, machine["load_average"], machine["cores"], "start")
-    ctx = Context(profile, rec, full=args.full)
+    ctx = Context(profile, rec, full=args.full, sizes=args.n)
     start = time.perf_counter()
     for name in args.names:
         SUITES[name].run(ctx)
@@ -94,7 +104,7 @@ def write(rec, machine, profile, args):
         rec.write_csv(out / (base + ".csv"))
         rec.write_json(out / (base + ".json"), machine, profile)
     written = [out / (run + ".csv"), out / (run + ".json")]
-    if set(args.names) == set(SUITES):
+    if set(args.names) == set(SUITES) and not args.n:
         rec.write_markdown(out / "latest.md", machine, profile)
         written.append(out / "latest.md")
     print("\nwrote " + ", ".join(os.path.relpath(p) for p in written)

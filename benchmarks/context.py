@@ -20,14 +20,16 @@ from .results import fmt_n, fmt_time
 from .timing import Stats, calibrate, first_call, sample
 
 QUICK_SIZES = (10**7,)
+SLOW = 2.0       # seconds: an implementation this slow per sample gets 3 samples
 FULL_SIZES = (10**4, 10**5, 10**6, 10**7, 10**8)
 
 
 class Context:
-    def __init__(self, profile, recorder, full=False):
+    def __init__(self, profile, recorder, full=False, sizes=None):
         self.profile = profile
         self.rec = recorder
         self.full = full
+        self._sizes = sizes or (FULL_SIZES if full else QUICK_SIZES)
         self._cref = None
         self._cref_error = None
 
@@ -36,7 +38,7 @@ class Context:
         (about ``bytes_per_item`` bytes per item in all)."""
         out = []
         avail = available_bytes()
-        for n in FULL_SIZES if self.full else QUICK_SIZES:
+        for n in self._sizes:
             if avail is not None and n * bytes_per_item > 0.5 * avail:
                 self.rec.note("%s: n = %s skipped (needs about %.1f GiB, %.1f GiB free)"
                               % (what, fmt_n(n), n * bytes_per_item / 2**30, avail / 2**30))
@@ -172,16 +174,23 @@ class Group:
 
     def run(self):
         """Sample every entry in turn until each has ``min_reps`` samples and
-        the group's budget is spent (or ``max_reps``); record the rows."""
+        the group's budget is spent (or ``max_reps``; 3 for samples slower
+        than ``SLOW``); record the rows."""
         prof = self.ctx.profile
         budget = prof.budget * max(1, len(self.entries))
         start = time.perf_counter()
         for rnd in range(prof.max_reps):
             if rnd >= prof.min_reps and time.perf_counter() - start > budget:
                 break
-            for e in self.entries:
-                with e.using():
-                    e.samples.append(e.sampler(e.inner))
+            for e in list(self.entries):
+                if rnd >= 3 and min(e.samples) * e.inner > SLOW:
+                    continue            # 3 samples of a call this slow will do
+                try:
+                    with e.using():
+                        e.samples.append(e.sampler(e.inner))
+                except Exception as exc:
+                    self.entries.remove(e)
+                    self.failed(e.row_kw["impl"], e.row_kw["kind"], exc)
         rows = [self.ctx.rec.add(*self.key, stats=Stats.of(e.samples, e.inner), **e.row_kw)
                 for e in self.entries]
         for row in rows:

@@ -22,7 +22,8 @@ def load(path):
         for row in csv.DictReader(fh):
             if not row.get("median_s"):
                 continue
-            row["n"], row["median_s"] = int(row["n"]), float(row["median_s"])
+            row["n"] = int(row["n"]) if row["n"] else None
+            row["median_s"] = float(row["median_s"])
             row["ratio"] = float(row["ratio_vs_ref"]) if row.get("ratio_vs_ref") else None
             groups[(row["suite"], row["case"])].append(row)
     return groups
@@ -57,16 +58,16 @@ def plot_sizes(plt, suite, case, rows, out):
 def plot_bars(plt, suite, case, rows, out):
     """One size: bars of the ratio to C (or of the time without a reference)."""
     use_ratio = all(r["ratio"] for r in rows)
-    values = [r["ratio"] if use_ratio else r["median_s"] * 1e6 for r in rows]
+    values = [r["ratio"] if use_ratio else r["median_s"] for r in rows]
     fig, ax = plt.subplots(figsize=(9, 0.4 * len(rows) + 1.5))
     ax.barh([r["impl"] for r in rows], values)
     ax.invert_yaxis()
+    ax.set_xscale("log")
     if use_ratio:
         ax.axvline(1.0, color="grey", lw=0.8)
-        ax.set_xscale("log")
     ax.set(xlabel="time / C reference time (lower is better)" if use_ratio
-           else "microseconds per call (median)", title="%s %s, n = %d" % (suite, case,
-                                                                            rows[0]["n"]))
+           else "seconds (median)", title="%s %s%s" % (
+               suite, case, ", n = %d" % rows[0]["n"] if rows[0]["n"] else ""))
     fig.tight_layout()
     return _save(plt, fig, out, suite, case)
 

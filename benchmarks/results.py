@@ -49,7 +49,9 @@ def fmt_time(s):
 
 
 def fmt_n(n):
-    if n and n >= 1000 and str(n).rstrip("0") == "1":
+    if n is None:
+        return "-"
+    if n >= 1000 and str(n).rstrip("0") == "1":
         return "10^%d" % (len(str(n)) - 1)
     return str(n)
 
@@ -125,8 +127,9 @@ class Recorder:
             got = ("%.2fx" % row.ratio if row.target[0] == "ratio" and row.ratio
                    else fmt_time(row.extra.get("target_value") or
                                  (row.stats and row.stats.median)))
-            out.append("%-6s %s / %s %s: %s (target %s)" % (
-                verdict, row.suite, row.case, row.impl, got, row.target_text()))
+            where = " / n=%s" % fmt_n(row.n) if row.n and row.n > 1 else ""
+            out.append("%-6s %s / %s%s / %s: %s (target %s)" % (
+                verdict, row.suite, row.case, where, row.impl, got, row.target_text()))
         return out
 
     def write_csv(self, path):

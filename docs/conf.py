@@ -66,3 +66,49 @@ doctest_default_flags = (__import__("doctest").ELLIPSIS
 # Only the explicit doctest/testcode blocks are tests; plain ``>>>`` in
 # literal blocks (none are used) would not be.
 doctest_test_doctest_blocks = ""
+
+
+# -- docstrings that are plain text rather than reStructuredText --------------
+def _indent_unindented_literal_blocks(lines):
+    """After a line ending in '::', indent the following paragraph if it is not
+    indented (inspect.cleandoc removes the indentation of a code block that
+    follows a first-line '::').  Other docstrings pass unchanged."""
+    out = []
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        out.append(line)
+        k += 1
+        if line.rstrip().endswith("::") and k < len(lines) and not lines[k].strip():
+            out.append(lines[k])
+            k += 1
+            if k < len(lines) and lines[k].strip() and not lines[k].startswith(" "):
+                while k < len(lines) and lines[k].strip():
+                    out.append("    " + lines[k])
+                    k += 1
+    lines[:] = out
+
+
+def _attribute_table(lines):
+    """``Array``'s attribute list ('``name``   text' lines) as a definition list."""
+    out = []
+    for line in lines:
+        stripped = line.strip()
+        if line.startswith("``") and "``  " in line:
+            name, _, text = line.partition("``  ")
+            out += [name + "``", "    " + text.strip()]
+        elif line.startswith("             ") and out and out[-1].startswith("    "):
+            out[-1] += " " + stripped
+        else:
+            out.append(line.replace("Attributes:", "Attributes:\n"))
+    lines[:] = "\n".join(out).split("\n")
+
+
+def _fix_docstring(app, what, name, obj, options, lines):
+    if name == "pcompute.array.Array":
+        _attribute_table(lines)
+    _indent_unindented_literal_blocks(lines)
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _fix_docstring)

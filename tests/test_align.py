@@ -116,5 +116,8 @@ def test_update_min_max(backend):
     assert xa.maximum == x.astype(backend.dtype).max()
     assert (ka.minimum, ka.maximum) == (k.min(), k.max())
     fresh = pc.wrap(k.copy())
+    fresh.maximum = "untouched"
     update_minmax_gpu([fresh], only_min=True)
-    assert fresh.minimum == k.min() and not hasattr(fresh, "maximum")
+    assert fresh.minimum == k.min() and fresh.maximum == "untouched"
+    with pytest.raises(KernelValueError, match="only one"):
+        update_min_max([fresh], only_min=True, only_max=True)

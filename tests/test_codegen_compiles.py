@@ -6,6 +6,7 @@ GPU needed), so a dialect that does not compile fails here even where its
 backend cannot run.  Builds are cached in ``PCOMPUTE_CACHE_DIR``; nvcc has no
 cache of its own, so successful nvcc checks leave a marker there too.
 """
+import functools
 import hashlib
 import os
 import subprocess
@@ -66,6 +67,7 @@ def test_opencl_source_compiles(name, opencl_available):
 
 # -- CUDA ------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=None)
 def _nvcc_identity(nvcc):
     try:
         out = subprocess.run([nvcc, "--version"], capture_output=True, text=True,

@@ -156,3 +156,17 @@ def test_key_changes_when_a_helper_changes(tmp_path, monkeypatch):
     e2(y)
     assert e2.source != first
     np.testing.assert_array_equal(y, 2.0)
+
+
+def count_true(i, mask, out):
+    if mask[i]:
+        out[i] = 1
+    else:
+        out[i] = 0
+
+
+def test_bool_arrays_are_read_as_bytes(backend):
+    mask = np.array([True, False, False, True, True, False, True, False] * 9)
+    out = pc.zeros(len(mask), np.int32)
+    Elementwise(count_true)(pc.wrap(mask.copy()), out)
+    np.testing.assert_array_equal(out.get(), mask.astype(np.int32))

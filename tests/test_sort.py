@@ -208,16 +208,37 @@ def test_opencl_gpu_layout_on_this_device(dtype):
     """The layout the cuda backend uses (256 work-items, 4-bit digits), run
     on whatever OpenCL device is here, so the cuda algorithm is tested."""
     be = _opencl_or_skip()
-    for n in [1, 255, 4097, 200003]:
-        keys = random_keys(n, dtype, seed=n)
-        vals = np.random.default_rng(n).random(n)
-        out_k, (out_v,), perm = sort_opencl.sort_by_keys(
-            be, be.to_device(keys), [be.to_device(vals)], None, pc.get_config(),
-            layout=sort_opencl.GPU_LAYOUT)
+    for n in [1, 255, 4097, 200003, -5000]:
+        keys = random_keys(abs(n), dtype, seed=abs(n))
+        if n < 0:
+            keys = np.full(-n, 3, dtype)
+        vals = np.random.default_rng(abs(n)).random(abs(n))
+        tags = np.arange(abs(n)).astype(np.int8)
+        out_k, (out_v, out_t), perm = sort_opencl.sort_by_keys(
+            be, be.to_device(keys), [be.to_device(vals), be.to_device(tags)], None,
+            pc.get_config(), layout=sort_opencl.GPU_LAYOUT)
         order = np.argsort(keys, kind="stable")
         np.testing.assert_array_equal(perm.get(), order)
         np.testing.assert_array_equal(out_k.get(), keys[order])
         np.testing.assert_array_equal(out_v.get(), vals[order])
+        np.testing.assert_array_equal(out_t.get(), tags[order])
+
+
+def test_int64_permutations(backend, monkeypatch):
+    """The code for more than 2**31 keys (int64 indices), on a small input."""
+    def index_dtype(n):
+        return np.dtype(np.int64)
+    for module in (sort_common, sort_cython, sort_opencl, sort_cuda):
+        if hasattr(module, "index_dtype"):
+            monkeypatch.setattr(module, "index_dtype", index_dtype)
+    monkeypatch.setattr("pcompute.backends.sort_python.index_dtype", index_dtype)
+    keys = random_keys(70001, np.int64, seed=16)
+    vals = np.random.default_rng(17).random(70001).astype(backend.dtype)
+    result = sort_by_keys(pc.wrap(keys, vals))
+    check_sorted(keys, [vals], result)
+    perm = argsort(pc.wrap(keys))
+    assert perm.dtype == np.int64
+    np.testing.assert_array_equal(perm.get(), np.argsort(keys, kind="stable"))
 
 
 @pytest.mark.parametrize("dtype", KEY_TYPES)

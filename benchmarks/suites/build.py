@@ -49,7 +49,7 @@ def run(ctx):
                     cold.append(probe(tmp, openmp))
                     warm.append(probe(tmp, openmp))
         except Exception as exc:
-            ctx.failed(NAME, mode, 1, "build probe", "pcompute", exc)
+            ctx.failed(NAME, mode, None, "build probe", "pcompute", exc)
             continue
         _rows(ctx, mode, "cold build (first call)", cold, 1,
               COLD_TARGET if not openmp else None)
@@ -69,7 +69,7 @@ def _rows(ctx, mode, label, runs, compiled, target):
 
 
 def _add(ctx, mode, impl, samples, check, target=None, note=""):
-    row = ctx.rec.add(NAME, mode, 1, impl, "pcompute", Stats.of(samples), check=check,
+    row = ctx.rec.add(NAME, mode, None, impl, "pcompute", Stats.of(samples), check=check,
                       target=target, note=note)
     ctx.print_row(row)
 

@@ -11,7 +11,7 @@ from .. import pc
 from ..context import close
 
 NAME = "overhead"
-CASE = "Elementwise n=1"
+CASE = "Elementwise"
 TARGET = ("time", 10e-6)        # cython backend, per call
 
 

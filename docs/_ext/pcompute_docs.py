@@ -14,6 +14,8 @@
     The tables of ``benchmarks/results/latest.md`` (the committed summary of
     the latest full benchmark run), or a note saying how to produce them.
 """
+import itertools
+import linecache
 import os
 import re
 
@@ -163,15 +165,18 @@ def _md_cells(line):
 
 
 def _md_inline(text):
-    """Nodes for a Markdown cell or paragraph: `code` and **bold** only."""
+    """Nodes for a Markdown cell or paragraph: `code`, **bold**, *italic*."""
     out = []
-    for k, part in enumerate(re.split(r"(`[^`]*`|\*\*[^*]+\*\*)", text)):
+    pattern = r"(`[^`]*`|\*\*[^*]+\*\*|\*[^*\s][^*]*\*)"
+    for k, part in enumerate(re.split(pattern, text)):
         if not part:
             continue
         if part.startswith("`") and part.endswith("`") and len(part) > 1:
             out.append(nodes.literal(part[1:-1], part[1:-1]))
         elif part.startswith("**") and part.endswith("**") and len(part) > 4:
             out.append(nodes.strong(part[2:-2], part[2:-2]))
+        elif part.startswith("*") and part.endswith("*") and len(part) > 2:
+            out.append(nodes.emphasis(part[1:-1], part[1:-1]))
         else:
             out.append(nodes.Text(part))
     return out
@@ -251,7 +256,39 @@ class BenchmarksDirective(Directive):
             return markdown_to_nodes(f.read())
 
 
+# ------------------------------------------------------- doctest source lines
+
+def _keep_doctest_sources():
+    """Let pcompute read kernels defined in earlier doctest blocks.
+
+    pcompute translates a function from its source text, found through
+    ``inspect``/``linecache`` by the function's file name.  Sphinx compiles
+    every block of a group under the same name (``<doctest default[0]>``) and
+    doctest serves only the running block's text under it, so a kernel defined
+    in one block and used in a later one would be read from the wrong text.
+    Here every block gets a unique name and its text stays in ``linecache``.
+    """
+    from sphinx.ext import doctest as sphinx_doctest
+    runner = sphinx_doctest.SphinxDocTestRunner
+    if getattr(runner, "_pcompute_keeps_sources", False):
+        return
+    original = runner.run
+    counter = itertools.count()
+
+    def run(self, test, *args, **kwargs):
+        test.name = "%s#%d" % (test.name, next(counter))
+        for k, example in enumerate(test.examples):
+            filename = "<doctest %s[%d]>" % (test.name, k)
+            lines = example.source.splitlines(True)
+            linecache.cache[filename] = (len(example.source), None, lines, filename)
+        return original(self, test, *args, **kwargs)
+
+    runner.run = run
+    runner._pcompute_keeps_sources = True
+
+
 def setup(app):
+    _keep_doctest_sources()
     app.add_directive("pcompute-rejected", RejectedDirective)
     app.add_directive("pcompute-error", ErrorDirective)
     app.add_directive("pcompute-benchmarks", BenchmarksDirective)

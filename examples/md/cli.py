@@ -158,13 +158,13 @@ def run(args, out=None, err=None):
         profiling.reset_profile()       # the table shows the steps, not the set-up
     say(describe(sim, get_config().use_openmp))
     say("set-up and kernel builds: %.2f s" % setup)
-    say("%8s %10s %16s %16s %16s %10s" % ("step", "time", "kinetic", "potential",
+    say("%8s %10s %16s %16s %20s %10s" % ("step", "time", "kinetic", "potential",
                                            "total", "rel. drift"))
 
     def log_line():
         step, t, ke, pe, total = history[-1]
         drift = (total - e0) / abs(e0) if e0 else 0.0
-        say("%8d %10.3f %16.9g %16.9g %16.9g %10.2e" % (step, t, ke, pe, total, drift))
+        say("%8d %10.3f %16.9g %16.9g %20.14g %10.2e" % (step, t, ke, pe, total, drift))
 
     log_line()
     bar = Progress(steps, enabled=not args.quiet, stream=err)

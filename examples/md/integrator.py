@@ -1,8 +1,4 @@
-"""Velocity Verlet, one coordinate at a time, and the skin's displacement test.
-
-The kick and drift kernels do not depend on the dimension: the simulation
-runs them once per coordinate array.
-"""
+"""Velocity Verlet (one kernel per half step) and the skin's displacement test."""
 import numpy as np
 
 from pcompute import Elementwise
@@ -11,22 +7,55 @@ from pcompute.primitives.reduction import Reduction
 from .physics import min_image
 
 
-def kick_drift(i, x, v, a, dt, side, periodic):
-    """Half-kick then drift; wraps the position into [0, side) when periodic."""
-    vi = v[i] + 0.5 * dt * a[i]
-    v[i] = vi
-    p = x[i] + dt * vi
+def wrap_periodic(p, side):
+    """``p`` moved into [0, side) (it is never more than one box away)."""
+    if p < 0.0:
+        return p + side
+    if p >= side:
+        return p - side
+    return p
+
+
+def kick_drift_2d(i, x, y, vx, vy, ax, ay, dt):
+    """Half-kick, then drift."""
+    vxi = vx[i] + 0.5 * dt * ax[i]
+    vyi = vy[i] + 0.5 * dt * ay[i]
+    vx[i] = vxi
+    vy[i] = vyi
+    x[i] += dt * vxi
+    y[i] += dt * vyi
+
+
+def kick_drift_3d(i, x, y, z, vx, vy, vz, ax, ay, az, dt, side, periodic):
+    """Half-kick, then drift; wraps the positions into the box when periodic."""
+    vxi = vx[i] + 0.5 * dt * ax[i]
+    vyi = vy[i] + 0.5 * dt * ay[i]
+    vzi = vz[i] + 0.5 * dt * az[i]
+    vx[i] = vxi
+    vy[i] = vyi
+    vz[i] = vzi
+    px = x[i] + dt * vxi
+    py = y[i] + dt * vyi
+    pz = z[i] + dt * vzi
     if periodic:
-        if p < 0.0:
-            p += side
-        elif p >= side:
-            p -= side
-    x[i] = p
+        px = wrap_periodic(px, side)
+        py = wrap_periodic(py, side)
+        pz = wrap_periodic(pz, side)
+    x[i] = px
+    y[i] = py
+    z[i] = pz
 
 
-def kick(i, v, a, dt):
+def kick_2d(i, vx, vy, ax, ay, dt):
     """The second half-kick, with the new accelerations."""
-    v[i] += 0.5 * dt * a[i]
+    vx[i] += 0.5 * dt * ax[i]
+    vy[i] += 0.5 * dt * ay[i]
+
+
+def kick_3d(i, vx, vy, vz, ax, ay, az, dt):
+    vx[i] += 0.5 * dt * ax[i]
+    vy[i] += 0.5 * dt * ay[i]
+    vz[i] += 0.5 * dt * az[i]
 
 
 def copy_values(i, src, dst):
@@ -55,27 +84,26 @@ class Integrator:
 
     def __init__(self, sim):
         self.sim = sim
-        be = sim.backend
-        self._kick_drift = Elementwise(kick_drift, backend=be)
-        self._kick = Elementwise(kick, backend=be)
+        be, two = sim.backend, sim.dim == 2
+        self._kick_drift = Elementwise(kick_drift_2d if two else kick_drift_3d, backend=be)
+        self._kick = Elementwise(kick_2d if two else kick_3d, backend=be)
         self._copy = Elementwise(copy_values, backend=be)
         self._max_disp2 = Reduction(
-            "max(a, b)", map_func=displacement2_2d if sim.dim == 2 else displacement2_3d,
+            "max(a, b)", map_func=displacement2_2d if two else displacement2_3d,
             dtype_out=sim.dtype, neutral="0", backend=be)
 
     def first_half(self):
         """v += dt/2 a; x += dt v (and wrap)."""
         sim = self.sim
-        dt, side, periodic = sim.real(sim.dt), sim.real(sim.side), np.int32(sim.periodic)
-        for x, v, a in zip(sim.positions, sim.velocities, sim.accelerations):
-            self._kick_drift(x, v, a, dt, side, periodic)
+        args = sim.positions + sim.velocities + sim.accelerations + [sim.real(sim.dt)]
+        if sim.dim == 3:
+            args += [sim.real(sim.side), np.int32(sim.periodic)]
+        self._kick_drift(*args)
 
     def second_half(self):
         """v += dt/2 a with the new accelerations."""
         sim = self.sim
-        dt = sim.real(sim.dt)
-        for v, a in zip(sim.velocities, sim.accelerations):
-            self._kick(v, a, dt)
+        self._kick(*sim.velocities, *sim.accelerations, sim.real(sim.dt))
 
     def remember_positions(self, saved):
         """Copy the positions into ``saved`` (one array per coordinate)."""
@@ -85,7 +113,7 @@ class Integrator:
     def max_displacement2(self, saved):
         """The largest squared distance moved since ``saved`` (a host number)."""
         sim = self.sim
-        args = list(sim.positions) + list(saved)
+        args = sim.positions + saved
         if sim.dim == 3:
             args += [sim.real(sim.side), np.int32(sim.periodic)]
         return float(self._max_disp2(*args))

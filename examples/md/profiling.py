@@ -15,6 +15,8 @@ from pcompute.profile import format_profile, profile_ctx, reset_profile
 
 __all__ = ["Phases", "table", "reset_profile"]
 
+_NOTHING = contextlib.nullcontext()
+
 
 class Phases:
     """``with phases('md: forces'): ...`` times a block when profiling is on."""
@@ -22,11 +24,13 @@ class Phases:
     def __init__(self, backend=None):
         self._backend = get_backend(backend)
 
-    @contextlib.contextmanager
     def __call__(self, name):
         if not get_config().profile:
-            yield
-            return
+            return _NOTHING
+        return self._timed(name)
+
+    @contextlib.contextmanager
+    def _timed(self, name):
         self._backend.synchronize()
         with profile_ctx(name):
             yield

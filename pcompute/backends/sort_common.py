@@ -9,6 +9,7 @@ as few passes as possible, and the narrowest digits giving that count.
 import numpy as np
 
 from ..errors import KernelTypeError
+from ..templates import render
 
 #: key dtype -> (unsigned dtype of the same size, sign bit to flip)
 KEY_TYPES = {
@@ -104,7 +105,6 @@ class DeviceLayout:
 
 def generate_device_sort(dialect, layout, key_dtype, idx_dtype, value_dtypes):
     """The OpenCL C or CUDA source of the device radix sort (needs no device)."""
-    from ..templates import render
     key_dtype = check_key_dtype(key_dtype)
     udtype, sign = KEY_TYPES[key_dtype]
     types = [_DEVICE_C_TYPES[COPY_TYPES[np.dtype(d).itemsize]] for d in value_dtypes]

@@ -13,9 +13,14 @@ from ..templates import render
 from .sort_common import COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype, plan_passes
 
 #: Widest digit (bits) of a pass; 2**MAX_WIDTH counters per thread.
-MAX_WIDTH = 8
+MAX_WIDTH = 11
 #: Below this many keys the sort and the gather run on one thread.
 SERIAL_BELOW = 1 << 15
+#: Scratch buffers up to this many bytes are kept for the next sort (page
+#: faults on fresh buffers cost as much as a radix pass); larger ones are freed.
+KEEP_SCRATCH_BYTES = 1 << 28
+
+_scratch = {}      # (slot, dtype) -> numpy array kept between sorts
 
 _C_INT = {np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t",
           np.dtype(np.int64): "int64_t", np.dtype(np.uint64): "uint64_t",
@@ -62,6 +67,28 @@ def gather(order, sources, openmp):
     return outs
 
 
+def take_scratch(slot, n, dtype):
+    """An uninitialised array of ``n`` items of ``dtype``: the one kept in
+    ``slot`` if it is large enough (taken out, so that concurrent sorts never
+    share it; hand it back with :func:`give_scratch`)."""
+    dtype = np.dtype(dtype)
+    kept = _scratch.pop((slot, dtype), None)
+    if kept is None or len(kept) < n:
+        kept = np.empty(n, dtype)
+    return kept
+
+
+def give_scratch(slot, array):
+    """Keep ``array`` for the next sort, unless it is large."""
+    if array.nbytes <= KEEP_SCRATCH_BYTES:
+        _scratch[(slot, array.dtype)] = array
+
+
+def release_scratch():
+    """Free the scratch buffers kept between sorts."""
+    _scratch.clear()
+
+
 def sort_by_keys(backend, keys, values, key_bits, config):
     """Stable sort of numpy ``keys``; returns (keys, values, permutation)."""
     openmp = backend.use_openmp(config)
@@ -74,8 +101,10 @@ def sort_by_keys(backend, keys, values, key_bits, config):
         module = _sort_module(keys.dtype, idx_dtype, openmp)
         bits_or, bits_and = module.key_bits_varying(n, _address(keys))
         shifts, widths = plan_passes(bits_or ^ bits_and, key_bits, MAX_WIDTH)
-        tmp_k = np.empty(n if len(shifts) > 1 else 0, keys.dtype)
-        tmp_i = np.empty(n if len(shifts) > 1 else 0, idx_dtype)
+        tmp_k = take_scratch("keys", n if len(shifts) > 1 else 0, keys.dtype)
+        tmp_i = take_scratch("index", n if len(shifts) > 1 else 0, idx_dtype)
         module.sort(n, _address(keys), _address(out_k), _address(perm), _address(tmp_k),
                     _address(tmp_i), shifts, widths)
+        give_scratch("keys", tmp_k)
+        give_scratch("index", tmp_i)
     return out_k, gather(perm, list(values), openmp), perm

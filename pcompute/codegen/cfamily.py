@@ -70,7 +70,9 @@ class CPrinter:
 
     def type_name(self, t):
         if t.pointer:
-            return "%s%s*" % (self.space_prefix(t.space), self.type_name_of(t.base))
+            # numpy bools are one byte each: a bool array is an unsigned char array.
+            base = "uchar" if t.base == "bool" else t.base
+            return "%s%s*" % (self.space_prefix(t.space), self.type_name_of(base))
         return self.type_name_of(t.base)
 
     def space_prefix(self, space):
@@ -229,7 +231,11 @@ class CPrinter:
         code.add("for (int pc_z = 0; pc_z < %d; pc_z++) %s[pc_z] = 0;" % (total, flat))
 
     def stmt_AugAssign(self, code, node):
-        target_text = self.expr(node.target)[0]
+        temps = self.fn.augs.get(id(node))
+        if temps and any(temps):
+            target_text = self.hoisted_target(code, node.target, temps)
+        else:
+            target_text = self.expr(node.target)[0]
         ttype = self.fn.type_of(node.target)
         rtype = self.fn.type_of(node.value)
         op = BINOPS[type(node.op)]
@@ -239,6 +245,22 @@ class CPrinter:
         text, _ = self.binop_text(op, (target_text, self.prec["atom"]), ttype,
                                   self.expr(node.value), rtype, self.fn.types[id(node)])
         code.add(self.assign_line(target_text, text))
+
+    def hoisted_target(self, code, target, temps):
+        """The text of a subscript target whose indices with calls are first
+        stored in their temporaries (innermost first, as Python evaluates)."""
+        levels = []
+        while isinstance(target, ast.Subscript):
+            levels.append(target)
+            target = target.value
+        text = self.expr(target)[0]
+        for sub, tmp in reversed(list(zip(levels, temps))):
+            index = self.expr(sub.slice)[0]
+            if tmp is not None:
+                code.add(self.assign_line(tmp, index))
+                index = tmp
+            text = "%s[%s]" % (text, index)
+        return text
 
     def stmt_If(self, code, node):
         code.add("if (%s) {" % self.expr(node.test)[0])

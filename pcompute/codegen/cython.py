@@ -143,9 +143,9 @@ class CythonPrinter(CPrinter):
     def stmt_AugAssign(self, code, node):
         line_count = len(code.lines)
         CPrinter.stmt_AugAssign(self, code, node)
-        line = code.lines[line_count]
-        if line.endswith(";"):
-            code.lines[line_count] = line[:-1]
+        for k in range(line_count, len(code.lines)):
+            if code.lines[k].endswith(";"):
+                code.lines[k] = code.lines[k][:-1]
 
     def stmt_If(self, code, node, keyword="if"):
         code.add("%s %s:" % (keyword, self.expr(node.test)[0]))

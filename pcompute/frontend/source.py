@@ -153,12 +153,17 @@ def read_function(func):
     defs = [n for n in module.body
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     wanted = getattr(func, "__name__", None)
-    tree = next((d for d in defs if d.name == wanted), defs[0] if defs else None)
+    tree = next((d for d in defs if d.name == wanted), None)
+    if tree is None and len(defs) == 1 and getattr(func, "source", None) is not None:
+        tree = defs[0]  # a `source` attribute may spell the function's name differently
     if tree is None:
+        found = ", ".join(d.name for d in defs) or "no function"
         raise KernelValueError(
-            "no function definition found in the source of %s()"
-            % getattr(func, "__name__", func), _code_location(func),
-            hint="give the function a `source` attribute holding its `def` text")
+            "the source text found for %s() defines %s, not %s(): it may be stale "
+            "(the file changed after import) or belong to another function"
+            % (wanted, found, wanted), _code_location(func),
+            hint="reload the module, or give the function a `source` attribute "
+                 "holding its `def` text")
     tree.decorator_list = []
     result = FunctionSource(func, tree, filename, first, indent, lines)
     try:

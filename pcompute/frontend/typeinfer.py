@@ -70,6 +70,10 @@ class TypedFunction:
     # it is also the left operand of the next comparison and must be
     # evaluated once (a call in ``0 <= f(x) < n``), else None.
     chains: dict = field(default_factory=dict)
+    # id(AugAssign) -> per subscript level of its target (outermost first), the
+    # hidden local holding an index that contains a call, else None; printed
+    # as `t = f(); x[t] = x[t] // v` so that f() runs once, as in Python.
+    augs: dict = field(default_factory=dict)
 
     def type_of(self, node):
         try:
@@ -216,6 +220,12 @@ def _literal_type(value, default_float):
     return default_float
 
 
+# Augmented assignments printed as C's compound assignments (the target is
+# evaluated once there); the others are printed as `target = f(target, value)`.
+COMPOUND_OPS = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor,
+                ast.LShift, ast.RShift)
+
+
 def _int_constant(node):
     """The value of an integer literal (possibly negated), else None."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd,
@@ -279,6 +289,7 @@ class _FunctionTyper:
         self.loops = {}
         self.swaps = {}
         self.chains = {}
+        self.augs = {}
         self.declares = {}
         self.callees = []
         self.features = set()
@@ -469,6 +480,8 @@ class _FunctionTyper:
             self.types[id(target)] = self.var_type(target.id) or vtype
         else:
             ttype = self.expr(target)
+            if isinstance(node, ast.Assign) and node.targets[0] is target:
+                vtype = self.weak_float(node.value, vtype, ttype)
             if vtype is not None and not vtype.is_scalar:
                 self.fail(KernelTypeError, node, "cannot store a %s into an array "
                           "element of type %s" % (vtype, ttype),
@@ -532,6 +545,21 @@ class _FunctionTyper:
             self.set_local(target, target.id, result)
             self.types[id(target)] = self.var_type(target.id) or result
         self.types[id(node)] = result
+        if isinstance(target, ast.Subscript) and not isinstance(node.op, COMPOUND_OPS):
+            levels = []
+            while isinstance(target, ast.Subscript):
+                levels.append(target)
+                target = target.value
+            temps = self.augs.get(id(node))
+            if temps is None:
+                temps = tuple(self.hidden_local("ix", None)
+                              if any(isinstance(n, ast.Call) for n in ast.walk(sub.slice))
+                              else None for sub in levels)
+                self.augs[id(node)] = temps
+            for tmp, sub in zip(temps, levels):
+                if tmp is not None:
+                    t = self.types.get(id(sub.slice))
+                    self.hidden[tmp] = _join(self.hidden[tmp], t) or t
 
     def stmt_If(self, node):
         self.condition(node.test)
@@ -716,6 +744,10 @@ class _FunctionTyper:
                 self.fail(KernelTypeError, operand, "only numbers can be compared, not "
                           "a %s" % t, "compare elements: x[k] == y[k]")
             types.append(t)
+        operands = [node.left] + node.comparators
+        for k in range(len(operands) - 1):
+            types[k] = self.weak_float(operands[k], types[k], types[k + 1])
+            types[k + 1] = self.weak_float(operands[k + 1], types[k + 1], types[k])
         # In `a < f(x) < b` Python evaluates f(x) once: keep it in a temporary.
         temps = self.chains.get(id(node))
         if temps is None and len(node.comparators) > 1:
@@ -732,6 +764,7 @@ class _FunctionTyper:
     def expr_IfExp(self, node):
         self.condition(node.test)
         a, b = self.expr(node.body), self.expr(node.orelse)
+        a, b = self.weak_float(node.body, a, b), self.weak_float(node.orelse, b, a)
         joined = _join(a, b)
         if joined is False:
             self.fail(KernelTypeError, node, "the two branches have types %s and %s"
@@ -741,10 +774,26 @@ class _FunctionTyper:
     def expr_BinOp(self, node):
         return self.binop(node)
 
+    def weak_float(self, node, t, other):
+        """A float literal takes the float type of what it meets (numpy's "weak"
+        Python scalars, NEP 50): ``x * 0.1`` is float32 arithmetic for a float32
+        ``x`` and double for a double ``x``, whatever ``use_double`` says."""
+        if other is None or not other.is_float or t == other:
+            return t
+        inner = node.operand if (isinstance(node, ast.UnaryOp) and
+                                 isinstance(node.op, (ast.USub, ast.UAdd))) else node
+        if isinstance(inner, ast.Constant) and type(inner.value) is float:
+            self.types[id(inner)] = other
+            self.types[id(node)] = other
+            return other
+        return t
+
     def binop(self, node):
         left, right = self.expr(node.left), self.expr(node.right)
         if left is None or right is None:
             return left or right
+        left, right = (self.weak_float(node.left, left, right),
+                       self.weak_float(node.right, right, left))
         op = node.op
         for side, t in ((node.left, left), (node.right, right)):
             if not t.is_scalar:
@@ -926,7 +975,7 @@ class _FunctionTyper:
             name=self.src.name, c_name=c_name, src=self.src, tree=self.tree,
             args=tuple(self.args.items()), ret=ret, locals=all_locals,
             types=self.types, calls=self.calls, loops=self.loops, swaps=self.swaps,
-            chains=self.chains,
+            chains=self.chains, augs=self.augs,
             declares=self.declares, callees=tuple(self.callees), names=names,
             features=frozenset(self.features))
 
@@ -967,6 +1016,8 @@ class ProgramTyper:
     def c_name_of(self, func):
         if func not in self.c_names:
             base = _printed_name(func.__name__, RESERVED_FUNCTIONS)
+            if func.__name__.startswith("pc_"):  # the prefix of pcompute's own names
+                base = "pc_u_" + func.__name__
             used = set(self.c_names.values())
             name, k = base, 1
             while name in used:

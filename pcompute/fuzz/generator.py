@@ -80,6 +80,8 @@ class FuzzCase:
     primitives: tuple          # subset of ('elementwise', 'reduction', 'scan')
     seed: int = 0              # of the input data
     label: str = ""
+    scan_output: str = "item"  # what fz_scan_out stores: item, prev_item, last_item
+    segmented: bool = False    # the scan has is_segment=fz_seg
 
     @property
     def kernel_args(self):
@@ -97,7 +99,8 @@ class FuzzCase:
                 "out_int": self.out_int, "map_kind": self.map_kind,
                 "reduce_expr": self.reduce_expr, "scan_expr": self.scan_expr,
                 "primitives": list(self.primitives), "seed": self.seed,
-                "label": self.label}
+                "label": self.label, "scan_output": self.scan_output,
+                "segmented": self.segmented}
 
     @classmethod
     def from_dict(cls, d):
@@ -107,7 +110,8 @@ class FuzzCase:
                    out_int=d["out_int"], map_kind=d["map_kind"],
                    reduce_expr=d["reduce_expr"], scan_expr=d["scan_expr"],
                    primitives=tuple(d["primitives"]), seed=d.get("seed", 0),
-                   label=d.get("label", ""))
+                   label=d.get("label", ""), scan_output=d.get("scan_output", "item"),
+                   segmented=d.get("segmented", False))
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,7 @@ class _Fn:
     loop_depth: int = 0
     returns: list = field(default_factory=list)
     matrices: int = 0
+    arrays: list = field(default_factory=list)   # helper array params: (name, index, spec)
 
 
 def _fmt_float(x):
@@ -200,6 +205,7 @@ class KernelGenerator:
 
     # -- leaves ----------------------------------------------------------------
     def leaf(self, kind, limit, nonconst=False):
+        limit = max(limit, 0)
         options = []
         if not nonconst:
             options.append((3, lambda: self.literal(kind, limit)))
@@ -207,8 +213,14 @@ class KernelGenerator:
             if v.shape:
                 if v.cap <= limit and (v.kind == kind or kind == "f"):
                     options.append((2, lambda v=v: self.matrix_read(v)))
+            elif v.kind == "b":
+                continue
             elif v.cap <= limit and (v.kind == kind or (kind == "f" and self.c.flag(30))):
                 options.append((3, lambda v=v: Expr(v.name, v.kind, v.cap)))
+        for pa, pj, spec in self.fn.arrays:
+            if spec.bound <= limit and (spec.kind == kind or kind == "f"):
+                options.append((3, lambda pa=pa, pj=pj, spec=spec: Expr(
+                    "%s[%s]" % (pa, pj if self.c.flag(80) else "0"), spec.kind, spec.bound)))
         if self.fn.kind != "helper":
             for a in self.arrays:
                 if a.bound <= limit and (a.kind == kind or kind == "f"):
@@ -228,6 +240,7 @@ class KernelGenerator:
         return self.c.weighted(options)()
 
     def literal(self, kind, limit):
+        limit = max(limit, 0)
         if kind == "i":
             hi = int(min(limit, 9))
             if limit >= 1000 and self.c.flag(10):
@@ -262,7 +275,7 @@ class KernelGenerator:
     # -- expressions ---------------------------------------------------------
     def expr(self, kind, limit, depth):
         """An expression of ``kind`` whose magnitude is at most ``limit``."""
-        limit = min(limit, INT_LIMIT if kind == "i" else FLOAT_LIMIT)
+        limit = max(0, min(limit, INT_LIMIT if kind == "i" else FLOAT_LIMIT))
         if depth <= 0 or self.c.flag(30):
             return self.leaf(kind, limit)
         ops = self.INT_OPS if kind == "i" else self.FLOAT_OPS
@@ -366,6 +379,12 @@ class KernelGenerator:
         return Expr("(abs(%s) << %d)" % (a.text, k), "i", a.bound * 2 ** k)
 
     def i_pow(self, limit, depth):
+        if self.c.flag(30):
+            # a variable, non-negative exponent (0, 1 or 2)
+            a = self.expr("i", max(1, int(math.isqrt(int(limit)))), depth)
+            s = self.expr("i", INT_LIMIT, depth)
+            return Expr("(%s ** (abs(%s) %% 3))" % (a.text, s.text), "i",
+                        max(a.bound ** 2, 1))
         k = self.c.integer(0, 3)
         base_limit = limit ** (1.0 / k) if k else limit
         a = self.expr("i", max(1, int(base_limit)), depth)
@@ -392,12 +411,21 @@ class KernelGenerator:
     def call(self, kind, limit, depth):
         # while a helper is generated, self.helpers holds the earlier ones only
         fits = [h for h in self.helpers if h.ret_bound <= limit
-                and (h.ret_kind == kind or kind == "f")]
+                and (h.ret_kind == kind or kind == "f")
+                and not (self.fn.kind == "helper" and any(k in ("arr", "idx")
+                                                          for k, _ in h.params))]
         if not fits:
             return None
         h = self.c.choice(fits)
         args = []
         for pkind, cap in h.params:
+            if pkind == "arr":
+                args.append(cap.name)       # the array itself (cap is its spec)
+                continue
+            if pkind == "idx":
+                args.append("i" if self.c.flag(50) else
+                            "(%s) %% n" % self.expr("i", INT_LIMIT, 1).text)
+                continue
             a = self.expr(pkind if pkind == "i" else ("f" if self.c.flag(70) else "i"),
                           cap, depth)
             args.append(a.text)
@@ -526,6 +554,8 @@ class KernelGenerator:
             return Expr("fabs(%s)" % a.text, "f", a.bound)
         if name in ("floor", "ceil", "trunc"):
             a = self.mixed(limit - 1, depth)
+            if name == "trunc":  # math.trunc rejects numpy scalars (python backend)
+                return Expr("trunc(float(%s))" % a.text, "f", a.bound + 1)
             return Expr("%s(%s)" % (name, a.text), "f", a.bound + 1)
         if name == "hypot":
             a, b = self.mixed(limit / 2, depth), self.mixed(limit / 2, depth)
@@ -584,11 +614,24 @@ class KernelGenerator:
                 return a, b
         return None
 
-    def condition(self, depth):
+    def condition(self, depth, value=False):
+        """A condition; ``value``: it is stored (a bool local), where `and`/`or`
+        between plain numbers is not allowed (they give a number in Python)."""
+        bools = [v for v in self.visible() if v.kind == "b"]
         form = self.c.weighted([(8, "cmp"), (2, "chain"), (1, "not"), (2, "and"),
-                                (2, "or")])
-        if depth <= 0:
+                                (2, "or"), (0 if value else 1, "truthy"),
+                                (3 if bools else 0, "bool")])
+        if depth <= 0 and form not in ("bool", "truthy"):
             form = "cmp"
+        if form == "bool":
+            v = self.c.choice(bools)
+            return v.name if self.c.flag(70) else "(not %s)" % v.name
+        if form == "truthy":
+            # a number as a condition: `if x:` is `if x != 0:`
+            e = self.expr("i" if self.c.flag(70) else "f", 1e4, 1)
+            if e.const:
+                return "(i >= 0)" if self.fn.kind != "helper" else "True"
+            return e.text if self.c.flag(50) else "(not %s)" % e.text
         if form == "cmp":
             p = self.compare_operands(depth - 1 if depth > 0 else 0)
             if p is None:
@@ -604,8 +647,9 @@ class KernelGenerator:
             return "(%s %s %s %s %s)" % (parts[0].text, ops[0], parts[1].text, ops[1],
                                          parts[2].text)
         if form == "not":
-            return "(not %s)" % self.condition(depth - 1)
-        return "(%s %s %s)" % (self.condition(depth - 1), form, self.condition(depth - 1))
+            return "(not %s)" % self.condition(depth - 1, value)
+        return "(%s %s %s)" % (self.condition(depth - 1, value), form,
+                               self.condition(depth - 1, value))
 
     # -- statements ------------------------------------------------------------
     def mutable_scalars(self, kind=None):
@@ -640,7 +684,17 @@ class KernelGenerator:
         if fn.kind == "helper" and depth > 0:
             options.append((1, self.st_early_return))
         options.append((1, self.st_declare))
+        options.append((1, self.st_bool_local))
+        if fn.kind == "kernel" and depth > 0:
+            options.append((1, self.st_kernel_return))
         self.c.weighted(options)(depth)
+
+    def st_kernel_return(self, depth):
+        """An early `return` of the (void) kernel, under a condition."""
+        self.emit("if %s:" % self.condition(1))
+        self.indent += 1
+        self.emit("return")
+        self.indent -= 1
 
     def local_cap(self, kind, bound):
         limit = INT_LIMIT if kind == "i" else FLOAT_LIMIT
@@ -657,6 +711,11 @@ class KernelGenerator:
         name = self.fresh("t")
         self.emit("%s = %s" % (name, e.text))
         self.add_var(Var(name, kind, self.local_cap(kind, e.bound), e.bound))
+
+    def st_bool_local(self, depth):
+        name = self.fresh("b")
+        self.emit("%s = %s" % (name, self.condition(2, value=True)))
+        self.add_var(Var(name, "b", 1, 1, mutable=False))
 
     def value_for(self, var, limit, depth=3):
         """An expression that may be assigned to ``var`` (ints only to ints)."""
@@ -863,9 +922,19 @@ class KernelGenerator:
             cap = self.c.choice([16, 1000, 20000]) if kind == "i" else \
                 self.c.choice([10.0, 1000.0, 1e5])
             params.append((kind, cap))
+        if self.arrays and self.c.flag(35):
+            # an array and a valid index into it (helpers index arrays too)
+            params += [("arr", self.c.choice(self.arrays)), ("idx", None)]
         pnames = ["p%d" % k for k in range(len(params))]
         self.fn = _Fn("helper")
         for pname, (kind, cap) in zip(pnames, params):
+            if kind == "arr":
+                continue
+            if kind == "idx":
+                self.fn.arrays.append((pnames[pnames.index(pname) - 1], pname, params[
+                    pnames.index(pname) - 1][1]))
+                self.add_var(Var(pname, "i", INDEX_BOUND, INDEX_BOUND, mutable=False))
+                continue
             self.add_var(Var(pname, kind, cap, cap, mutable=self.c.flag(30)))
         self.emit("def %s(%s):" % (name, ", ".join(pnames)))
         self.indent = 1
@@ -946,9 +1015,26 @@ class KernelGenerator:
         self.kernel()
         map_kind = self.c.choice("if")
         self.map_function(map_kind)
-        self.emit("def fz_scan_out(i, item, scan_out):")
-        self.emit("    scan_out[i] = item")
+        scan_output = self.c.weighted([(4, "item"), (2, "prev_item"), (1, "last_item")])
+        params = ["i", scan_output, "scan_out"]
+        if self.c.flag(50):
+            params = ["i", "item", "prev_item", "last_item", "N", "scan_out"]
+            params[1:5] = [params[1:5][k] for k in (1, 3, 0, 2)] if self.c.flag(50) else \
+                params[1:5]
+        self.emit("def fz_scan_out(%s):" % ", ".join(params))
+        self.emit("    scan_out[i] = %s" % scan_output)
         self.emit("")
+        segmented = self.c.flag(30)
+        if segmented:
+            ints = [a for a in self.arrays if a.kind == "i"]
+            if ints and self.c.flag(50):
+                a = self.c.choice(ints)
+                self.emit("def fz_seg(i, %s):" % a.name)
+                self.emit("    return %s[i] > %d" % (a.name, self.c.integer(0, 2)))
+            else:
+                self.emit("def fz_seg(i):")
+                self.emit("    return i %% %d == 0" % self.c.integer(1, 9))
+            self.emit("")
         if map_kind == "i":
             reduce_expr = self.c.choice(["a + b", "min(a, b)", "max(a, b)", "a ^ b"])
             scan_expr = self.c.choice(["a + b", "max(a, b)", "min(a, b)"])
@@ -960,7 +1046,7 @@ class KernelGenerator:
                         scalars=self.scalars, out_int=self.c.choice(["i32", "i64"]),
                         map_kind=map_kind, reduce_expr=reduce_expr, scan_expr=scan_expr,
                         primitives=("elementwise", which), seed=self.c.integer(0, 2 ** 31),
-                        label=label)
+                        label=label, scan_output=scan_output, segmented=segmented)
 
 
 def _paren(text):

@@ -17,6 +17,7 @@ number of items:
    over such elements is skipped and counted.
 """
 import json
+import math
 import os
 import time
 import traceback
@@ -200,13 +201,11 @@ class Inputs:
     def tracked_args(self):
         out = []
         for spec, arr in zip(self.case.arrays, self.arrays):
-            t = np.empty(len(arr), dtype=object)
             if spec.kind == "i":
-                t[:] = [tk.Tracked(int(v)) for v in arr]
+                out.append(tk.InputArray(tk.Tracked(int(v)) for v in arr.tolist()))
             else:
                 f32 = arr.dtype == np.float32
-                t[:] = [tk.Tracked(float(v), 0.0, f32) for v in arr]
-            out.append(t)
+                out.append(tk.InputArray(tk.Tracked(v, 0.0, f32) for v in arr.tolist()))
         for spec, v in zip(self.case.scalars, self.scalars):
             if spec.kind == "i":
                 out.append(tk.Tracked(int(v)))
@@ -221,54 +220,81 @@ def _value_err(x):
 
 
 # -- tracked evaluation ------------------------------------------------------------
-@dataclass
 class Evaluation:
-    """Tracked values of one run: per element value and error bound."""
-    out_f: np.ndarray = None      # float64 values
-    out_f_err: np.ndarray = None
-    out_i: np.ndarray = None
-    map_v: np.ndarray = None
-    map_err: np.ndarray = None
-    kernel_fragile: dict = field(default_factory=dict)
-    map_fragile: dict = field(default_factory=dict)
-    invalid: dict = field(default_factory=dict)    # (function, i) -> reason
+    """Tracked values of one run: per element value, error bound, fragility."""
 
+    def __init__(self, case, tfuncs, n, mode32, need_map):
+        self.n = n
+        self.mode32 = mode32
+        self.kernel = tfuncs["fz_kernel"]
+        self.map = tfuncs["fz_map"] if need_map else None
+        self.out_f = [None] * n       # (value, error)
+        self.out_i = [None] * n
+        self.map_ve = [None] * n
+        self.reads = [()] * n         # input indices each element read
+        self.kernel_fragile = {}
+        self.map_fragile = {}
+        self.invalid = {}             # (function, i) -> reason
 
-def evaluate(case, tfuncs, inputs, mode32, need_map):
-    rec = tk.set_mode(mode32)
-    n = inputs.n
-    args = inputs.tracked_args()
-    ev = Evaluation()
-    out_f = np.empty(n, dtype=object)
-    out_f.fill(tk.Tracked(0.0))
-    out_i = np.empty(n, dtype=object)
-    out_i.fill(tk.Tracked(0))
-    kernel = tfuncs["fz_kernel"]
-    for i in range(n):
-        rec.reset()
-        kernel(i, *args, out_f, out_i)
-        if rec.invalid:
-            ev.invalid[("fz_kernel", i)] = rec.invalid
-        elif rec.fragile:
-            ev.kernel_fragile[i] = rec.fragile
-    fe = [_value_err(x) for x in out_f]
-    ev.out_f = np.array([v for v, _ in fe], dtype=np.float64)
-    ev.out_f_err = np.array([e for _, e in fe], dtype=np.float64)
-    ev.out_i = np.array([int(_value_err(x)[0]) for x in out_i], dtype=np.int64)
-    if need_map:
-        fmap = tfuncs["fz_map"]
-        vals = []
-        for i in range(n):
+    def run(self, inputs, elements=None):
+        """Evaluate ``elements`` (default: all) on ``inputs``."""
+        rec = tk.set_mode(self.mode32)
+        args = inputs.tracked_args()
+        out_f = np.empty(self.n, dtype=object)
+        out_i = np.empty(self.n, dtype=object)
+        for i in (range(self.n) if elements is None else sorted(elements)):
+            for store in (self.kernel_fragile, self.map_fragile):
+                store.pop(i, None)
+            self.invalid.pop(("fz_kernel", i), None)
+            self.invalid.pop(("fz_map", i), None)
+            out_f[i] = tk.Tracked(0.0)
+            out_i[i] = tk.Tracked(0)
             rec.reset()
-            r = fmap(i, *args)
+            self.kernel(i, *args, out_f, out_i)
             if rec.invalid:
-                ev.invalid[("fz_map", i)] = rec.invalid
+                self.invalid[("fz_kernel", i)] = rec.invalid
             elif rec.fragile:
-                ev.map_fragile[i] = rec.fragile
-            vals.append(_value_err(r))
-        ev.map_v = np.array([v for v, _ in vals], dtype=object)
-        ev.map_err = np.array([e for _, e in vals], dtype=np.float64)
-    return ev
+                self.kernel_fragile[i] = rec.fragile
+            self.out_f[i] = _value_err(out_f[i])
+            self.out_i[i] = _value_err(out_i[i])[0]
+            reads = rec.reads
+            if self.map is not None:
+                rec.reset()
+                r = self.map(i, *args)
+                if rec.invalid:
+                    self.invalid[("fz_map", i)] = rec.invalid
+                elif rec.fragile:
+                    self.map_fragile[i] = rec.fragile
+                self.map_ve[i] = _value_err(r)
+                reads = reads | rec.reads
+            self.reads[i] = frozenset(reads)
+
+    def affected_by(self, changed):
+        """The elements that read any input element in ``changed``."""
+        return {i for i in range(self.n) if self.reads[i] & changed}
+
+    def fragile(self):
+        return set(self.kernel_fragile) | (set(self.map_fragile) if self.map else set())
+
+    @property
+    def out_f_values(self):
+        return np.array([float(v) for v, _ in self.out_f])
+
+    @property
+    def out_f_errors(self):
+        return np.array([e for _, e in self.out_f], dtype=np.float64)
+
+    @property
+    def out_i_values(self):
+        return np.array([int(v) for v in self.out_i], dtype=np.int64)
+
+    @property
+    def map_v(self):
+        return np.array([v for v, _ in self.map_ve], dtype=object)
+
+    @property
+    def map_err(self):
+        return np.array([e for _, e in self.map_ve], dtype=np.float64)
 
 
 # -- running primitives ------------------------------------------------------------
@@ -304,7 +330,8 @@ def run_scan(case, funcs, inputs, wrap):
     dtype = _map_dtype(case, inputs)
     out = wrap(np.zeros(inputs.n, dtype))
     scan = Scan(input=funcs["fz_map"], output=funcs["fz_scan_out"],
-                scan_expr=case.scan_expr, dtype=dtype, neutral=NEUTRAL[case.scan_expr])
+                scan_expr=case.scan_expr, dtype=dtype, neutral=NEUTRAL[case.scan_expr],
+                is_segment=funcs["fz_seg"] if case.segmented else None)
     scan(*inputs.map_args(wrap), out)
     return _host(out).copy()
 
@@ -345,25 +372,48 @@ def expected_reduction(case, ev, dtype):
     return pick(vals.tolist()), float(np.max(errs)) if len(errs) else 0.0
 
 
-def expected_scan(case, ev, dtype):
+def segment_starts(case, funcs, inputs):
+    """is_segment(i) for every i (exact: it reads integers only)."""
+    if not case.segmented:
+        return [False] * inputs.n
+    seg = funcs["fz_seg"]
+    names = seg.__code__.co_varnames[1:seg.__code__.co_argcount]
+    arrays = dict(zip([a.name for a in case.arrays], inputs.arrays))
+    return [bool(seg(i, *[arrays[nm] for nm in names])) for i in range(inputs.n)]
+
+
+def expected_scan(case, ev, dtype, starts):
+    """(values, error bounds) of what fz_scan_out stores, from the tracked map."""
     vals = ev.map_v.tolist()
     errs = ev.map_err
-    out_v, out_e = [], []
     u = _ulp(dtype) if dtype.kind == "f" else 0.0
-    acc, err, mag = None, 0.0, 0.0
+    neutral = {"a + b": 0, "min(a, b)": math.inf, "max(a, b)": -math.inf}[case.scan_expr]
+    if dtype.kind in "iu" and neutral in (math.inf, -math.inf):
+        info = np.iinfo(dtype)
+        neutral = info.max if neutral > 0 else info.min
+    incl, incl_e, excl, excl_e = [], [], [], []
+    acc, err, mag, count = neutral, 0.0, 0.0, 0
     for k, (v, e) in enumerate(zip(vals, errs)):
+        if starts[k]:
+            acc, err, mag, count = neutral, 0.0, 0.0, 0
+        excl.append(acc)
+        excl_e.append(err + u * count * mag)
         if case.scan_expr == "a + b":
-            acc = v if acc is None else acc + v
+            acc = acc + v
             err += e
             mag += abs(float(v))
-            out_e.append(err + u * (k + 1) * mag)
+            count += 1
+            incl_e.append(err + u * count * mag)
         else:
-            pick = min if case.scan_expr.startswith("min") else max
-            acc = v if acc is None else pick(acc, v)
+            acc = (min if case.scan_expr.startswith("min") else max)(acc, v)
             err = max(err, e)
-            out_e.append(err)
-        out_v.append(acc)
-    return out_v, np.array(out_e, dtype=np.float64)
+            incl_e.append(err)
+        incl.append(acc)
+    if case.scan_output == "item":
+        return incl, np.array(incl_e)
+    if case.scan_output == "prev_item":
+        return excl, np.array(excl_e)
+    return [incl[-1]] * len(incl), np.array([incl_e[-1]] * len(incl))
 
 
 def compare_float(got, ref, err, dtype, mask=None):
@@ -371,7 +421,8 @@ def compare_float(got, ref, err, dtype, mask=None):
     got = np.asarray(got, dtype=np.float64)
     ref = np.asarray(ref, dtype=np.float64)
     tol = _tolerance(np.asarray(err, dtype=np.float64), ref, dtype)
-    bad = ~(np.abs(got - ref) <= tol)
+    with np.errstate(invalid="ignore"):
+        bad = ~((got == ref) | (np.abs(got - ref) <= tol))   # == : neutral +-inf
     if mask is not None:
         bad &= mask
     return np.nonzero(np.atleast_1d(bad))[0]
@@ -412,17 +463,16 @@ class CaseRun:
         tfuncs = make_functions(case, tracked=True)
         need_map = any(p in ("reduction", "scan") for p in self.primitives)
         self.inputs = Inputs(case, precision, n)
-        mode32 = precision == "float32"
+        ev = Evaluation(case, tfuncs, n, precision == "float32", need_map)
         try:
-            for rnd in range(REDRAW_ROUNDS + 1):
-                ev = evaluate(case, tfuncs, self.inputs, mode32, need_map)
-                if ev.invalid:
-                    break
-                bad = set(ev.kernel_fragile) | (set(ev.map_fragile) if need_map else set())
-                if not bad or rnd == REDRAW_ROUNDS:
+            ev.run(self.inputs)
+            for rnd in range(REDRAW_ROUNDS):
+                bad = ev.fragile()
+                if ev.invalid or not bad:
                     break
                 stats.counts["redrawn elements"] += len(bad)
                 self.inputs.redraw(bad)
+                ev.run(self.inputs, ev.affected_by(bad) | bad)
         except Exception:
             stats.add_failure(Failure("generator", "tracked evaluation", "-",
                                       traceback.format_exc(limit=4), case))
@@ -452,12 +502,13 @@ class CaseRun:
 
     def _expected(self):
         ev = self.ev
-        exp = {"elementwise": (ev.out_f, ev.out_f_err, ev.out_i)}
+        exp = {"elementwise": (ev.out_f_values, ev.out_f_errors, ev.out_i_values)}
         dtype = _map_dtype(self.case, self.inputs)
         if "reduction" in self.primitives and "reduction" not in self.skipped:
             exp["reduction"] = expected_reduction(self.case, ev, dtype)
         if "scan" in self.primitives and "scan" not in self.skipped:
-            exp["scan"] = expected_scan(self.case, ev, dtype)
+            starts = segment_starts(self.case, self.funcs, self.inputs)
+            exp["scan"] = expected_scan(self.case, ev, dtype, starts)
         return exp
 
     def active(self):

@@ -24,6 +24,7 @@ integers are exact.  From this, per element:
   runner reports it as a generator error, never filters it silently.
 """
 import math
+import operator
 import struct
 from fractions import Fraction
 
@@ -51,7 +52,7 @@ def f32_exact(v):
 class Recorder:
     """What the evaluation of one element found."""
 
-    __slots__ = ("fragile", "invalid", "u", "mode32")
+    __slots__ = ("fragile", "invalid", "u", "mode32", "reads")
 
     def __init__(self, mode32):
         self.mode32 = mode32
@@ -61,6 +62,7 @@ class Recorder:
     def reset(self):
         self.fragile = None
         self.invalid = None
+        self.reads = set()
 
     def mark_fragile(self, why):
         if self.fragile is None:
@@ -110,7 +112,11 @@ class Tracked:
         return self.v
 
     def __bool__(self):
-        raise TypeError("a number is used as a condition; kernels compare explicitly")
+        # `if x:` / `not x`: a comparison with zero
+        if self.e and abs(self.v) <= FRAGILE_FACTOR * self.e:
+            REC.mark_fragile("truth value of %r within its error %.3g of zero"
+                             % (self.v, self.e))
+        return self.v != 0
 
     def __int__(self):
         raise TypeError("int() of a Tracked value must go through the tracked int()")
@@ -225,6 +231,27 @@ class Tracked:
     __hash__ = None
 
 
+class InputArray:
+    """A read-only input array of Tracked values that records the indices read
+    (so that new data for some elements re-evaluates only those affected)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, values):
+        self.data = list(values)
+
+    def __getitem__(self, k):
+        k = k.__index__()
+        if not 0 <= k < len(self.data):
+            raise IndexError("the kernel reads element %d of an array of %d" % (
+                k, len(self.data)))
+        REC.reads.add(k)
+        return self.data[k]
+
+    def __len__(self):
+        return len(self.data)
+
+
 def _int_of(x):
     v = x.v if isinstance(x, Tracked) else x
     if type(v) is not int:
@@ -234,7 +261,7 @@ def _int_of(x):
 
 def _parts(x):
     """(value, error, f32 flag) of a Tracked or a plain literal."""
-    if isinstance(x, Tracked):
+    if type(x) is Tracked:
         return x.v, x.e, x.f32
     if isinstance(x, bool):
         return int(x), 0.0, False
@@ -272,23 +299,39 @@ def _result(v, e, f32, exact_parts, u):
     return Tracked(v, e + u * abs(v), f32)
 
 
+_SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
+
+
+def _two_product_exact(a, b, p):
+    """True if the float product ``p`` of ``a`` and ``b`` is exact (Dekker)."""
+    if abs(a) > 1e150 or abs(b) > 1e150:
+        return Fraction(a) * Fraction(b) == Fraction(p)
+    c = _SPLIT * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl == 0.0
+
+
 def _exact(v, parts, u):
     """True if the float op described by ``parts`` gave exactly ``v``."""
     op, a, b = parts
-    if v != v or math.isinf(v):
+    if v != v or v in (math.inf, -math.inf):
         return False
     if u == U32 and not f32_exact(v):
         return False
-    try:
-        fa, fb = Fraction(a), Fraction(b)
-        if op == "+":
-            return fa + fb == Fraction(v)
-        if op == "*":
-            return fa * fb == Fraction(v)
-        if op == "/":
-            return fb != 0 and fa / fb == Fraction(v)
-    except (OverflowError, ValueError):
+    if (type(a) is int and abs(a) > 2 ** 53) or (type(b) is int and abs(b) > 2 ** 53):
         return False
+    a, b = float(a), float(b)
+    if op == "+":
+        bp = v - a
+        return (a - (v - bp)) + (b - bp) == 0.0
+    if op == "*":
+        return _two_product_exact(a, b, v)
+    if op == "/":
+        return b != 0 and v * b == a and _two_product_exact(v, b, a)
     return False
 
 
@@ -440,22 +483,22 @@ def _minmax(args, pick):
         if pick(parts[k][0], parts[best][0]):
             best = k
     v = parts[best][0]
+    if all(type(p[0]) is int for p in parts):
+        return Tracked(v)
     e = max(p[1] for p in parts)
     f32 = any(p[2] for p in parts)
-    if any(type(p[0]) is not int for p in parts):
-        # C promotes the result to the float type; another backend may pick
-        # another argument when they are within their errors (same value
-        # within e: min and max are continuous)
-        return Tracked(float(v), e, f32)
-    return Tracked(v, 0.0, False)
+    # C promotes the result to the float type; another backend may pick
+    # another argument when they are within their errors (same value within
+    # e: min and max are continuous)
+    return Tracked(float(v), e, f32)
 
 
 def t_min(*args):
-    return _minmax(args, lambda x, y: x < y)
+    return _minmax(args, operator.lt)
 
 
 def t_max(*args):
-    return _minmax(args, lambda x, y: x > y)
+    return _minmax(args, operator.gt)
 
 
 def _unary(fn, deriv, ulps=MATH_ULPS):

@@ -49,7 +49,7 @@ from ..errors import KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.typeinfer import _annotation_types
-from ..types import LONG, CType, dtype_to_ctype
+from ..types import LONG, dtype_to_ctype
 from .args import array_length, check_declared, device_value, parameter_names, signature, \
     value_type
 from .exprfunc import _NAMESPACE, make_function, neutral_value
@@ -181,6 +181,11 @@ class Scan:
         self.name = getattr(input, "__name__", None) or getattr(output, "__name__", "scan")
         self._fast = {}
         self._last = None
+
+    @property
+    def backend(self):
+        """The backend name this scan runs on now."""
+        return get_backend(self._backend).name
 
     def _where(self):
         return "Scan(%r)" % (self.scan_expr,)
@@ -344,4 +349,4 @@ class Scan:
     all_source = source
 
 
-__all__ = ["Scan", "ScanSpec", "ScanFunction", "CType"]
+__all__ = ["Scan", "ScanSpec", "ScanFunction"]

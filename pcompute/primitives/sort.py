@@ -158,7 +158,7 @@ def _sort(arrays, key_bits, backend, what):
     return wrapped, Array._wrap_device(perm, be)
 
 
-def sort_by_keys(arrays, out_list=None, key_bits=None, backend=None):
+def sort_by_keys(arrays, out_list=None, key_bits=None, backend=None, use_radix_sort=False):
     """Sort ``arrays`` by the integer keys in ``arrays[0]`` (stable, ascending).
 
     Returns a list of Arrays: the sorted keys, then each other array permuted
@@ -168,7 +168,8 @@ def sort_by_keys(arrays, out_list=None, key_bits=None, backend=None):
     :class:`~pcompute.errors.KernelValueError` otherwise), which saves the
     passes over higher bits.  Keys are int32, uint32, int64 or uint64
     (negative keys sort correctly); the other arrays may have any dtype.
-    ``backend`` defaults to the arrays' backend.
+    ``backend`` defaults to the arrays' backend.  ``use_radix_sort`` is
+    accepted for Compyle compatibility: every backend sorts the same way.
     """
     results, _ = _sort(arrays, key_bits, backend, "sort_by_keys()")
     if out_list is None:
@@ -228,7 +229,7 @@ def align(arrays, order, out_list=None, backend=None):
     return outs
 
 
-def take(a, indices, out=None, backend=None):
+def take(a, indices, backend=None, out=None):
     """``a[indices]`` as a new Array (or into ``out``): a gather on the device."""
     return align([a], indices, out_list=None if out is None else [out], backend=backend)[0]
 
@@ -301,6 +302,9 @@ def maximum(a, backend=None):
 def update_min_max(arrays, only_min=False, only_max=False, backend=None):
     """Store each Array's smallest and largest elements in its ``minimum``
     and ``maximum`` attributes (Compyle's ``update_minmax_gpu``)."""
+    if only_min and only_max:
+        raise KernelValueError("update_min_max(): only one of only_min and only_max "
+                               "can be True")
     if isinstance(arrays, Array):
         arrays = [arrays]
     for a in arrays:

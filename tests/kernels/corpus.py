@@ -280,6 +280,25 @@ def bitwise(i, a, b, out):
     out[o + 6] = (x & y) | (x ^ -8) >> 1
 
 
+@case(lambda n, dt, rng: [I(rng, n, -20, 20), NZ(rng, n, -6, 6), U(rng, n, dt, 1, 2),
+                          Z(8 * n, I64), Z(n, dt)], out="out f")
+def precedence(i, a, b, z, out, f):
+    # Python's operator precedence differs from C's (& vs ==, shifts vs +).
+    x = a[i]
+    y = b[i]
+    o = 8 * i
+    out[o] = x & y == y
+    out[o + 1] = -x ** 2 + (-x) ** 2 * 3 - 2 ** 3 ** 2
+    out[o + 2] = x - (y - 3) - -y
+    out[o + 3] = x << 1 + 2 >> 1
+    out[o + 4] = x % y * 2 + x // y // 2 - -x % 7
+    out[o + 5] = not x == y or x > y and not y
+    out[o + 6] = (x if x > y else y) * 2 + (1 if x else 0)
+    out[o + 7] = x | y ^ x & ~y
+    v = z[i]
+    f[i] = v / y / 2.0 + v / (y / 2.0) - v * -y - (v - 1.0) ** 2 / -v
+
+
 @case(lambda n, dt, rng: [Q(rng, n, dt, -2, 2), Q(rng, n, dt, -2, 2), Z(n, I32)],
       out="out")
 def bool_ops(i, x, y, out):
@@ -327,6 +346,21 @@ def floordiv_mod_int(i, a, b, q, r):
     r[o + 2] = a[i] % 4
     q[o + 3] = -7 // b[i]
     r[o + 3] = 7 % b[i]
+
+
+def _slots(n, dt, rng):
+    return [I(rng, n, -9, 9), np.arange(4, dtype=I32), I(rng, 2 * n, -100, 100),
+            I(rng, 2 * n, -100, 100), I(rng, 2 * n, -5, 5), Q(rng, 2 * n, dt)]
+
+
+@case(_slots, out="c y z w f")
+def augassign_call_index(i, a, c, y, z, w, f):
+    # The index of an augmented assignment is evaluated once, as in Python;
+    # each item updates one slot (which item gets which slot does not matter).
+    y[atomic_inc(c[0])] //= 3 + a[i] * 0
+    z[atomic_inc(c[1])] %= -7
+    w[atomic_inc(c[2])] **= 2
+    f[atomic_inc(c[3])] /= 4.0
 
 
 @case(lambda n, dt, rng: [Q(rng, n, dt), CH(rng, n, [0.5, -0.5, 1.5, -1.5, 2.0, -2.0,

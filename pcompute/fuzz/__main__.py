@@ -1,0 +1,108 @@
+"""``python -m pcompute.fuzz``: the long differential-fuzzing profile.
+
+Generates kernels for ``--seconds``, runs each on every selected backend
+(both precisions) through Elementwise and Reduction or Scan, compares with the
+python backend, prints the number of kernels, comparisons and mismatches, and
+writes every failing case into ``--out`` (replay one with ``--replay FILE``).
+Exit status 1 if anything failed.
+"""
+import argparse
+import os
+import random
+import sys
+import time
+
+from .choosers import RandomChooser
+from .generator import generate_case
+from .runner import Stats, load_case, run_case, save_failure, targets_from_names
+
+ITEM_COUNTS = (67, 67, 1, 5, 130, 300, 1100)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m pcompute.fuzz", description=__doc__.split(
+        "\n\n")[0])
+    p.add_argument("--seconds", type=float, default=60.0,
+                   help="time budget (default 60); no new kernel starts after it")
+    p.add_argument("--max-kernels", type=int, default=None,
+                   help="stop after this many kernels")
+    p.add_argument("--backends", default="cython,cython-openmp,opencl,cuda",
+                   help="comma-separated: cython, cython-openmp, opencl, cuda "
+                        "(unavailable ones are skipped with their reason)")
+    p.add_argument("--precisions", default="float32,float64")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the first kernel (kernel k uses seed+k); default random")
+    p.add_argument("--items", type=int, default=None,
+                   help="items per run (default: drawn per kernel; OpenMP runs use "
+                        "at least enough to run in parallel)")
+    p.add_argument("--out", default="fuzz-failures",
+                   help="directory for failing cases (default ./fuzz-failures)")
+    p.add_argument("--replay", default=None, metavar="FILE",
+                   help="run one saved case (.json written by a failing run)")
+    p.add_argument("--show", action="store_true", help="print each kernel's source")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    precisions = [p.strip() for p in args.precisions.split(",") if p.strip()]
+    targets = []
+    for t in targets_from_names(args.backends.split(","), precisions):
+        why = t.why_unavailable()
+        if why:
+            if t.precision == precisions[0]:
+                print("skipping %s: %s" % (t.id.rsplit("-", 1)[0], why))
+            continue
+        targets.append(t)
+    if not targets:
+        print("error: no selected backend is available", file=sys.stderr)
+        return 2
+    print("backends: %s" % ", ".join(t.id for t in targets))
+    stats = Stats()
+    if args.replay:
+        case = load_case(args.replay)
+        run_case(case, targets, stats, n=args.items or 67)
+        return finish(stats, args, 0.0)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
+    print("first seed: %d (replay one kernel: --seed S --max-kernels 1)" % seed)
+    start = time.time()
+    last = start
+    k = 0
+    while time.time() - start < args.seconds:
+        if args.max_kernels is not None and k >= args.max_kernels:
+            break
+        s = seed + k
+        k += 1
+        case = generate_case(RandomChooser(s), label="s%d" % s)
+        if args.show:
+            print("--- seed %d ---\n%s" % (s, case.source))
+        n = args.items or random.Random(s).choice(ITEM_COUNTS)
+        before = len(stats.failures)
+        run_case(case, targets, stats, n=n)
+        for failure in stats.failures[before:]:
+            path = save_failure(failure, args.out)
+            print("FAILURE (%s, %s on %s) seed %d -> %s" % (
+                failure.kind, failure.primitive, failure.target, s, path), flush=True)
+        if time.time() - last > 30:
+            last = time.time()
+            print("[%4.0fs] kernels %d, comparisons %d, mismatches %d, failures %d"
+                  % (last - start, stats.kernels, stats.comparisons, stats.mismatches,
+                     len(stats.failures)), flush=True)
+    return finish(stats, args, time.time() - start)
+
+
+def finish(stats, args, elapsed):
+    print("=" * 60)
+    print("time:                     %.0f s" % elapsed)
+    print(stats.summary())
+    if stats.failures:
+        print("failures written to %s" % os.path.abspath(args.out))
+        for f in stats.failures[:3]:
+            print("-" * 60)
+            print(f.report())
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
