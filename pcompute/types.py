@@ -140,8 +140,17 @@ def rank(t):
     return _RANK[t.base]
 
 
+_SIGNED_SMALL = ("bool", "char", "short", "int")
+
+
 def promote(a, b):
-    """The C-like common type of two scalar types (int < long < float < double)."""
+    """The common type of two scalar types (int < long < float < double).
+
+    As in numpy (and unlike C), a 32-bit unsigned int with a signed int gives a
+    64-bit signed int, so ``u - s`` can be negative.
+    """
+    if {a.base, b.base} & {"uint"} and (a.base in _SIGNED_SMALL or b.base in _SIGNED_SMALL):
+        return LONG
     result = a if _RANK[a.base] >= _RANK[b.base] else b
     if result.base in ("bool", "char", "uchar", "short", "ushort"):
         return INT

@@ -170,3 +170,34 @@ def test_bool_arrays_are_read_as_bytes(backend):
     out = pc.zeros(len(mask), np.int32)
     Elementwise(count_true)(pc.wrap(mask.copy()), out)
     np.testing.assert_array_equal(out.get(), mask.astype(np.int32))
+
+
+def mixed_signs(i, u, s, out, out2):
+    out[i] = u[i] - s[i]
+    out2[i] = u[i] + 1
+
+
+def reuse_loop_var(i, x):
+    t = 0
+    for k in range(3):
+        for k in range(2):
+            t += k + 10 * i
+    x[i] = t + k
+
+
+def test_unsigned_and_signed_follow_numpy(backend):
+    n = 40
+    rng = np.random.default_rng(12)
+    u = rng.integers(0, 1000, n).astype(np.uint32)
+    s = rng.integers(-1000, 1000, n).astype(np.int32)
+    out, out2 = pc.zeros(n, np.int64), pc.zeros(n, np.int64)
+    Elementwise(mixed_signs)(pc.wrap(u), pc.wrap(s), out, out2)
+    np.testing.assert_array_equal(out.get(), u.astype(np.int64) - s)
+    np.testing.assert_array_equal(out2.get(), u.astype(np.int64) + 1)
+
+
+def test_inner_loop_reusing_the_outer_variable(backend):
+    x = pc.zeros(5, np.int64)
+    Elementwise(reuse_loop_var)(x)
+    expected = [sum(k + 10 * i for _ in range(3) for k in range(2)) + 1 for i in range(5)]
+    np.testing.assert_array_equal(x.get(), expected)

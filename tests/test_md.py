@@ -4,6 +4,7 @@ Physics against a plain-numpy reference (tests/md_reference.py) and the
 figures of MEASURED.md; neighbour strategies against each other; backends
 against the python backend; the command line.
 """
+import functools
 import os
 import subprocess
 import sys
@@ -76,16 +77,20 @@ def test_initial_forces_match_numpy(backend, geometry):
     np.testing.assert_allclose(sim.pe.get(), pe, rtol=1e-10, atol=1e-12)
 
 
+@functools.lru_cache(maxsize=None)
+def reference_n1000():
+    """E(0) and E(25) of the numpy reference (computed once per process)."""
+    energies, _ = ref.run(1000, 25)
+    return energies[0], energies[-1]
+
+
 def test_n1000_energy_matches_reference_and_measured(backend):
     need_double(backend)
-    if backend.name == "python":
-        pytest.skip("N = 1000 for 25 steps is slow on the python backend; the other "
-                    "tests compare it with every backend")
     sim = Simulation(n=1000, nnps="count")
     e0 = sim.energy()[2]
     sim.step(25)
     e25 = sim.energy()[2]
-    energies, _ = ref.run(1000, 25)
+    energies = reference_n1000()
     assert e0 == pytest.approx(energies[0], rel=1e-9)
     assert e25 == pytest.approx(energies[-1], rel=1e-9)
     assert e0 == pytest.approx(E0_N1000, rel=1e-9)
@@ -93,7 +98,7 @@ def test_n1000_energy_matches_reference_and_measured(backend):
 
 
 def test_numpy_reference_matches_measured():
-    energies, _ = ref.run(1000, 25)
+    energies = reference_n1000()
     assert energies[0] == pytest.approx(E0_N1000, rel=1e-12)
     assert energies[-1] == pytest.approx(E25_N1000, rel=1e-12)
 

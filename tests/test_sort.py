@@ -1,4 +1,6 @@
 """sort_by_keys and argsort on every backend, against numpy's stable argsort."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -165,6 +167,28 @@ def test_a_million_keys(backend):
     sort_and_check(keys, values)
     keys32 = random_keys(n, np.int32, seed=14, low=0, high=2**20 - 1)
     sort_and_check(keys32, values, key_bits=20)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64])
+@pytest.mark.parametrize("value_dtype", [np.int8, np.uint16, np.float32, np.float64])
+def test_without_permutation_values_may_be_carried(backend, dtype, value_dtype):
+    """permutation=False (what sort_by_keys asks for): a backend may move one
+    value array with the keys instead of gathering it afterwards."""
+    be = get_backend(backend.name)
+    module = importlib.import_module("pcompute.backends.sort_%s" % backend.name)
+    for n, low, high in [(0, 0, 1), (1, 0, 9), (40000, 0, 1000), (40000, 5, 5),
+                         (70001, None, None)]:
+        keys = random_keys(n, dtype, seed=n, low=low, high=high)
+        vals = (np.random.default_rng(n).random(n) * 100).astype(value_dtype)
+        out_k, (out_v,), perm = module.sort_by_keys(
+            be, be.to_device(keys), [be.to_device(vals)], None, pc.get_config(),
+            permutation=False)
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(be.to_host(out_k), keys[order])
+        np.testing.assert_array_equal(be.to_host(out_v), vals[order])
+        assert out_v.dtype == vals.dtype
+        if perm is not None:
+            np.testing.assert_array_equal(be.to_host(perm), order)
 
 
 def test_view_with_offset(backend):

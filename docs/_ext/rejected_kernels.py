@@ -197,12 +197,6 @@ def k_assign_loop_var(i, x):
         x[i] = k
 
 
-def k_reuse_loop_var(i, x):
-    for k in range(3):
-        for k in range(2):
-            x[i] = k
-
-
 def k_float_range(i, x):
     for k in range(2.5):
         x[i] = k
@@ -361,7 +355,6 @@ CASES = [
     (k_for_else, "loops", "for ... else", "cython"),
     (k_while_else, "loops", "while ... else", "cython"),
     (k_assign_loop_var, "loops", "assigning the loop variable", "cython"),
-    (k_reuse_loop_var, "loops", "inner loop reusing the outer variable", "cython"),
     (k_float_range, "loops", "range() of a float", "cython"),
     (k_slice, "arrays and operators", "slicing", "cython"),
     (k_multi_subscript, "arrays and operators", "multi-dimensional subscript",

@@ -157,6 +157,9 @@ def run(args, out=None, err=None):
     if args.profile:
         profiling.reset_profile()       # the table shows the steps, not the set-up
     say(describe(sim, get_config().use_openmp))
+    if sim.backend == "python" and sim.n * steps > 200000:
+        say("note: the python backend runs the kernels in the interpreter (about 0.1 ms "
+            "per particle and step here); try -n 500 --steps 100")
     say("set-up and kernel builds: %.2f s" % setup)
     say("%8s %10s %16s %16s %20s %10s" % ("step", "time", "kinetic", "potential",
                                            "total", "rel. drift"))

@@ -37,8 +37,10 @@ class _Ops:
         self.kernels[name](*values, block=(wg, 1, 1), grid=(groups, 1))
 
 
-def sort_by_keys(backend, keys, values, key_bits, config):
-    """Stable sort of device ``keys``; returns (keys, values, permutation)."""
+def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
+    """Stable sort of device ``keys``; returns (keys, values, permutation)
+    (the permutation is always made; ``permutation`` is accepted for the
+    common interface)."""
     source = generate_sort(keys.dtype, index_dtype(len(keys)), [v.dtype for v in values])
     names = KERNELS + (["pc_sort_gather"] if values else [])
     kernels = cuda_builder.build_cuda(source, names)

@@ -60,8 +60,11 @@ class _Ops:
         self.kernels[name](self.queue, (groups * wg,), (wg,), *values)
 
 
-def sort_by_keys(backend, keys, values, key_bits, config, layout=None):
-    """Stable sort of device ``keys``; returns (keys, values, permutation)."""
+def sort_by_keys(backend, keys, values, key_bits, config, permutation=True, layout=None):
+    """Stable sort of device ``keys``; returns (keys, values, permutation).
+
+    The permutation is always made (``permutation`` is accepted for the
+    common interface); ``layout`` overrides the device's (tests)."""
     keys = _plain(keys)
     values = [_plain(v) for v in values]
     layout = layout or layout_for(backend.queue.device)

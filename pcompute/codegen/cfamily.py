@@ -455,6 +455,14 @@ class CPrinter:
                                fn.type_of(node.right), fn.type_of(node))
 
     def binop_text(self, op, left, ltype, right, rtype, result):
+        if result.is_int and op in ("+", "-", "*", "&", "|", "^"):
+            # pcompute promotes like numpy (uint with int is long): C would
+            # compute in unsigned first, so convert operands of the other sign.
+            unsigned = result.base in UNSIGNED
+            if ltype.is_int and (ltype.base in UNSIGNED) != unsigned:
+                left = self.cast(result, *left), self.prec["unary"]
+            if rtype.is_int and (rtype.base in UNSIGNED) != unsigned:
+                right = self.cast(result, *right), self.prec["unary"]
         if op == "/":
             if ltype.is_int and rtype.is_int:
                 left = self.cast(result, *left), self.prec["unary"]

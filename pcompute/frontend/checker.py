@@ -364,10 +364,6 @@ class Checker:
                           "kernels", "write range(start, stop, step)")
         self.visit_all(it.args)
         self.check_name_text(node.target, node.target.id)
-        if node.target.id in self.loop_vars:
-            self.fail(node.target, "this loop reuses the variable %r of an enclosing "
-                      "`for` loop, which would end the outer loop early in C"
-                      % node.target.id, "give the inner loop its own variable")
         self.loop_vars.append(node.target.id)
         self.visit_all(node.body)
         self.loop_vars.pop()

@@ -788,12 +788,24 @@ class _FunctionTyper:
             return other
         return t
 
+    def weak_unsigned(self, node, t, other):
+        """A non-negative int literal met by an unsigned value takes its type, as
+        numpy's Python ints do: ``u + 1`` stays uint32."""
+        if other is None or other.base not in ("uint", "ulong") or t == other:
+            return t
+        if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+            self.types[id(node)] = other
+            return other
+        return t
+
     def binop(self, node):
         left, right = self.expr(node.left), self.expr(node.right)
         if left is None or right is None:
             return left or right
         left, right = (self.weak_float(node.left, left, right),
                        self.weak_float(node.right, right, left))
+        left, right = (self.weak_unsigned(node.left, left, right),
+                       self.weak_unsigned(node.right, right, left))
         op = node.op
         for side, t in ((node.left, left), (node.right, right)):
             if not t.is_scalar:

@@ -13,7 +13,7 @@ import sys
 import time
 
 from .choosers import RandomChooser
-from .generator import generate_case
+from .generator import KNOWN_BUGS, generate_case
 from .runner import Stats, load_case, run_case, save_failure, targets_from_names
 
 ITEM_COUNTS = (67, 67, 1, 5, 130, 300, 1100)
@@ -58,6 +58,9 @@ def main(argv=None):
         print("error: no selected backend is available", file=sys.stderr)
         return 2
     print("backends: %s" % ", ".join(t.id for t in targets))
+    if KNOWN_BUGS:
+        print("not generated (known bugs, see tests/fuzz_regressions.py): %s"
+              % ", ".join(sorted(KNOWN_BUGS)))
     stats = Stats()
     if args.replay:
         case = load_case(args.replay)

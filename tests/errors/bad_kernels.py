@@ -488,12 +488,6 @@ def k_augassign_unbound(i, x):
     x[i] = total
 
 
-def k_reused_loop_var(i, x):
-    for k in range(3):
-        for k in range(2):  # <- reused_loop_var
-            x[i] = k
-
-
 def k_numpy_scalar_call(i, x):
     x[i] = np.float32(x[i])  # <- numpy_scalar_call
 

@@ -159,7 +159,6 @@ CASES = [
     Case("return_array", T, "x", "array argument", "return numbers"),
     Case("index_float", T, "1.5", "int(", "integers"),
     Case("augassign_unbound", S, "total", "assign it first", "never assigned"),
-    Case("reused_loop_var", S, "k in range(2)", "own variable", "enclosing"),
     Case("numpy_scalar_call", T, "np.float32", "cast(v, 'float')", "numpy scalar"),
     Case("builtin_call", S, "sum(", "loop", "builtin sum()"),
     Case("builtin_as_value", T, "abs", "abs(...)", "not a value"),
