@@ -114,7 +114,10 @@ def test_fresh_process_loads_from_cache(axpy_module, cache_root, tmp_path):
     assert result["stats"] == {"compiled": 0, "loaded": 1}
     assert result["file"] == axpy_module.__file__
     assert result["y"] == [4.0] * 10
-    assert result["elapsed"] < 1.0
+    # No compiler ran (stats above); the bound only catches pathological
+    # slowness under a loaded test run: the load time itself (tens of ms) is
+    # measured by `make bench`.
+    assert result["elapsed"] < 5.0
 
 
 def test_c_error_raises_build_error(cache_root):
