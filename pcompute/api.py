@@ -7,6 +7,10 @@ from .errors import (BackendUnavailableError, BuildError, InternalError,
                      KernelSyntaxError, KernelTypeError, KernelValueError)
 from .parallel import Elementwise, elementwise, serial
 from .primitives.reduction import Reduction
+from .primitives.scan import Scan
+from .primitives.algorithms import cumsum, dot, take_bool, where
+from .primitives.sort import (align, argsort, maximum, minimum, sort_by_keys, take,
+                              update_min_max)
 from . import low_level, template  # noqa: F401
 from .low_level import Cython, Extern, Kernel, LocalMem
 # `profile` stays out of __all__: `from pcompute import *` must not shadow the
@@ -29,5 +33,6 @@ __all__ = [
     "address", "annotate", "atomic_dec", "atomic_inc", "cast", "declare", "printf",
     "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
     "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",
-    "reset_profile", "ArgumentParser",
+    "reset_profile", "ArgumentParser", "Scan", "cumsum", "dot", "take_bool", "where",
+    "align", "argsort", "maximum", "minimum", "sort_by_keys", "take", "update_min_max",
 ] + sorted(_TYPES)

@@ -164,6 +164,23 @@ def _index_array(indices, length, what):
     return idx
 
 
+def _clear_mask(i, idx, mask):
+    mask[idx[i]] = 0
+
+
+def _check_device_indices(idx, length, what):
+    """Range-check device indices with two reductions (no host copy)."""
+    if idx.dtype.kind not in "iu":
+        raise KernelValueError("%s needs integer indices, got dtype %s" % (what, idx.dtype))
+    if len(idx) == 0:
+        return
+    from .primitives.algorithms import maximum, minimum
+    low, high = minimum(idx), maximum(idx)
+    if low < 0 or high >= length:
+        raise KernelValueError("%s: indices must lie in [0, %d), got values from %d "
+                               "to %d" % (what, length, low, high))
+
+
 # -------------------------------------------------------------------- Array
 
 class Array:
@@ -446,32 +463,39 @@ class Array:
         """Remove the elements at ``indices`` (Array, numpy array or sequence of ints).
 
         Repeated indices remove an element once.  ``input_sorted`` is accepted
-        for Compyle compatibility.  Runs on the host for now: the array is
-        pulled, compacted with numpy and pushed back.
+        for Compyle compatibility.  Runs on the device: the indices clear a
+        mask, and a scan compacts the kept elements (stream compaction).
         """
-        idx = _index_array(indices, self.length, "remove()")
-        logger.debug("remove(): compacting %d elements on the host", self.length)
-        kept = np.delete(self._backend.to_host(self._dev), idx)
-        self.resize(len(kept))
-        if len(kept):
-            self._backend.copy_to_device(kept, self._dev)
-        if not self._backend.on_host:
-            self._host = kept
+        from .primitives.algorithms import take_bool
+        from .primitives.elementwise import Elementwise
+        idx = indices if isinstance(indices, Array) else None
+        if idx is None or idx.backend != self.backend:
+            idx = wrap(_index_array(indices, self.length, "remove()"),
+                       backend=self.backend)
+        else:
+            _check_device_indices(idx, self.length, "remove()")
+        if len(idx) == 0:
+            return
+        mask = ones(self.length, np.int8, backend=self.backend)
+        Elementwise(_clear_mask, backend=self.backend)(idx, mask)
+        self.set_data(take_bool(self, mask, backend=self.backend).dev)
 
     def align(self, indices, out=None):
-        """A new Array ``r`` with ``r[i] = self[indices[i]]`` (a gather).
+        """A new Array ``r`` with ``r[i] = self[indices[i]]`` (a gather on the
+        device).  ``out``, if given, is an Array receiving the result (resized
+        to fit) and is returned."""
+        from .primitives.sort import take
+        if out is not None:
+            self._check_other(out, "align()")
+        if not isinstance(indices, Array):
+            indices = wrap(_index_array(indices, self.length, "align()"),
+                           backend=self.backend)
+        return take(self, indices, backend=self.backend, out=out)
 
-        ``out``, if given, is an Array receiving the result (resized to fit)
-        and is returned.  Runs on the host for now (pull, numpy gather, push).
-        """
-        idx = _index_array(indices, self.length, "align()")
-        logger.debug("align(): gathering %d elements on the host", len(idx))
-        values = np.ascontiguousarray(self._backend.to_host(self._dev)[idx])
-        if out is None:
-            return Array._wrap_device(self._backend.to_device(values), self._backend)
-        self._check_other(out, "align()")
-        out.set(values)
-        return out
+    def update_min_max(self, only_min=False, only_max=False):
+        """Store the smallest and largest elements in ``minimum``/``maximum``."""
+        from .primitives.sort import update_min_max
+        update_min_max([self], only_min, only_max, backend=self.backend)
 
     def get_view(self, offset=0, length=None, end=None):
         """An Array sharing memory with elements ``[offset, offset + length)``.
@@ -778,3 +802,22 @@ def linspace(start, stop, num, dtype=np.float64, backend=None, endpoint=True):
     """Like ``numpy.linspace``, as an Array (made on the host, sent to the device)."""
     values = np.linspace(start, stop, _check_length(num), endpoint=endpoint, dtype=dtype)
     return _from_host(values, _backend_of(backend), share=False)
+
+
+# Compyle's array module also holds the array algorithms; they live in
+# pcompute.primitives (which import this module), so they load on first use.
+_ALGORITHMS = {
+    "sort_by_keys": "sort", "argsort": "sort", "align": "sort", "take": "sort",
+    "diff": "sort", "trapz": "sort", "trapezoid": "sort", "update_min_max": "sort",
+    "update_minmax_gpu": "sort", "minimum": "algorithms", "maximum": "algorithms",
+    "sum": "algorithms", "dot": "algorithms", "cumsum": "algorithms",
+    "where": "algorithms", "take_bool": "algorithms",
+}
+
+
+def __getattr__(name):
+    module = _ALGORITHMS.get(name)
+    if module is None:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    import importlib
+    return getattr(importlib.import_module("pcompute.primitives." + module), name)

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+import pcompute as pc
 import pcompute.array as pa
 from pcompute.array import (Array, arange, empty, empty_like, get_backend_name, linspace,
                             ones, ones_like, to_device, wrap, zeros, zeros_like)
@@ -673,3 +674,27 @@ def test_float32_never_warns(fresh_precision_warning):
         warnings.simplefilter("error", PrecisionWarning)
         wrap(np.zeros(3, np.float32), backend="opencl")
         wrap(np.zeros(3, np.int64), backend="opencl")
+
+
+def test_remove_and_align_run_on_the_device(backend):
+    x = np.arange(20).astype(backend.dtype)
+    a = pc.wrap(x.copy())
+    a.remove(np.array([0, 3, 3, 19]))
+    np.testing.assert_array_equal(a.get(), np.delete(x, [0, 3, 19]))
+    order = np.random.default_rng(3).permutation(len(a)).astype(np.int32)
+    b = a.align(order)
+    np.testing.assert_array_equal(b.get(), np.delete(x, [0, 3, 19])[order])
+    a.update_min_max()
+    assert a.minimum == 1 and a.maximum == 18
+    with pytest.raises(KernelValueError):
+        a.remove(np.array([100]))
+
+
+def test_compyle_radix_sort(backend):
+    from pcompute.sort import radix_sort
+    keys = np.array([5, 1, 4, 1, 3], dtype=np.int32)
+    vals = np.arange(5).astype(backend.dtype)
+    (k, v), order = radix_sort([pc.wrap(keys.copy()), pc.wrap(vals.copy())])
+    np.testing.assert_array_equal(k.get(), [1, 1, 3, 4, 5])
+    np.testing.assert_array_equal(v.get(), vals[[1, 3, 4, 2, 0]])
+    np.testing.assert_array_equal(order.get(), [1, 3, 4, 2, 0])

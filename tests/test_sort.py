@@ -8,6 +8,7 @@ import pcompute as pc
 from pcompute.backends import sort_common, sort_cuda, sort_cython, sort_opencl
 from pcompute.backends.registry import get_backend
 from pcompute.errors import BackendUnavailableError, KernelTypeError, KernelValueError
+from pcompute.primitives import sort as sort_module
 from pcompute.primitives.sort import argsort, sort_by_keys
 
 KEY_TYPES = [np.int32, np.uint32, np.int64, np.uint64]
@@ -53,6 +54,7 @@ def test_negative_keys(backend, dtype):
     keys = random_keys(20000, dtype, seed=2, low=-1000, high=1000)
     keys[:3] = [np.iinfo(dtype).min, np.iinfo(dtype).max, -1]
     sort_and_check(keys, np.arange(len(keys), dtype=np.int32))
+    sort_and_check(keys, key_bits=np.iinfo(dtype).bits)      # all bits: signs too
 
 
 @pytest.mark.parametrize("dtype", KEY_TYPES)
@@ -189,6 +191,29 @@ def test_without_permutation_values_may_be_carried(backend, dtype, value_dtype):
         assert out_v.dtype == vals.dtype
         if perm is not None:
             np.testing.assert_array_equal(be.to_host(perm), order)
+
+
+def test_sort_by_keys_asks_for_no_permutation(backend, monkeypatch):
+    """Once a backend's sort_by_keys takes ``permutation``, sort_by_keys()
+    passes False (argsort() does not)."""
+    cls = type(get_backend(backend.name))
+    module = importlib.import_module("pcompute.backends.sort_%s" % backend.name)
+    calls = []
+
+    def method(self, keys, values, key_bits, config, permutation=True):
+        calls.append(permutation)
+        return module.sort_by_keys(self, keys, values, key_bits, config,
+                                   permutation=permutation)
+    monkeypatch.setattr(cls, "sort_by_keys", method)
+    sort_module._takes_permutation_flag.cache_clear()
+    try:
+        keys = random_keys(5000, np.int64, seed=18, low=-9, high=9)
+        sort_and_check(keys, np.arange(5000, dtype=np.float32))
+        perm = argsort(pc.wrap(keys))
+        np.testing.assert_array_equal(perm.get(), np.argsort(keys, kind="stable"))
+        assert calls == [False, True]
+    finally:
+        sort_module._takes_permutation_flag.cache_clear()
 
 
 def test_view_with_offset(backend):

@@ -153,11 +153,12 @@ class CUDABackend(Backend):
         from .scan_cuda import generate_scan
         return generate_scan(self, spec, config)
 
-    def sort_by_keys(self, keys, values, key_bits, config):
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         """Stable ascending sort of device array ``keys`` (permuting ``values``).
 
         Returns (sorted keys, list of permuted values, permutation) as device
         arrays of this backend.
         """
         from .sort_cuda import sort_by_keys
-        return sort_by_keys(self, keys, values, key_bits, config)
+        return sort_by_keys(self, keys, values, key_bits, config,
+                            permutation=permutation)

@@ -193,14 +193,15 @@ class OpenCLBackend(Backend):
         from .scan_opencl import generate_scan
         return generate_scan(self, spec, config)
 
-    def sort_by_keys(self, keys, values, key_bits, config):
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         """Stable ascending sort of device array ``keys`` (permuting ``values``).
 
         Returns (sorted keys, list of permuted values, permutation) as device
         arrays of this backend.
         """
         from .sort_opencl import sort_by_keys
-        return sort_by_keys(self, keys, values, key_bits, config)
+        return sort_by_keys(self, keys, values, key_bits, config,
+                            permutation=permutation)
 
 
 def reduction_wg(config):

@@ -14,10 +14,11 @@ import numpy as np
 
 from ..array import Array, empty, wrap
 from ..backends.registry import get_backend
-from ..backends.sort_common import KEY_TYPES, check_key_dtype
+from ..backends.sort_common import check_key_dtype
 from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
 from .elementwise import Elementwise
+from .algorithms import maximum, minimum
 from .reduction import Reduction
 
 __all__ = ["sort_by_keys", "argsort", "align", "take", "diff", "trapezoid", "trapz",
@@ -132,8 +133,7 @@ def _check_key_bits(keys, key_bits, be):
         raise KernelValueError("key_bits must be an integer from 0 to 64, not %r"
                                % (key_bits,))
     key_bits = int(key_bits)
-    signed = KEY_TYPES[keys.dtype][1] != 0
-    if key_bits >= bits and not signed:
+    if key_bits >= bits:        # every bit is sorted: any key is fine
         return None
     if len(keys) and _unsigned_max(keys, be) >= 2 ** key_bits:
         raise KernelValueError(
@@ -295,26 +295,6 @@ trapz = trapezoid
 
 
 # ------------------------------------------------------------------ extrema
-
-def _extremum(a, backend, op, what):
-    a, be = _one_array(a, backend, what)
-    if len(a) == 0:
-        raise KernelValueError("%s of an empty array" % what)
-    neutral = "INFINITY" if op == "min" else "-INFINITY"
-    red = _kernel(op, (a.dtype.name, be.name), lambda: Reduction(
-        "%s(a, b)" % op, dtype_out=a.dtype, neutral=neutral, backend=be.name))
-    return red(a)
-
-
-def minimum(a, backend=None):
-    """The smallest element of Array ``a`` (a numpy scalar; one Reduction)."""
-    return _extremum(a, backend, "min", "minimum()")
-
-
-def maximum(a, backend=None):
-    """The largest element of Array ``a`` (a numpy scalar; one Reduction)."""
-    return _extremum(a, backend, "max", "maximum()")
-
 
 def update_min_max(arrays, only_min=False, only_max=False, backend=None):
     """Store each Array's smallest and largest elements in its ``minimum``

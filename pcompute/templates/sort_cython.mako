@@ -11,7 +11,7 @@
 # the same for every key never runs and the last pass writes the output.
 # The payload moved with the keys is either their original positions (the
 # permutation, counted from 0 in the first pass) or one array of values.
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 %if openmp:
