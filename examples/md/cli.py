@@ -133,7 +133,15 @@ def describe(sim, openmp):
         sim.dtype.name, be)
 
 
-def run(args, out=None, err=None):
+def make_simulation(args):
+    """The Simulation the options ask for (ValueError for impossible set-ups)."""
+    return Simulation(n=args.n, dim=args.dim, periodic=args.periodic, nnps=args.nnps,
+                      dt=args.dt, skin=args.skin, shift=args.shift,
+                      temperature=args.temperature, seed=args.seed)
+
+
+def run(args, sim, start, out=None, err=None):
+    """Run ``sim`` (built at ``start``, a perf_counter time) as ``args`` say."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     steps = args.steps if args.steps is not None else \
@@ -141,10 +149,6 @@ def run(args, out=None, err=None):
     log_every = args.log_every or max(1, steps // 10)
     say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=out,
                                                                    flush=True))
-    start = time.perf_counter()
-    sim = Simulation(n=args.n, dim=args.dim, periodic=args.periodic, nnps=args.nnps,
-                     dt=args.dt, skin=args.skin, shift=args.shift,
-                     temperature=args.temperature, seed=args.seed)
     history = []
 
     def record():
@@ -223,10 +227,18 @@ def main(argv=None):
         reason = get_backend(backend).why_unavailable()
         if reason is not None:
             parser.error("the %s backend is not available here: %s" % (backend, reason))
+        if args.output:
+            try:
+                os.makedirs(args.output, exist_ok=True)
+            except OSError as exc:
+                parser.error("--output %s: %s" % (args.output, exc.strerror or exc))
+        start = time.perf_counter()
         try:
-            return run(args)
+            sim = make_simulation(args)
         except (ValueError, NotImplementedError, BackendUnavailableError) as exc:
             parser.error(str(exc).splitlines()[0])
+        try:
+            return run(args, sim, start)
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
             return 130

@@ -10,7 +10,7 @@ no atomics.
 """
 import numpy as np
 
-from pcompute import Elementwise, empty, zeros
+from pcompute import empty, zeros
 
 from .physics import cell_of, min_image
 from .scans import Offsets

@@ -65,8 +65,3 @@ def cell_of(p, cell_size, nc):
     if c >= nc:
         c = nc - 1
     return c
-
-
-def lj_shift(rc):
-    """The per-particle energy shift that makes the energy continuous at ``rc``."""
-    return lj_energy(rc * rc)

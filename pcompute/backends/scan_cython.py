@@ -15,6 +15,10 @@ from ..codegen import print_programs
 from ..templates import render
 from .cython import SERIAL_BELOW, array_address
 
+#: Blocks per OpenMP thread, handed out dynamically: on a busy machine a thread
+#: that gets less CPU time does fewer blocks.
+BLOCKS_PER_THREAD = 4
+
 
 def generate_scan(backend, spec, config):
     """The Cython source of the scan described by ``spec``; compiles nothing."""
@@ -52,7 +56,7 @@ def generate_scan(backend, spec, config):
         output_call=output_call,
         lanes=segment_call is None, complex_map=spec.complex_map,
         need_last=spec.needs("last_item"),
-        serial_below=SERIAL_BELOW)
+        serial_below=SERIAL_BELOW, blocks_per_thread=BLOCKS_PER_THREAD)
 
 
 def build_scan(backend, spec, config):

@@ -661,7 +661,7 @@ class KernelGenerator:
             kind = self.c.choice("if")
             parts = [self.expr(kind, 1e4, depth - 1) for _ in range(3)]
             if len({p.text for p in parts}) < 3 or sum(p.const for p in parts) > 1:
-                return self.condition(0)
+                return self.condition(0, value)
             ops = [self.c.choice(["<", "<=", ">", ">=", "!="]) for _ in range(2)]
             return "(%s %s %s %s %s)" % (parts[0].text, ops[0], parts[1].text, ops[1],
                                          parts[2].text)

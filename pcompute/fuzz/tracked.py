@@ -279,6 +279,20 @@ def _parts(x):
     raise TypeError("cannot track a %s" % type(x).__name__)
 
 
+def _both(a, b):
+    """The parts of two operands.  When one is a float32 value (numpy), numpy
+    computes in float32 (NEP 50): the other operand, if a float, is rounded
+    to float32 first."""
+    av, ae, af = _parts(a)
+    bv, be, bf = _parts(b)
+    if af != bf:
+        if af and type(bv) is float and not f32_exact(bv):
+            be += U32 * abs(bv)
+        elif bf and type(av) is float and not f32_exact(av):
+            ae += U32 * abs(av)
+    return av, ae, af, bv, be, bf
+
+
 def _unit(f32a, f32b=False):
     return U32 if (REC.mode32 or f32a or f32b) else U64
 
@@ -336,8 +350,7 @@ def _exact(v, parts, u):
 
 
 def _add(a, b, sign):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    av, ae, af, bv, be, bf = _both(a, b)
     v = av + bv if sign > 0 else av - bv
     if type(v) is int:
         return Tracked(v)
@@ -348,8 +361,7 @@ def _add(a, b, sign):
 
 
 def _mul(a, b):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    av, ae, af, bv, be, bf = _both(a, b)
     v = av * bv
     if type(v) is int:
         return Tracked(v)
@@ -361,8 +373,7 @@ def _mul(a, b):
 
 
 def _div(a, b):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    av, ae, af, bv, be, bf = _both(a, b)
     if bv == 0:
         REC.mark_invalid("division by zero")
         return Tracked(0.0, 0.0)
@@ -393,8 +404,7 @@ def _near_integer(x, ex, allow_zero=True):
 
 
 def _floormod(a, b, floor):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    av, ae, af, bv, be, bf = _both(a, b)
     if bv == 0:
         REC.mark_invalid("%s by zero" % ("//" if floor else "%"))
         return Tracked(0, 0.0) if type(av) is int and type(bv) is int else Tracked(0.0)
@@ -418,8 +428,7 @@ def _floormod(a, b, floor):
 
 
 def _pow(a, b):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    av, ae, af, bv, be, bf = _both(a, b)
     if type(av) is int and type(bv) is int:
         if bv < 0:
             raise TypeError("integer ** negative integer")
@@ -441,8 +450,7 @@ def _pow(a, b):
 
 def _compare(a, b):
     """-1, 0, 1 as cmp(a, b); marks the element fragile if the margin is small."""
-    av, ae, _ = _parts(a)
-    bv, be, _ = _parts(b)
+    av, ae, _, bv, be, _ = _both(a, b)
     if ae or be:
         if abs(av - bv) <= FRAGILE_FACTOR * (ae + be):
             REC.mark_fragile("comparison of %r and %r within their error %.3g"

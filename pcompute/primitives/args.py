@@ -18,9 +18,15 @@ def parameter_names(func):
     return [p.name for p in inspect.signature(func).parameters.values()]
 
 
+_ARRAY_CLASS = []
+
+
 def _array_class():
-    from ..array import Array
-    return Array
+    # Imported on first use (pcompute.array imports the primitives) and kept.
+    if not _ARRAY_CLASS:
+        from ..array import Array
+        _ARRAY_CLASS.append(Array)
+    return _ARRAY_CLASS[0]
 
 
 def value_type(value, name, where, float_type):

@@ -105,9 +105,11 @@ class Reduction:
             with compile_timer(self.profile_name):
                 run = backend.build_reduction(self._spec(args, backend, config), config)
             self._fast[key] = run
-        values = [device_value(a, name, self._where(), backend)
-                  for name, a in zip(self._params[1:], args)]
-        n = next((array_length(a) for a in args if array_length(a) is not None), None)
+        values, n = [], None
+        for name, a in zip(self._params[1:], args):
+            values.append(device_value(a, name, self._where(), backend))
+            if n is None:
+                n = array_length(a)
         if n is None:
             raise KernelValueError("%s needs at least one array argument: its length "
                                    "gives the number of items" % self._where())

@@ -17,7 +17,7 @@ ${functions}
 <%
     extra = "".join(", " + p for p in cparams)
     block_len = "0" if segment_call else \
-        "(min(pc_n, (pc_t + 1) * pc_chunk) - min(pc_n, pc_t * pc_chunk)) // 8"
+        "(min(pc_n, (pc_b + 1) * pc_chunk) - min(pc_n, pc_b * pc_chunk)) // 8"
 
     args = "".join(", " + a for a in cargs)
 %>
@@ -151,11 +151,12 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
     cdef ${T} pc_part0[8]
     cdef int pc_nt = 1
 %if openmp:
-    # One contiguous block per thread; its partial results at pc_part[16 t]
-    # (8 lanes, or the value and the segment flag), 16 values apart.
-    cdef ${T} pc_part[64 * 16]
-    cdef ${T} pc_carry[64 * 16]
-    cdef int pc_t, pc_k
+    # pc_nb contiguous blocks, ${blocks_per_thread} per thread, taken dynamically (a
+    # thread slowed by other work does fewer); block b's partial results
+    # (8 lanes, or the value and the segment flag) at pc_part[8 b].
+    cdef ${T} pc_part[${64 * blocks_per_thread} * 8]
+    cdef ${T} pc_carry[${64 * blocks_per_thread}]
+    cdef int pc_b, pc_k, pc_nb
     cdef long long pc_chunk
     cdef ${T} pc_run
     pc_nt = openmp.omp_get_max_threads()
@@ -163,6 +164,7 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
         pc_nt = 64
     if pc_n < ${serial_below}:
         pc_nt = 1
+    pc_nb = pc_nt * ${blocks_per_thread}
 %endif
     if pc_n <= 0:
         return
@@ -180,29 +182,28 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
             pc_scan_block(0, pc_n, 0, pc_n, ${neutral}, pc_part0, pc_last, pc_mapped${args})
 %if openmp:
         else:
-            pc_chunk = (pc_n + pc_nt - 1) // pc_nt
-            for pc_t in prange(pc_nt, schedule='static', chunksize=1, num_threads=pc_nt):
-                pc_reduce_block(min(pc_n, pc_t * pc_chunk), min(pc_n, (pc_t + 1) * pc_chunk),
-                                ${block_len}, pc_n, &pc_part[pc_t * 16],
-                                pc_mapped${args})
+            pc_chunk = (pc_n + pc_nb - 1) // pc_nb
+            for pc_b in prange(pc_nb, schedule='dynamic', chunksize=1, num_threads=pc_nt):
+                pc_reduce_block(min(pc_n, pc_b * pc_chunk), min(pc_n, (pc_b + 1) * pc_chunk),
+                                ${block_len}, pc_n, &pc_part[pc_b * 8], pc_mapped${args})
             # Exclusive scan of the block results (restarting after a block in
             # which a segment starts): the carry into each block.
             pc_run = ${neutral}
-            for pc_t in range(pc_nt):
-                pc_carry[pc_t * 16] = pc_run
+            for pc_b in range(pc_nb):
+                pc_carry[pc_b] = pc_run
 %if segment_call:
-                if pc_part[pc_t * 16 + 1]:
-                    pc_run = pc_part[pc_t * 16]
+                if pc_part[pc_b * 8 + 1]:
+                    pc_run = pc_part[pc_b * 8]
                 else:
-                    pc_run = pc_scan_op(pc_run, pc_part[pc_t * 16])
+                    pc_run = pc_scan_op(pc_run, pc_part[pc_b * 8])
 %else:
                 for pc_k in range(8):
-                    pc_run = pc_scan_op(pc_run, pc_part[pc_t * 16 + pc_k])
+                    pc_run = pc_scan_op(pc_run, pc_part[pc_b * 8 + pc_k])
 %endif
             pc_last = pc_run
-            for pc_t in prange(pc_nt, schedule='static', chunksize=1, num_threads=pc_nt):
-                pc_scan_block(min(pc_n, pc_t * pc_chunk), min(pc_n, (pc_t + 1) * pc_chunk),
-                              ${block_len}, pc_n, pc_carry[pc_t * 16], &pc_part[pc_t * 16],
+            for pc_b in prange(pc_nb, schedule='dynamic', chunksize=1, num_threads=pc_nt):
+                pc_scan_block(min(pc_n, pc_b * pc_chunk), min(pc_n, (pc_b + 1) * pc_chunk),
+                              ${block_len}, pc_n, pc_carry[pc_b], &pc_part[pc_b * 8],
                               pc_last, pc_mapped${args})
 %endif
     free(pc_mapped)
