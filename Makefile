@@ -48,6 +48,19 @@ bench: venv
 bench-full: venv
 	$(VPY) -m benchmarks --full
 
+# Differential fuzzing, long profile: random kernels on every available
+# backend against the python backend for FUZZ_SECONDS; prints the number of
+# kernels, comparisons and mismatches and writes failing cases to FUZZ_OUT.
+FUZZ_SECONDS ?= 600
+FUZZ_BACKENDS ?= cython,cython-openmp,opencl,cuda
+FUZZ_JOBS ?= 1
+FUZZ_OUT ?= fuzz-failures
+FUZZ_ARGS ?=
+.PHONY: fuzz
+fuzz: venv opencl-device
+	$(VPY) -m pcompute.fuzz --seconds $(FUZZ_SECONDS) --backends $(FUZZ_BACKENDS) \
+	    --jobs $(FUZZ_JOBS) --out $(FUZZ_OUT) $(FUZZ_ARGS)
+
 $(DOCS_STAMP): $(STAMP)
 	$(VPY) -m pip install -e '.[test,docs]'
 	@touch "$@"

@@ -23,8 +23,8 @@ from .frontend import type_kernel
 from .frontend.source import read_function
 from .frontend.typeinfer import _annotation_types
 from .types import parse_type
-from .primitives.args import (check_declared, device_value, parameter_names,
-                              value_type)
+from .primitives.args import (check_declared, device_precision, device_value,
+                              parameter_names, value_type)
 from .templates import render
 from .types import DOUBLE, FLOAT, address, atomic_dec, atomic_inc, cast  # noqa: F401
 
@@ -205,7 +205,8 @@ def _low_level_types(func, params, args, backend, config, where):
                     "local pointer type" % (name, where),
                     hint="e.g. @annotate(%s='ldoublep')" % name)
             continue
-        given = value_type(value, name, where, float_type)
+        given = device_precision(value_type(value, name, where, float_type), name, where,
+                                 backend, demote)
         if want is not None:
             check_declared(want, given, name, where)
         else:

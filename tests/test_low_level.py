@@ -44,7 +44,7 @@ def test_local_mem_needs_annotation():
     def k(x, tmp):
         tmp[0] = x[0]
     with pytest.raises(KernelTypeError, match="local pointer"):
-        Kernel(k, backend="opencl").generate((np.zeros(4), LocalMem(1)))
+        Kernel(k, backend="opencl").generate((np.zeros(4, np.float32), LocalMem(1)))
 
 
 def test_elementwise_rejects_work_item_names():

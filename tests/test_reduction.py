@@ -188,3 +188,22 @@ def test_integer_sum_uses_64_bits(backend):
 def test_minimum_of_empty_array_raises(backend):
     with pytest.raises(KernelValueError):
         algorithms.minimum(wrap(np.zeros(0, backend.dtype)))
+
+
+def test_float64_device_array_in_single_precision_is_an_error(request):
+    from conftest import require_backend
+    require_backend(request, "opencl")
+    import pcompute as pc
+    from pcompute.errors import KernelTypeError
+    with pc.use_config(backend="opencl", use_double=True):
+        a = pc.wrap(np.arange(10.0))
+    assert a.dtype == np.float64
+    with pc.use_config(backend="opencl", use_double=False):
+        with pytest.raises(KernelTypeError, match="float64 array"):
+            pc.Reduction("a+b")(a)
+        with pytest.raises(KernelTypeError, match="float64 array"):
+            pc.Elementwise(_double_it)(a)
+
+
+def _double_it(i, x):
+    x[i] = 2 * x[i]

@@ -303,6 +303,48 @@ def test_scan_of_three_million(backend):
     np.testing.assert_array_equal(y.get(), csum - before)
 
 
+_MANY_THREADS = """
+import numpy as np
+from pcompute.array import wrap, zeros
+from pcompute.config import use_config
+from test_scan import scan_input, segment_flag, segmented_reference, write_all
+n = 100003
+rng = np.random.default_rng(5)
+x = rng.integers(0, 4, n).astype(np.float64)
+for density in (0.0, 1e-4, 0.05):
+    flags = (rng.random(n) < density).astype(np.int32)
+    inc, exc, last, n_out = (zeros(n, np.float64, backend="cython") for _ in range(4))
+    with use_config(backend="cython", use_openmp=True, use_double=True):
+        Scan(scan_input, write_all, is_segment=segment_flag)(
+            x=wrap(x.copy()), flags=wrap(flags), inc=inc, exc=exc, last=last, n_out=n_out)
+        ref_inc, ref_exc = segmented_reference(x, flags)
+        assert (inc.get() == ref_inc).all() and (exc.get() == ref_exc).all()
+        assert (last.get() == ref_inc[-1]).all()
+        out = zeros(n, np.float64, backend="cython")
+        Scan()(input=wrap(x.copy()), output=out)
+        assert (out.get() == np.cumsum(x)).all()
+print("ok")
+"""
+
+
+def test_openmp_with_odd_thread_counts():
+    """Many blocks (threads x blocks per thread) keep carries and segments right."""
+    import os
+    import subprocess
+    import sys
+    from pcompute.build import toolchain
+    if toolchain.openmp_flags() is None:
+        pytest.skip("OpenMP is not available here")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, OMP_NUM_THREADS="7",
+               PYTHONPATH=os.pathsep.join([here, os.path.dirname(here),
+                                           os.environ.get("PYTHONPATH", "")]))
+    script = "from pcompute.primitives.scan import Scan\n" + _MANY_THREADS
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
 # -- configuration changes -----------------------------------------------------------
 
 def test_repeated_scans_while_toggling_config(backend):

@@ -39,6 +39,8 @@ def parse_args(argv):
                    help="directory for failing cases (default ./fuzz-failures)")
     p.add_argument("--replay", default=None, metavar="FILE",
                    help="run one saved case (.json written by a failing run)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes (default 1); they share the compile cache")
     p.add_argument("--show", action="store_true", help="print each kernel's source")
     return p.parse_args(argv)
 
@@ -69,29 +71,68 @@ def main(argv=None):
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
     print("first seed: %d (replay one kernel: --seed S --max-kernels 1)" % seed)
     start = time.time()
+    if args.jobs > 1:
+        _run_parallel(args, targets, stats, seed, start)
+    else:
+        last = start
+        k = 0
+        while time.time() - start < args.seconds:
+            if args.max_kernels is not None and k >= args.max_kernels:
+                break
+            one = fuzz_one(seed + k, targets, args.items, args.show)
+            k += 1
+            last = _merge(stats, one, args, start, last)
+    return finish(stats, args, time.time() - start)
+
+
+def fuzz_one(s, targets, items=None, show=False):
+    """Generate the kernel of seed ``s`` and run it on ``targets``: its Stats."""
+    stats = Stats()
+    case = generate_case(RandomChooser(s), label="s%d" % s)
+    if show:
+        print("--- seed %d ---\n%s" % (s, case.source), flush=True)
+    n = items or random.Random(s).choice(ITEM_COUNTS)
+    run_case(case, targets, stats, n=n)
+    return stats
+
+
+def _merge(stats, one, args, start, last):
+    stats.kernels += one.kernels
+    stats.comparisons += one.comparisons
+    stats.mismatches += one.mismatches
+    stats.counts.update(one.counts)
+    stats.failures.extend(one.failures)
+    for failure in one.failures:
+        path = save_failure(failure, args.out)
+        print("FAILURE (%s, %s on %s) %s -> %s" % (
+            failure.kind, failure.primitive, failure.target, failure.case.label, path),
+            flush=True)
+    if time.time() - last > 30:
+        last = time.time()
+        print("[%4.0fs] kernels %d, comparisons %d, mismatches %d, failures %d"
+              % (last - start, stats.kernels, stats.comparisons, stats.mismatches,
+                 len(stats.failures)), flush=True)
+    return last
+
+
+def _run_parallel(args, targets, stats, seed, start):
+    """Kernels in ``args.jobs`` worker processes (the compile cache is shared)."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     last = start
     k = 0
-    while time.time() - start < args.seconds:
-        if args.max_kernels is not None and k >= args.max_kernels:
-            break
-        s = seed + k
-        k += 1
-        case = generate_case(RandomChooser(s), label="s%d" % s)
-        if args.show:
-            print("--- seed %d ---\n%s" % (s, case.source))
-        n = args.items or random.Random(s).choice(ITEM_COUNTS)
-        before = len(stats.failures)
-        run_case(case, targets, stats, n=n)
-        for failure in stats.failures[before:]:
-            path = save_failure(failure, args.out)
-            print("FAILURE (%s, %s on %s) seed %d -> %s" % (
-                failure.kind, failure.primitive, failure.target, s, path), flush=True)
-        if time.time() - last > 30:
-            last = time.time()
-            print("[%4.0fs] kernels %d, comparisons %d, mismatches %d, failures %d"
-                  % (last - start, stats.kernels, stats.comparisons, stats.mismatches,
-                     len(stats.failures)), flush=True)
-    return finish(stats, args, time.time() - start)
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        pending = set()
+        while True:
+            while (len(pending) < args.jobs and time.time() - start < args.seconds
+                   and (args.max_kernels is None or k < args.max_kernels)):
+                pending.add(pool.submit(fuzz_one, seed + k, targets, args.items,
+                                        args.show))
+                k += 1
+            if not pending:
+                break
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                last = _merge(stats, future.result(), args, start, last)
 
 
 def finish(stats, args, elapsed):

@@ -423,6 +423,12 @@ def _floormod(a, b, floor):
                              % ("//" if floor else "%", q, eq))
     if floor:
         return Tracked(v, 0.0, af or bf)
+    if ae == 0.0 and be == 0.0:
+        # fmod is exact; Python (and pcompute) then add b when the signs differ
+        m = math.fmod(av, bv)
+        if m == 0 or (bv < 0) == (m < 0) or _exact(v, ("+", m, bv), u):
+            return Tracked(v, 0.0, af or bf)
+        return Tracked(v, u * abs(v), af or bf)
     e = ae + abs(math.floor(q)) * be
     return _result(v, e, af or bf, None, u)
 
@@ -486,18 +492,21 @@ def _minmax(args, pick):
     parts = [_parts(a) for a in args]
     best = 0
     for k in range(1, len(parts)):
-        # Python: min returns the first minimal item; values equal within the
-        # errors give the same value either way (min/max are continuous).
+        # Python: min returns the first minimal item
         if pick(parts[k][0], parts[best][0]):
             best = k
-    v = parts[best][0]
+    v, e_best, _ = parts[best]
     if all(type(p[0]) is int for p in parts):
         return Tracked(v)
-    e = max(p[1] for p in parts)
+    # Another evaluation may pick another argument whose value is within the
+    # errors of the best one (min and max are continuous: the result moves by
+    # at most the largest error among those candidates).
+    e = e_best
+    for pv, pe, _ in parts:
+        if abs(pv - v) <= pe + e_best:
+            e = max(e, pe)
     f32 = any(p[2] for p in parts)
-    # C promotes the result to the float type; another backend may pick
-    # another argument when they are within their errors (same value within
-    # e: min and max are continuous)
+    # C promotes the result to the float type
     return Tracked(float(v), e, f32)
 
 

@@ -118,6 +118,22 @@ def array_length(value):
     return None
 
 
+def device_precision(given, name, where, backend, demote):
+    """The type an argument has on a device computing in float32 (``demote``):
+    double becomes float; a float64 ARRAY there would be misread, so it is an
+    error (float64 data wrapped for such a device is already stored as float32).
+    """
+    if not demote or given.base != "double":
+        return given
+    if given.is_pointer:
+        raise KernelTypeError(
+            "argument %r of %s is a float64 array, but the %s backend computes in "
+            "float32 here (use_double is False)" % (name, where, backend.name),
+            hint="set get_config().use_double = True, or pass float32 data "
+                 "(wrap() stores float64 as float32 then)")
+    return given.with_base("float")
+
+
 def check_declared(declared, given, name, where):
     """Compare an annotated argument type with the value's type."""
     if declared.is_pointer != given.is_pointer:

@@ -7,8 +7,8 @@ from ..frontend.typeinfer import _annotation_types
 from ..frontend.source import check_is_function, read_function
 from ..profile import compile_timer, kernel_timer
 from ..types import DOUBLE, FLOAT, LONG
-from .args import (array_length, check_declared, device_value, parameter_names,
-                   signature, value_type)
+from .args import (array_length, check_declared, device_precision, device_value,
+                   parameter_names, signature, value_type)
 
 
 class Elementwise:
@@ -48,7 +48,8 @@ class Elementwise:
         float_type = DOUBLE if config.use_double or backend.on_host else FLOAT
         types = {}
         for name, value in zip(self._params[1:], args):
-            given = value_type(value, name, where, float_type)
+            given = device_precision(value_type(value, name, where, float_type), name,
+                                     where, backend, backend.demote_double(config))
             if name in declared:
                 want = declared[name]
                 if backend.demote_double(config) and want.base == "double":

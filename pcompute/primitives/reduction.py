@@ -11,8 +11,8 @@ from ..frontend.source import read_function
 from ..frontend.typeinfer import _annotation_types
 from ..profile import compile_timer, kernel_timer
 from ..types import LONG, dtype_to_ctype
-from .args import (array_length, check_declared, device_value, parameter_names,
-                   signature, value_type)
+from .args import (array_length, check_declared, device_precision, device_value,
+                   parameter_names, signature, value_type)
 from .exprfunc import make_function, neutral_value
 
 
@@ -72,7 +72,8 @@ class Reduction:
         if self.map_func is not None:
             declared, _ = _annotation_types(self._map, read_function(self._map))
         for name, value in zip(self._params[1:], args):
-            given = value_type(value, name, self._where(), float_type)
+            given = device_precision(value_type(value, name, self._where(), float_type),
+                                     name, self._where(), backend, demote)
             if name in declared:
                 want = declared[name]
                 if demote and want.base == "double":

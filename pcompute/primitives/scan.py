@@ -50,8 +50,8 @@ from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.typeinfer import _annotation_types
 from ..types import LONG, dtype_to_ctype
-from .args import array_length, check_declared, device_value, parameter_names, signature, \
-    value_type
+from .args import (array_length, check_declared, device_precision, device_value,
+                   parameter_names, signature, value_type)
 from .exprfunc import _NAMESPACE, make_function, neutral_value
 
 # Parameters of output() filled by the scan itself, and those of input/is_segment.
@@ -237,14 +237,10 @@ class Scan:
         for name, value in zip(self.arg_names, values):
             given = value_type(value, name, self._where(), float_type)
             if demote and given.base == "double":
-                if given.is_pointer and strict:
-                    raise KernelTypeError(
-                        "argument %r of %s is a float64 array, but the %s backend "
-                        "computes in float32 here (use_double is False)"
-                        % (name, self._where(), backend.name),
-                        hint="set get_config().use_double = True, or pass float32 "
-                             "data (wrap() stores float64 as float32 then)")
-                given = given.with_base("float")
+                if strict:
+                    given = device_precision(given, name, self._where(), backend, demote)
+                else:
+                    given = given.with_base("float")
             if name in declared:
                 check_declared(declared[name], given, name, self._where())
                 given = declared[name] if not given.is_pointer else given

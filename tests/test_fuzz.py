@@ -1,0 +1,144 @@
+"""Differential fuzzing, fast profile (the long one is ``make fuzz``).
+
+Hypothesis drives :mod:`pcompute.fuzz.generator` (derandomized: the same
+kernels every run, so the shared compile cache makes warm runs cheap); each
+kernel runs through Elementwise and Reduction or Scan on the ``backend``
+fixture's configuration and is compared with the python backend: integers
+exactly, floats within the error bound that the tracked evaluation
+(:mod:`pcompute.fuzz.tracked`) gives each element.  On the python cases the
+python backend is checked against that error model instead.
+"""
+import fnmatch
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from pcompute.fuzz import DataChooser, FuzzCase, RandomChooser, Stats, Target, generate_case
+from pcompute.fuzz import tracked
+from pcompute.fuzz.generator import KNOWN_BUGS
+from pcompute.fuzz.runner import CaseRun, items_for, make_functions
+
+from fuzz_regressions import REGRESSIONS
+
+FAST_EXAMPLES = int(os.environ.get("PCOMPUTE_FUZZ_EXAMPLES", "16"))
+N = 67
+
+_RUNS = {}
+
+
+def prepared(case, precision, n):
+    """The inputs, tracked values and python reference of ``case`` (memoised
+    per process: every backend case of one precision reuses them)."""
+    key = (repr(sorted(case.as_dict().items())), precision, n)
+    run = _RUNS.get(key)
+    if run is None:
+        run = _RUNS[key] = CaseRun(case, precision, n, Stats())
+    return run
+
+
+def check_case(case, backend):
+    target = Target(backend.name, backend.openmp, backend.precision)
+    run = prepared(case, backend.precision, items_for(target, N))
+    failures = list(run.stats.failures)  # generator, model or reference failures
+    if run.ok and backend.name != "python":
+        failures += run.check(target)
+    assert not failures, "\n\n".join(f.report() for f in failures)
+
+
+@settings(max_examples=FAST_EXAMPLES, derandomize=True, deadline=None, database=None,
+          phases=(Phase.explicit, Phase.generate),
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_random_kernels_match_python(backend, data):
+    """Random valid kernels give the python backend's results on every backend."""
+    case = generate_case(DataChooser(data), label="hypothesis")
+    check_case(case, backend)
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSIONS))
+def test_fuzz_regression(name, backend, request):
+    entry = REGRESSIONS[name]
+    reason = next((r for pattern, r in entry["xfail"].items()
+                   if fnmatch.fnmatch(backend.id, pattern)), None)
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+    check_case(FuzzCase.from_dict(entry["case"]), backend)
+
+
+def test_known_bugs_have_regressions():
+    """Every construct the generator steers around has an xfail regression."""
+    reasons = " ".join(r for e in REGRESSIONS.values() for r in e["xfail"].values())
+    words = {"opencl-float-ternary-condition": "?:",
+             "python-trunc-numpy-scalar": "trunc",
+             "int-argument-assigned-float": "int-typed argument"}
+    for bug in KNOWN_BUGS:
+        assert bug in words and words[bug] in reasons, bug
+
+
+def test_generated_kernels_type_and_print():
+    """Many more kernels than are compiled: each passes pcompute's front end and
+    prints in every dialect, and its tracked evaluation stays in bounds."""
+    from pcompute.codegen import printer_for
+    from pcompute.frontend import type_kernel
+    from pcompute.fuzz.runner import Inputs, Evaluation
+    from pcompute.types import CType, LONG, dtype_to_ctype
+    for seed in range(40):
+        case = generate_case(RandomChooser(seed), label="s%d" % seed)
+        funcs = make_functions(case)
+        inputs = Inputs(case, "float64", 7)
+        types = {a.name: CType(dtype_to_ctype(arr.dtype).base, True, "global")
+                 for a, arr in zip(case.arrays, inputs.arrays)}
+        for s, v in zip(case.scalars, inputs.scalars):
+            types[s.name] = LONG if isinstance(v, int) else dtype_to_ctype(
+                np.asarray(v).dtype)
+        types.update(i=LONG, n=LONG)
+        for name, extra in (("fz_kernel", {"out_f": CType("double", True, "global"),
+                                           "out_i": CType("long", True, "global")}),
+                            ("fz_map", {})):
+            program = type_kernel(funcs[name], dict(types, **extra))
+            for dialect in ("cython", "opencl", "cuda"):
+                printer_for(program, dialect).print_program()
+        ev = Evaluation(case, make_functions(case, tracked=True), 7, False, True)
+        ev.run(inputs)
+        assert not ev.invalid, (case.source, ev.invalid)
+
+
+def test_error_model_basics():
+    """The tracked evaluation: exact results stay exact, rounding is counted,
+    discontinuities near their jump are fragile."""
+    rec = tracked.set_mode(True)
+    T = tracked.Tracked
+    x = T(3.0) * 0.5 + T(0.25)
+    assert x.v == 1.75 and x.e == 0.0            # dyadic: exact in float32
+    y = T(1.0) / 3.0
+    assert 0 < y.e <= 2 * tracked.U32             # one rounding
+    rec.reset()
+    tracked.t_int(y * 3.0)                         # 1 - tiny or 1 + tiny
+    assert rec.fragile
+    rec.reset()
+    tracked.t_int(T(2.5) * 1.0)
+    assert rec.fragile is None
+    rec.reset()
+    _ = (y * 3.0) < 1.0
+    assert rec.fragile
+    rec.reset()
+    T(2 ** 31)
+    assert rec.invalid
+
+
+def test_command_line(tmp_path, capsys):
+    """`python -m pcompute.fuzz` runs a kernel and prints the counts."""
+    from pcompute.backends.registry import get_backend
+    from pcompute.fuzz.__main__ import main
+    backend = "cython" if get_backend("cython").why_unavailable() is None else "opencl"
+    rc = main(["--seconds", "120", "--max-kernels", "1", "--seed", "3", "--items", "9",
+               "--backends", backend, "--precisions", "float64",
+               "--out", str(tmp_path / "failures")])
+    out = capsys.readouterr().out
+    assert "kernels generated:        1" in out
+    assert "mismatches:               0" in out
+    assert rc == 0, out
