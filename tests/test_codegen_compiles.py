@@ -3,14 +3,9 @@
 Cython+C with ``build_cython``, OpenCL C on the OpenCL device here (PoCL) with
 ``build_opencl`` and CUDA C with ``nvcc --ptx`` (``check_cuda_source``; no
 GPU needed), so a dialect that does not compile fails here even where its
-backend cannot run.  Builds are cached in ``PCOMPUTE_CACHE_DIR``; nvcc has no
-cache of its own, so successful nvcc checks leave a marker there too.
+backend cannot run.  Builds, nvcc's PTX included, are cached in
+``PCOMPUTE_CACHE_DIR``.
 """
-import functools
-import hashlib
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
@@ -67,36 +62,6 @@ def test_opencl_source_compiles(name, opencl_available):
 
 # -- CUDA ------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
-def _nvcc_identity(nvcc):
-    try:
-        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True,
-                             timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        out = ""
-    return "%s\n%s" % (nvcc, out)
-
-
-def check_cuda_cached(source):
-    """``check_cuda_source`` with a success marker in the compile cache."""
-    nvcc = cuda_builder.nvcc_path()
-    arch = cuda_builder.default_arch(nvcc)
-    digest = hashlib.sha256(("%s\n%s\n%s" % (_nvcc_identity(nvcc), arch, source))
-                            .encode()).hexdigest()
-    folder = os.path.join(os.environ.get("PCOMPUTE_CACHE_DIR", ""), "tests-nvcc-ok")
-    marker = os.path.join(folder, digest)
-    if os.path.exists(marker):
-        return
-    cuda_builder.check_cuda_source(source, arch=arch)
-    try:
-        os.makedirs(folder, exist_ok=True)
-        with open(marker + ".%d" % os.getpid(), "w") as f:
-            f.write("ok\n")
-        os.replace(marker + ".%d" % os.getpid(), marker)
-    except OSError:
-        pass
-
-
 @pytest.fixture(scope="module")
 def nvcc():
     path = cuda_builder.nvcc_path()
@@ -108,4 +73,4 @@ def nvcc():
 @pytest.mark.parametrize("precision", sorted(PRECISIONS))
 @pytest.mark.parametrize("name", NAMES)
 def test_cuda_source_compiles(name, precision, nvcc):
-    check_cuda_cached(source_of(CORPUS[name], "cuda", PRECISIONS[precision]))
+    cuda_builder.check_cuda_source(source_of(CORPUS[name], "cuda", PRECISIONS[precision]))

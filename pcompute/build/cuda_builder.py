@@ -11,7 +11,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 import threading
 
 from pcompute.build import cache
@@ -59,35 +58,43 @@ def default_arch(nvcc=None):
 def check_cuda_source(source, arch=None, options=()):
     """Compile ``source`` to PTX with nvcc; raise BuildError if it fails.
 
-    Raises :class:`BackendUnavailableError` if nvcc is not found.  Successful
-    checks are remembered for the rest of the process.
+    Raises :class:`BackendUnavailableError` if nvcc is not found.  The PTX of
+    a successful check is kept in the compile cache, so the same source is
+    not compiled again.
     """
     nvcc = nvcc_path()
     if nvcc is None:
         raise BackendUnavailableError(
             "nvcc not found (install the CUDA toolkit or put nvcc on PATH)")
     arch = arch or default_arch(nvcc)
-    key = cache.make_key("nvcc-ptx", source, arch, list(options), nvcc)
+    key = cache.make_key("nvcc-ptx", source, arch, list(options), nvcc,
+                         cache.pcompute_version())
     with _lock:
         if key in _checked:
             return
-    with tempfile.TemporaryDirectory(prefix="pcompute-nvcc-") as work:
-        src = os.path.join(work, "kernel.cu")
+
+    def compile_ptx(work):
+        src = os.path.join(str(work), "kernel.cu")
+        ptx = os.path.join(str(work), "kernel.ptx")
         with open(src, "w", encoding="utf-8") as f:
             f.write(source)
-        args = [nvcc, "--ptx", "-arch=%s" % arch, *options, "-o",
-                os.path.join(work, "kernel.ptx"), src]
+        args = [nvcc, "--ptx", "-arch=%s" % arch, *options, "-o", ptx, src]
         try:
             out = subprocess.run(args, capture_output=True, text=True,
-                                 errors="replace", cwd=work, timeout=300)
+                                 errors="replace", cwd=str(work), timeout=300)
         except (OSError, subprocess.SubprocessError) as exc:
             raise BuildError("could not run nvcc: %s" % exc, source=source,
                              backend="cuda") from None
-    if out.returncode != 0:
-        raise BuildError("nvcc failed (exit status %d)" % out.returncode,
-                         log="$ %s\n%s%s" % (shlex.join(args), out.stdout,
-                                             out.stderr),
-                         source=source, backend="cuda")
+        if out.returncode != 0:
+            raise BuildError("nvcc failed (exit status %d)" % out.returncode,
+                             log="$ %s\n%s%s" % (shlex.join(args), out.stdout,
+                                                 out.stderr),
+                             source=source, backend="cuda")
+        return ptx
+
+    # The PTX is kept in the compile cache: a source checked once is not
+    # compiled again by later processes.
+    cache.get_or_build("nvcc", key, compile_ptx, suffix=".ptx")
     with _lock:
         _checked.add(key)
 
