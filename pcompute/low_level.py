@@ -21,7 +21,7 @@ from .config import get_config
 from .errors import KernelTypeError, KernelValueError
 from .frontend import type_kernel
 from .frontend.source import read_function
-from .frontend.typeinfer import _annotation_types
+from .frontend.program import annotation_types
 from .types import parse_type
 from .primitives.args import (check_declared, device_precision, device_value,
                               parameter_names, value_type)
@@ -190,7 +190,7 @@ _KERNEL_PRINTERS = {"opencl": _OpenCLKernelPrinter, "cuda": _CUDAKernelPrinter}
 
 
 def _low_level_types(func, params, args, backend, config, where):
-    declared, _ = _annotation_types(func, read_function(func))
+    declared, _ = annotation_types(func, read_function(func))
     demote = backend.demote_double(config)
     float_type = DOUBLE if config.use_double or backend.on_host else FLOAT
     types = {}

@@ -1,6 +1,6 @@
 """The shared printer of typed kernels in C-like dialects.
 
-:class:`CPrinter` prints a :class:`~pcompute.frontend.typeinfer.TypedFunction`
+:class:`CPrinter` prints a :class:`~pcompute.frontend.ir.TypedFunction`
 as C; OpenCL C and CUDA C subclass it for their qualifiers and names, and the
 Cython printer overrides statements and a few operators.  Expressions are
 parenthesised by the dialect's precedence table, so the output stays readable.

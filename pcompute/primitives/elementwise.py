@@ -3,7 +3,7 @@ from ..backends.registry import get_backend
 from ..config import get_config
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
-from ..frontend.typeinfer import _annotation_types
+from ..frontend.program import annotation_types
 from ..frontend.source import check_is_function, read_function
 from ..profile import compile_timer, kernel_timer
 from ..types import DOUBLE, FLOAT, LONG
@@ -44,7 +44,7 @@ class Elementwise:
     def _types(self, args, backend, config):
         where = self._where()
         src = read_function(self.func)
-        declared, _ = _annotation_types(self.func, src)
+        declared, _ = annotation_types(self.func, src)
         float_type = DOUBLE if config.use_double or backend.on_host else FLOAT
         types = {}
         for name, value in zip(self._params[1:], args):

@@ -8,7 +8,7 @@ from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
-from ..frontend.typeinfer import _annotation_types
+from ..frontend.program import annotation_types
 from ..profile import compile_timer, kernel_timer
 from ..types import LONG, dtype_to_ctype
 from .args import (array_length, check_declared, device_precision, device_value,
@@ -70,7 +70,7 @@ class Reduction:
         types = {}
         declared = {}
         if self.map_func is not None:
-            declared, _ = _annotation_types(self._map, read_function(self._map))
+            declared, _ = annotation_types(self._map, read_function(self._map))
         for name, value in zip(self._params[1:], args):
             given = device_precision(value_type(value, name, self._where(), float_type),
                                      name, self._where(), backend, demote)

@@ -48,7 +48,7 @@ from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
-from ..frontend.typeinfer import _annotation_types
+from ..frontend.program import annotation_types
 from ..types import LONG, dtype_to_ctype
 from .args import (array_length, check_declared, device_precision, device_value,
                    parameter_names, signature, value_type)
@@ -221,7 +221,7 @@ class Scan:
         declared = {}
         for role in self._params:
             func = self._func(role)
-            ann, _ = _annotation_types(func, read_function(func))
+            ann, _ = annotation_types(func, read_function(func))
             for name, t in ann.items():
                 if name in OUTPUT_SPECIALS:
                     continue

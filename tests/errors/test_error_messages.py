@@ -23,7 +23,7 @@ from pcompute.errors import (InternalError, KernelError, KernelSyntaxError,
 from pcompute.frontend import checker as checker_mod
 from pcompute.frontend.checker import REJECTED, Checker
 from pcompute.frontend.source import read_function
-from pcompute.frontend.typeinfer import _FunctionTyper
+from pcompute.frontend.typeinfer import FunctionTyper
 from pcompute.generate import generate_source
 
 from . import bad_kernels as bk
@@ -356,11 +356,11 @@ def test_allowed_nodes_are_typed_and_printed():
     for name in ALLOWED:
         cls = _node_classes()[name]
         if issubclass(cls, ast.stmt):
-            assert hasattr(_FunctionTyper, "stmt_" + name), name
+            assert hasattr(FunctionTyper, "stmt_" + name), name
             for dialect, printer in PRINTERS.items():
                 assert hasattr(printer, "stmt_" + name), (dialect, name)
         elif name not in normalised | only_in_assign:
-            assert hasattr(_FunctionTyper, "expr_" + name), name
+            assert hasattr(FunctionTyper, "expr_" + name), name
             for dialect, printer in PRINTERS.items():
                 assert hasattr(printer, "expr_" + name), (dialect, name)
 

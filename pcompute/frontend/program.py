@@ -1,0 +1,194 @@
+"""Typing a kernel and every helper it reaches into a TypedProgram."""
+from dataclasses import replace
+
+from ..errors import InternalError, KernelTypeError
+from ..types import DOUBLE, FLOAT, parse_type
+from .checker import check_function
+from .ir import TypedProgram
+from .names import RESERVED_FUNCTIONS, _printed_name
+from .source import read_function
+from .ir import _join
+from .typeinfer import FunctionTyper
+
+
+def annotation_types(func, src):
+    """Argument and return types from @annotate or Python annotations."""
+    ann = getattr(func, "__annotations__", None) or {}
+    arg_types, ret = {}, None
+    for name, value in ann.items():
+        try:
+            t = parse_type(value)
+        except KernelTypeError as exc:
+            raise src.error(KernelTypeError, src.tree, "bad annotation for %r: %s"
+                            % (name, exc.message), exc.hint)
+        if name == "return":
+            ret = t
+        else:
+            arg_types[name] = t
+    return arg_types, ret
+
+
+class ProgramTyper:
+    """Types an entry function and every helper it reaches."""
+
+    def __init__(self, use_double=True, demote_double=False):
+        self.use_double = use_double
+        self.demote_double = demote_double
+        self.float_type = DOUBLE if use_double else FLOAT
+        self.signatures = {}
+        self.c_names = {}
+
+    def fix(self, t):
+        """Apply the precision decision: double becomes float when demoting."""
+        if self.demote_double and t is not None and t.base == "double":
+            return t.with_base("float")
+        return t
+
+    def c_name_of(self, func):
+        if func not in self.c_names:
+            base = _printed_name(func.__name__, RESERVED_FUNCTIONS)
+            if func.__name__.startswith("pc_"):  # the prefix of pcompute's own names
+                base = "pc_u_" + func.__name__
+            used = set(self.c_names.values())
+            name, k = base, 1
+            while name in used:
+                name = "%s_%d" % (base, k)
+                k += 1
+            self.c_names[func] = name
+        return self.c_names[func]
+
+    def current_ret(self, func):
+        return self.partial_ret.get(func)
+
+    def type_program(self, func, arg_types=None):
+        arg_types = {k: self.fix(parse_type(v)) for k, v in (arg_types or {}).items()}
+        for _ in range(20):
+            self.widened = False
+            self.typed = {}
+            self.in_progress = set()
+            self.partial_ret = {}
+            self.recursive = set()
+            entry = self._type(func, None, None, arg_types, entry=True)
+            if not self.widened:
+                break
+        else:
+            raise InternalError("helper signatures did not converge")
+        order = []
+        seen = set()
+
+        def visit(f):
+            if f.c_name in seen:
+                return
+            seen.add(f.c_name)
+            for callee in f.callees:
+                visit(self.by_cname[callee])
+            order.append(f)
+        self.by_cname = {f.c_name: f for f in self.typed.values()}
+        visit(entry)
+        return TypedProgram(entry=entry, functions=tuple(order),
+                            use_double=self.use_double,
+                            recursive=frozenset(self.recursive))
+
+    def request(self, func, node, caller_src, arg_types):
+        src = read_function(func)
+        params = [a.arg for a in src.tree.args.args]
+        if len(arg_types) != len(params):
+            raise caller_src.error(KernelTypeError, node,
+                                   "%s() takes %d argument(s) but %d were given"
+                                   % (func.__name__, len(params), len(arg_types)),
+                                   "pass one value for each parameter: %s(%s)"
+                                   % (func.__name__, ", ".join(params)))
+        return self._type(func, node, caller_src, dict(zip(params, arg_types)))
+
+    def _type(self, func, node, caller_src, call_types, entry=False):
+        src = read_function(func)
+        ann_args, ann_ret = annotation_types(func, src)
+        ann_args = {k: self.fix(v) for k, v in ann_args.items()}
+        ann_ret = self.fix(ann_ret)
+        params = [a.arg for a in src.tree.args.args]
+        if entry:
+            types = {}
+            for p in params:
+                t = ann_args.get(p) or call_types.get(p)
+                if t is None:
+                    raise src.error(KernelTypeError, src.tree,
+                                    "cannot tell the type of argument %r of %s()"
+                                    % (p, src.name),
+                                    "annotate it, e.g. @annotate(%s='gdoublep'), or let "
+                                    "pcompute infer it from the call's arguments" % p)
+                types[p] = t
+        else:
+            sig = self.signatures.get(func)
+            types = {}
+            for p in params:
+                given = call_types.get(p)
+                if p in ann_args:
+                    want = ann_args[p]
+                    if given is not None and given.is_scalar != want.is_scalar:
+                        raise caller_src.error(
+                            KernelTypeError, node, "argument %r of %s() is a %s but a %s "
+                            "is passed" % (p, src.name, want, given))
+                    types[p] = want
+                    continue
+                old = sig.get(p) if sig else None
+                joined = _join(old, given)
+                if joined is False:
+                    raise caller_src.error(
+                        KernelTypeError, node, "%s() is called with a %s and with a %s for "
+                        "argument %r" % (src.name, old, given, p),
+                        "annotate the helper, or pass the same kind of value")
+                if old is not None and joined != old:
+                    self.widened = True
+                types[p] = joined
+                if types[p] is None:
+                    raise caller_src.error(KernelTypeError, node, "cannot infer the type "
+                                           "of argument %r of %s()" % (p, src.name))
+            self.signatures[func] = dict(types)
+        if func in self.typed:
+            return self.typed[func]
+        if func in self.in_progress:
+            self.recursive.add(self.c_name_of(func))
+            if ann_ret is not None:
+                self.partial_ret[func] = ann_ret
+            return None
+        if not entry:
+            check_function(src)
+        self.in_progress.add(func)
+        self.partial_ret.setdefault(func, ann_ret)
+        typer = FunctionTyper(self, src, types, ann_ret)
+        ret = typer.run()
+        if func in self.recursive_funcs():
+            for _ in range(10):
+                if self.partial_ret.get(func) == ret:
+                    break
+                self.partial_ret[func] = ret
+                typer = FunctionTyper(self, src, types, ann_ret)
+                ret = typer.run()
+        self.in_progress.discard(func)
+        self.c_name_of(func)
+        result = typer.result(self.c_names[func], ret)
+        if self.c_names[func] in self.recursive:
+            result = _with_feature(result, "recursion")
+        self.typed[func] = result
+        return result
+
+    def recursive_funcs(self):
+        return {f for f, n in self.c_names.items() if n in self.recursive}
+
+
+def _with_feature(typed, feature):
+    return replace(typed, features=typed.features | {feature})
+
+
+def type_kernel(func, arg_types=None, use_double=True, demote_double=False):
+    """Check and type ``func`` and its helpers; return a :class:`TypedProgram`.
+
+    ``arg_types`` maps argument names to types for arguments without
+    annotations (call-time inference); ``use_double`` decides the type of float
+    literals and of ``float(...)`` and true division of integers;
+    ``demote_double`` turns every double into float (devices running in
+    single precision).
+    """
+    src = read_function(func)
+    check_function(src)
+    return ProgramTyper(use_double, demote_double).type_program(func, arg_types)
