@@ -19,7 +19,6 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from examples.md import cli  # noqa: E402
-from examples.md.binning import sort_by_keys  # noqa: E402
 from examples.md.simulation import NNPS, Simulation  # noqa: E402
 
 # MEASURED.md: 2-D default set-up, double, dt 0.02, N = 1000.
@@ -28,11 +27,6 @@ E25_N1000 = -705.11457145227
 
 GEOMETRIES = {"2d": dict(dim=2), "3d": dict(dim=3), "3d-periodic": dict(dim=3, periodic=True)}
 SMALL_N = {"2d": 100, "3d": 64, "3d-periodic": 64}
-
-
-def need_strategy(nnps):
-    if nnps == "sort" and sort_by_keys is None:
-        pytest.skip("the sort strategy needs pcompute.primitives.sort.sort_by_keys")
 
 
 def need_double(backend):
@@ -146,7 +140,6 @@ def _brute_force_lists(pos, side, periodic, reach):
 @pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
 @pytest.mark.parametrize("nnps", NNPS)
 def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry, skin):
-    need_strategy(nnps)
     simple = make(geometry, "simple", skin=skin, dtype=backend.dtype)
     other = make(geometry, nnps, skin=skin, dtype=backend.dtype)
     lists = other.neighbour_lists()
@@ -185,7 +178,6 @@ def _python_energies(geometry, nnps, skin, steps, every):
     ("count", "2d", 0.0), ("cells", "2d", 0.3), ("sort", "2d", 0.0),
     ("cells", "3d-periodic", 0.0), ("count", "3d", 0.3)])
 def test_energies_match_python_backend(backend, nnps, geometry, skin):
-    need_strategy(nnps)
     steps, every = 100, 25
     sim = make(geometry, nnps, skin=skin, temperature=0.5, dtype=backend.dtype)
     got = run_energies(sim, steps, every)
@@ -305,8 +297,6 @@ def _recorded_kernel_calls(monkeypatch, dtype):
     with use_config(backend="python", use_double=dtype == np.float64):
         for geometry in GEOMETRIES:
             for nnps in NNPS:
-                if nnps == "sort" and sort_by_keys is None:
-                    continue
                 make(geometry, nnps, n=27, skin=0.2, dtype=dtype).step(1)
     monkeypatch.setattr(Elementwise, "__call__", original)
     return calls

@@ -11,16 +11,10 @@ the lattice, so neighbouring particles stay close in memory.
 """
 import numpy as np
 
-from pcompute import Elementwise, zeros
-from pcompute.types import atomic_inc
+from pcompute import Elementwise, atomic_inc, sort_by_keys, zeros
 
 from .physics import cell_of
 from .scans import Offsets
-
-try:
-    from pcompute.primitives.sort import sort_by_keys
-except ImportError:     # sorting is not in this pcompute yet
-    sort_by_keys = None
 
 
 class CellGrid:
@@ -122,10 +116,6 @@ class SortBinning(Binning):
     """Cell keys, ``sort_by_keys`` of (key, index), then where each cell starts."""
 
     def __init__(self, sim, grid):
-        if sort_by_keys is None:
-            raise NotImplementedError(
-                "the 'sort' strategy needs pcompute.primitives.sort.sort_by_keys, "
-                "which this pcompute does not have yet")
         super().__init__(sim, grid)
         n, be = sim.n, sim.backend
         self.keys = zeros(n, np.int32, backend=be)

@@ -1,7 +1,7 @@
 """Kinetic and potential energy, summed on the device with Reductions."""
 import numpy as np
 
-from pcompute.primitives.reduction import Reduction
+from pcompute import Reduction
 
 
 def kinetic_2d(i, vx, vy):

@@ -1,8 +1,7 @@
 """Velocity Verlet (one kernel per half step) and the skin's displacement test."""
 import numpy as np
 
-from pcompute import Elementwise
-from pcompute.primitives.reduction import Reduction
+from pcompute import Elementwise, Reduction
 
 from .physics import min_image
 

@@ -6,7 +6,7 @@ call them, and pcompute translates them with the kernel.
 """
 from math import floor
 
-from pcompute.types import cast
+from pcompute import cast
 
 #: Cut-off radius of the pair potential.
 RC = 3.0

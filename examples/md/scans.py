@@ -1,7 +1,7 @@
 """Exclusive prefix sums of counts into offsets (neighbour lists, cell starts)."""
 import numpy as np
 
-from pcompute.primitives.scan import Scan
+from pcompute import Scan
 
 
 def count_input(i, counts):
