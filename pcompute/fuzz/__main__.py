@@ -12,12 +12,8 @@ import random
 import sys
 import time
 
-from .choosers import RandomChooser
-from .generator import KNOWN_BUGS, generate_case
-from .runner import Stats, load_case, run_case, save_failure, targets_from_names
-
-ITEM_COUNTS = (67, 67, 1, 5, 130, 300, 1100)
-
+from .generator import KNOWN_BUGS
+from .runner import Stats, fuzz_one, load_case, run_case, save_failure, targets_from_names
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m pcompute.fuzz", description=__doc__.split(
@@ -85,17 +81,6 @@ def main(argv=None):
     return finish(stats, args, time.time() - start)
 
 
-def fuzz_one(s, targets, items=None, show=False):
-    """Generate the kernel of seed ``s`` and run it on ``targets``: its Stats."""
-    stats = Stats()
-    case = generate_case(RandomChooser(s), label="s%d" % s)
-    if show:
-        print("--- seed %d ---\n%s" % (s, case.source), flush=True)
-    n = items or random.Random(s).choice(ITEM_COUNTS)
-    run_case(case, targets, stats, n=n)
-    return stats
-
-
 def _merge(stats, one, args, start, last):
     stats.kernels += one.kernels
     stats.comparisons += one.comparisons
@@ -117,10 +102,13 @@ def _merge(stats, one, args, start, last):
 
 def _run_parallel(args, targets, stats, seed, start):
     """Kernels in ``args.jobs`` worker processes (the compile cache is shared)."""
+    import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     last = start
     k = 0
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    # spawn, not fork: this process already holds OpenCL runtime threads
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
         pending = set()
         while True:
             while (len(pending) < args.jobs and time.time() - start < args.seconds

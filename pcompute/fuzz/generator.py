@@ -26,7 +26,7 @@ FLOAT_LIMIT = 1e6          # |float expression| bound
 INDEX_BOUND = 4096         # i < n <= INDEX_BOUND
 MAX_TRIPS = 12             # trips of one loop
 TRIP_BUDGET = 48           # product of the trips of nested loops
-MAX_DEPTH = 2              # nesting of compound statements
+MAX_DEPTH = 3              # nesting of compound statements
 
 # Literals: mostly dyadic (exact in float32), a few that are not.
 FLOAT_LITERALS = (0.5, 1.0, 2.0, 0.25, 1.5, 3.0, 0.125, 2.5, 4.0, 0.75, 10.0, 8.0,
@@ -262,13 +262,20 @@ class KernelGenerator:
             if limit >= 1000 and self.c.flag(10):
                 hi = int(min(limit, 1000))
             k = self.c.integer(-hi, hi)
-            return Expr(str(k) if k >= 0 else "(%d)" % k, "i", abs(k), const=True)
+            text = str(abs(k))
+            if self.c.flag(8):   # other spellings of the same int
+                text = self.c.choice([hex(abs(k)), bin(abs(k)), oct(abs(k))])
+            return Expr(text if k >= 0 else "(-%s)" % text, "i", abs(k), const=True)
         options = [x for x in FLOAT_LITERALS if x <= limit]
+        if limit >= math.pi and self.c.flag(5):
+            return Expr(self.c.choice(["pi", "math.pi"]), "f", math.pi, const=True)
         x = self.c.choice(options)
         if x and self.c.flag(30):
             x = -x
-        text = _fmt_float(x)
-        return Expr(text if x >= 0 else "(%s)" % text, "f", abs(x), const=True)
+        text = _fmt_float(abs(x))
+        if self.c.flag(8):       # other spellings of the same float
+            text = self.c.choice(["%re0" % abs(x), "%.17e" % abs(x)])
+        return Expr(text if x >= 0 else "(-%s)" % text, "f", abs(x), const=True)
 
     def array_read(self, a):
         if self.c.flag(75):
@@ -548,6 +555,8 @@ class KernelGenerator:
         if name in ("sin", "cos", "tanh", "atan", "erf"):
             a = self.mixed(100.0, depth)
             bound = 1.6 if name == "atan" else 1.0
+            if self.c.flag(20):  # through the module
+                return Expr("math.%s(%s)" % (name, a.text), "f", bound)
             return Expr("%s(%s)" % (name, a.text), "f", bound)
         if name == "sqrt":
             a = self.mixed(max(limit * limit - 1, 0), depth)
@@ -766,8 +775,19 @@ class KernelGenerator:
             v.used += e.bound * self.trips()
             return
         if v.kind == "i":
+            if form == 2:
+                if self.c.flag(50):
+                    self.emit("%s >>= %d" % (v.name, self.c.integer(0, 4)))
+                else:
+                    mask = self.c.choice([1, 3, 7, 15, 255])
+                    self.emit("%s &= %d" % (v.name, mask))
+                return
             d = self.int_divisor(max(1, min(v.cap, 1000)), 2)
             self.emit("%s %s= %s" % (v.name, self.c.choice(["%", "//"]), d.text))
+            return
+        if form == 3 and self.c.flag(50):
+            lit = self.c.choice([2.5, 0.75, -1.5, 3.0])
+            self.emit("%s %%= %s" % (v.name, _paren(_fmt_float(lit))))
             return
         if form == 2:
             e = self.expr("f", 1.0, 2)
@@ -852,6 +872,9 @@ class KernelGenerator:
         self.fn.trips.pop()
 
     def st_loop_control(self, depth):
+        if self.c.flag(10):   # unconditional (the rest of the block is dead code)
+            self.emit(self.c.choice(["break", "continue"]))
+            return
         self.emit("if %s:" % self.condition(1))
         self.indent += 1
         self.emit(self.c.choice(["break", "continue"]))
@@ -911,6 +934,10 @@ class KernelGenerator:
         m = self.c.choice([v for v in self.visible() if v.shape])
         target = m.name + "".join("[%s]" % self.index_for(s) for s in m.shape)
         room = (m.cap - m.used) / self.trips()
+        if self.c.flag(15):
+            other = m.name + "".join("[%s]" % self.index_for(s) for s in m.shape)
+            self.emit("%s, %s = %s, %s" % (target, other, other, target))
+            return
         if self.c.flag(50) and room >= 1:
             e = self.value_for(m, room, 2)
             self.emit("%s += %s" % (target, e.text))
@@ -945,7 +972,7 @@ class KernelGenerator:
             # an array and a valid index into it (helpers index arrays too)
             params += [("arr", self.c.choice(self.arrays)), ("idx", None)]
         pnames = ["p%d" % k for k in range(len(params))]
-        self.fn = _Fn("helper")
+        self.new_fn("helper")
         for pname, (kind, cap) in zip(pnames, params):
             if kind == "arr":
                 continue
@@ -970,7 +997,7 @@ class KernelGenerator:
         self.helpers.append(Helper(name, params, ret_kind, max(r.bound for r in returns)))
 
     def kernel(self):
-        self.fn = _Fn("kernel")
+        self.new_fn("kernel")
         for a in ("i", "n"):
             self.add_var(Var(a, "i", INDEX_BOUND, INDEX_BOUND, mutable=False))
         for s in self.scalars:
@@ -1001,7 +1028,7 @@ class KernelGenerator:
         self.emit("")
 
     def map_function(self, kind):
-        self.fn = _Fn("map")
+        self.new_fn("map")
         for a in ("i", "n"):
             self.add_var(Var(a, "i", INDEX_BOUND, INDEX_BOUND, mutable=False))
         for s in self.scalars:
@@ -1017,7 +1044,26 @@ class KernelGenerator:
         self.indent = 0
         self.emit("")
 
+    def new_fn(self, kind):
+        self.fn = _Fn(kind)
+        for v in self.constants:
+            self.add_var(v)
+
     def generate(self, label=""):
+        self.constants = []
+        for k in range(self.c.weighted([(3, 0), (1, 1), (1, 2)])):
+            name = "FZ_K%d" % k
+            if self.c.flag(50):
+                value = self.c.integer(-50, 50)
+                self.emit("%s = %d" % (name, value))
+                self.constants.append(Var(name, "i", max(abs(value), 1), abs(value),
+                                          mutable=False))
+            else:
+                value = self.c.choice([0.5, 2.5, 0.1, 6.25, 1e-2, 3.75])
+                self.emit("%s = %r" % (name, value))
+                self.constants.append(Var(name, "f", value, value, mutable=False))
+        if self.constants:
+            self.emit("")
         arrays = []
         for k in range(self.c.integer(1, 4)):
             code = self.c.choice(ARRAY_CODES)

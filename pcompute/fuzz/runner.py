@@ -124,7 +124,7 @@ class Stats:
 def _real_namespace():
     import math
     from ..types import cast, declare
-    ns = {"declare": declare, "cast": cast}
+    ns = {"declare": declare, "cast": cast, "math": math, "pi": math.pi}
     for name in ("sin", "cos", "tanh", "atan", "erf", "sqrt", "log", "exp", "fabs",
                  "floor", "ceil", "trunc", "hypot", "fmod", "pow"):
         ns[name] = getattr(math, name)
@@ -133,7 +133,7 @@ def _real_namespace():
 
 def make_functions(case, tracked=False):
     """The functions of ``case.source`` (each with a ``source`` attribute)."""
-    ns = dict(tk.NAMESPACE) if tracked else _real_namespace()
+    ns = tk.namespace() if tracked else _real_namespace()
     filename = "<pcompute.fuzz %s>" % (case.label or "kernel")
     exec(compile(case.source, filename, "exec"), ns)
     funcs = {}
@@ -629,6 +629,24 @@ def run_case(case, targets, stats, n=67, primitives=None):
             continue
         for t in ts:
             run.check(t)
+
+
+ITEM_COUNTS = (67, 67, 1, 5, 130, 300, 1100)
+
+
+def fuzz_one(seed, targets, items=None, show=False):
+    """Generate the kernel of ``seed`` and run it on ``targets``; its Stats.
+    ``items`` None draws the number of items from :data:`ITEM_COUNTS`."""
+    import random
+    from .choosers import RandomChooser
+    from .generator import generate_case
+    stats = Stats()
+    case = generate_case(RandomChooser(seed), label="s%d" % seed)
+    if show:
+        print("--- seed %d ---\n%s" % (seed, case.source), flush=True)
+    n = items or random.Random(seed).choice(ITEM_COUNTS)
+    run_case(case, targets, stats, n=n)
+    return stats
 
 
 def save_failure(failure, directory):

@@ -649,3 +649,15 @@ NAMESPACE = {
     "floor": _discontinuous(math.floor, "floor"), "ceil": _discontinuous(math.ceil, "ceil"),
     "trunc": _discontinuous(math.trunc, "trunc"),
 }
+
+
+def namespace():
+    """Globals for the tracked execution of a generated module."""
+    import types
+    ns = dict(NAMESPACE)
+    ns["pi"] = math.pi
+    ns["math"] = types.SimpleNamespace(pi=math.pi, **{k: v for k, v in NAMESPACE.items()
+                                                      if k not in ("int", "float", "abs",
+                                                                   "min", "max", "declare",
+                                                                   "cast")})
+    return ns
