@@ -11,7 +11,7 @@ VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.pcompute-installed
 DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 
-.PHONY: all venv opencl-device test md bench bench-full docs clean distclean
+.PHONY: all venv opencl-device test md bench bench-full bench-md docs clean distclean
 
 all: test
 
@@ -47,6 +47,10 @@ bench: venv
 # n = 10^4 .. 10^8 where memory allows, more repetitions (tens of minutes).
 bench-full: venv
 	$(VPY) -m benchmarks --full
+
+# The MD suite alone (2-D N = 10^3..10^5 + 3-D at 10^4; BENCH_ARGS=--full adds 10^6).
+bench-md: venv
+	$(VPY) -m benchmarks --only md $(BENCH_ARGS)
 
 # Differential fuzzing, long profile: random kernels on every available
 # backend against the python backend for FUZZ_SECONDS; prints the number of

@@ -3,7 +3,8 @@
 For every (suite, case): with several sizes, the time per call against n
 for each implementation and the speed-up over the C reference against n;
 with one size, bars of the ratio to the C reference (or of the time, where
-there is no reference).  Needs matplotlib (``pip install matplotlib``).
+there is no reference).  The MD suite also gets ``md-ms_per_step_vs_N.png``:
+ms per step against N for every implementation, one panel per neighbour mode.  Needs matplotlib (``pip install matplotlib``).
 """
 import argparse
 import csv
@@ -72,6 +73,42 @@ def plot_bars(plt, suite, case, rows, out):
     return _save(plt, fig, out, suite, case)
 
 
+def plot_md(plt, rows, out):
+    """MD: ms per step against N, one line per (implementation, case), a panel
+    per neighbour mode (2-D rebuilding every step, 2-D with a skin, 3-D)."""
+    panels = {}
+    for row in rows:
+        case = row["case"]
+        key = "3-D" if case.startswith("3-D") else ("2-D, skin" if "skin" in case else
+                                                   "2-D, rebuild every step")
+        panels.setdefault(key, []).append(row)
+    if not panels:
+        return []
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 5.5), squeeze=False)
+    for ax, (title, prs) in zip(axes[0], panels.items()):
+        series = defaultdict(list)
+        for r in prs:
+            label = r["impl"]
+            if title == "3-D":
+                label = "%s (%s)" % (r["impl"], r["case"].split()[1])
+            series[label].append(r)
+        for label, rs in series.items():
+            rs.sort(key=lambda r: r["n"])
+            style = "s--" if r_kind(rs) == "reference" else ("o-" if r_kind(rs) == "pcompute"
+                                                           else "^:")
+            ax.loglog([r["n"] for r in rs], [1e3 * r["median_s"] for r in rs], style,
+                      label=label)
+        ax.set(xlabel="N (particles)", ylabel="ms per step (median)", title="MD " + title)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _save(plt, fig, out, "md", "ms_per_step_vs_N")
+
+
+def r_kind(rs):
+    return rs[0].get("kind", "")
+
+
 def _save(plt, fig, out, suite, case):
     path = out / ("%s-%s.png" % (suite, re.sub(r"[^\w.=-]+", "_", case)))
     fig.savefig(path, dpi=110, bbox_inches="tight")
@@ -98,10 +135,13 @@ def main(argv=None):
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     written = []
-    for (suite, case), rows in load(args.csv).items():
+    groups = load(args.csv)
+    for (suite, case), rows in groups.items():
         several = len({r["n"] for r in rows}) > 1
         draw = plot_sizes if several else plot_bars
         written += draw(plt, suite, case, rows, args.out)
+    md_rows = [r for (suite, _), rows in groups.items() if suite == "md" for r in rows]
+    written += plot_md(plt, md_rows, args.out)
     print("wrote %d plot(s) to %s" % (len(written), args.out))
     return 0
 

@@ -23,7 +23,9 @@ class Row:
     first_s: Optional[float] = None  # first call: build or cache load + one run
     check: str = ""                 # 'ok', or what was wrong
     note: str = ""
-    target: Optional[tuple] = None  # ('ratio', 1.15) vs the reference, or ('time', s)
+    # ('ratio', 1.15) vs the reference, ('time', s), ('vs', impl, 1.5): median over
+    # the median of row ``impl`` of the same group; or a list of these.
+    target: Optional[object] = None
     is_ref: bool = False
     ref_impl: str = ""
     ratio: Optional[float] = None       # median / the reference's median
@@ -31,11 +33,21 @@ class Row:
     target_met: Optional[bool] = None
     extra: dict = field(default_factory=dict)
 
-    def target_text(self):
+    def targets(self):
+        """The targets as a list of tuples."""
         if self.target is None:
-            return ""
-        kind, value = self.target
-        return "<= %.3gx" % value if kind == "ratio" else "< %s" % fmt_time(value)
+            return []
+        return list(self.target) if isinstance(self.target, list) else [self.target]
+
+    def target_text(self):
+        return "; ".join(_target_text(t) for t in self.targets())
+
+
+def _target_text(t):
+    if t[0] == "vs":
+        return "<= %.3gx %s" % (t[2], t[1])
+    kind, value = t
+    return "<= %.3gx" % value if kind == "ratio" else "< %s" % fmt_time(value)
 
 
 def fmt_time(s):
@@ -88,12 +100,30 @@ class Recorder:
                     row.ref_impl = ref.impl
                     row.ratio = row.stats.median / ref.stats.median
                     row.ratio_min = row.stats.min / ref.stats.min
-                if row.target is None:
-                    continue
-                kind, value = row.target
-                got = row.ratio if kind == "ratio" else \
-                    (row.extra.get("target_value") or (row.stats and row.stats.median))
-                row.target_met = None if got is None else bool(got <= value)
+                verdicts = []
+                for t in row.targets():
+                    got = self._target_value(row, rows, t)
+                    met = None if got is None else bool(got <= t[-1])
+                    verdicts.append((t, got, met))
+                row.extra["targets"] = [(_target_text(t), got, met) for t, got, met in
+                                        verdicts] if len(verdicts) > 1 else \
+                    row.extra.get("targets")
+                if row.extra.get("targets") is None:
+                    row.extra.pop("targets", None)
+                mets = [met for _, _, met in verdicts]
+                row.target_met = None if not mets or None in mets else all(mets)
+                row._verdicts = verdicts
+
+    @staticmethod
+    def _target_value(row, rows, t):
+        if t[0] == "ratio":
+            return row.ratio
+        if t[0] == "vs":
+            other = next((r for r in rows if r.impl == t[1] and r.stats), None)
+            if other is None or row.stats is None:
+                return None
+            return row.stats.median / other.stats.median
+        return row.extra.get("target_value") or (row.stats and row.stats.median)
 
     # ------------------------------------------------------------- output
     def table_lines(self, markdown=False):
@@ -121,15 +151,17 @@ class Recorder:
     def targets_summary(self):
         out = []
         for row in self.rows:
-            if row.target is None:
-                continue
-            verdict = {True: "MET", False: "MISSED", None: "n/a"}[row.target_met]
-            got = ("%.2fx" % row.ratio if row.target[0] == "ratio" and row.ratio
-                   else fmt_time(row.extra.get("target_value") or
-                                 (row.stats and row.stats.median)))
-            where = " / n=%s" % fmt_n(row.n) if row.n and row.n > 1 else ""
-            out.append("%-6s %s / %s%s / %s: %s (target %s)" % (
-                verdict, row.suite, row.case, where, row.impl, got, row.target_text()))
+            for t, got, met in getattr(row, "_verdicts", []):
+                verdict = {True: "MET", False: "MISSED", None: "n/a"}[met]
+                if got is None:
+                    text = "-"
+                elif t[0] in ("ratio", "vs"):
+                    text = "%.2fx" % got
+                else:
+                    text = fmt_time(got)
+                where = " / n=%s" % fmt_n(row.n) if row.n and row.n > 1 else ""
+                out.append("%-6s %s / %s%s / %s: %s (target %s)" % (
+                    verdict, row.suite, row.case, where, row.impl, text, _target_text(t)))
         return out
 
     def write_csv(self, path):
@@ -177,9 +209,13 @@ def _cells(row, case, n):
     mm = "%s-%s" % (fmt_time(st.min), fmt_time(st.max)) if st else "-"
     ratio = "%.2f" % row.ratio if row.ratio is not None else "-"
     ratio_min = "%.2f" % row.ratio_min if row.ratio_min is not None else "-"
-    target = row.target_text()
-    if row.target_met is not None:
-        target += " " + ("MET" if row.target_met else "MISSED")
+    verdicts = getattr(row, "_verdicts", None)
+    if verdicts:
+        target = "; ".join("%s %s" % (_target_text(t), {True: "MET", False: "MISSED",
+                                                        None: "n/a"}[met])
+                           for t, _, met in verdicts)
+    else:
+        target = row.target_text()
     impl = row.impl + (" [ref]" if row.is_ref else "")
     check = row.check + ((" " + row.note) if row.note else "")
     return [case, fmt_n(n), impl, fmt_time(st.median) if st else "-", iqr, mm, ratio,

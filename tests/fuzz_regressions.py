@@ -38,8 +38,7 @@ def fz_kernel(i, x0, n, out_f, out_i):
 def fz_map(i, x0, n):
     return 1.5 if float(x0[i] % 2) else 2.5
 """, [("x0", "i32", 3)]),
-        "xfail": {"opencl-*": "bug: OpenCL printer emits a float as the condition of ?: "
-                            "(a if x else b with float x), which OpenCL C rejects"},
+        "xfail": {},  # fixed: a float condition of ?: is printed as (x != 0)
     },
 
     # A helper parameter typed int by its call sites, then assigned a float.
@@ -58,9 +57,7 @@ def fz_kernel(i, x0, n, out_f, out_i):
 def fz_map(i, x0, n):
     return fz_h0(x0[i])
 """, [("x0", "i32", 20)]),
-        "xfail": {name: "bug: a float assigned to an int-typed argument is truncated "
-                        "(opencl, cuda) or does not compile (cython)"
-                  for name in ("cython-*", "opencl-*", "cuda-*")},
+        "xfail": {},  # fixed: the argument widens to the float, as in Python
     },
 
     # The same with a scalar argument of the kernel itself.
@@ -74,9 +71,7 @@ def fz_map(i, x0, s0, n):
     s0 = s0 / 2.0
     return s0 + x0[i]
 """, [("x0", "i32", 20)], [("s0", "int", 7)]),
-        "xfail": {name: "bug: a float assigned to an int-typed argument is truncated "
-                        "(opencl, cuda) or does not compile (cython)"
-                  for name in ("cython-*", "opencl-*", "cuda-*")},
+        "xfail": {},  # fixed: the argument widens to the float, as in Python
     },
 
     # trunc() of an array element: math.trunc rejects numpy scalars other than

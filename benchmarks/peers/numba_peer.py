@@ -66,6 +66,47 @@ if numba is not None:
                 s += x[i]
                 y[i] = s
 
+    @njit(parallel=True)
+    def heavy_map(x, y):
+        for i in prange(x.shape[0]):
+            v = x[i]
+            y[i] = np.sin(v) * np.exp(-v * v) + np.sqrt(v)
+
+    @njit(parallel=True)
+    def min_float(x):
+        m = np.inf
+        for i in prange(x.shape[0]):
+            m = min(m, x[i])
+        return m
+
+    @njit(parallel=True)
+    def segscan(x, flags, y):
+        """Segmented inclusive scan: block tails, serial carry, block rescans."""
+        n = x.shape[0]
+        nb = numba.get_num_threads()
+        tail = np.zeros(nb)
+        has = np.zeros(nb, np.int32)
+        for b in prange(nb):
+            s = 0.0
+            for i in range(n * b // nb, n * (b + 1) // nb):
+                if flags[i]:
+                    s = 0.0
+                    has[b] = 1
+                s += x[i]
+            tail[b] = s
+        carry = np.zeros(nb)
+        c = 0.0
+        for b in range(nb):
+            carry[b] = c
+            c = tail[b] if has[b] else c + tail[b]
+        for b in prange(nb):
+            s = carry[b]
+            for i in range(n * b // nb, n * (b + 1) // nb):
+                if flags[i]:
+                    s = 0.0
+                s += x[i]
+                y[i] = s
+
 
 def summer(dtype):
     return sum_int if np.dtype(dtype).kind in "iu" else sum_float

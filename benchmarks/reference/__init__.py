@@ -30,6 +30,10 @@ _SIGNATURES = {
     "sum_i32": (_I64, [_I64, _P, _I]),
     "scan_f64": (None, [_I64, _P, _P, _I, _I]),
     "radix_sort_i32": (None, [_I64, _P, _P, _P, _P, _P, _P, _I, _I]),
+    "map_f64": (None, [_I64, _P, _P, _I]),
+    "min_f64": (_D, [_I64, _P, _I]),
+    "segscan_f64": (None, [_I64, _P, _P, _P, _I]),
+    "gather3_f64": (None, [_I64, _P, _P, _P, _P, _P, _P, _P, _I]),
 }
 
 
@@ -53,16 +57,18 @@ def cache_dir():
     return Path(root) / "pcompute-bench-reference"
 
 
-def build():
-    """Path of the built shared library (built if not cached)."""
-    text = SOURCE.read_bytes()
-    key = hashlib.sha256(text + repr((compiler(), FLAGS, compiler_version())).encode())
-    out = cache_dir() / ("kernels-%s.so" % key.hexdigest()[:16])
+def build(source=SOURCE, flags=FLAGS):
+    """Path of the shared library built from ``source`` with ``flags`` (built
+    if not cached)."""
+    source = Path(source)
+    text = source.read_bytes()
+    key = hashlib.sha256(text + repr((compiler(), flags, compiler_version())).encode())
+    out = cache_dir() / ("%s-%s.so" % (source.stem, key.hexdigest()[:16]))
     if out.exists():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp%d" % os.getpid())
-    cmd = [compiler()] + FLAGS + [str(SOURCE), "-o", str(tmp)]
+    cmd = [compiler()] + list(flags) + [str(source), "-o", str(tmp), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError("building the C reference failed:\n$ %s\n%s"
@@ -101,8 +107,21 @@ class CRef:
         self.lib.radix_sort_i32(len(keys), _ptr(keys), _ptr(vals), _ptr(out_k),
                                 _ptr(out_v), _ptr(tk), _ptr(tv), key_bits, nt)
 
+    def map(self, x, y, nt=0):
+        self.lib.map_f64(len(x), _ptr(x), _ptr(y), nt)
+
+    def min(self, x, nt=0):
+        return self.lib.min_f64(len(x), _ptr(x), nt)
+
+    def segscan(self, x, flags, y, nt=0):
+        self.lib.segscan_f64(len(x), _ptr(x), _ptr(flags), _ptr(y), nt)
+
+    def gather3(self, idx, a, b, c, oa, ob, oc, nt=0):
+        self.lib.gather3_f64(len(idx), *(_ptr(v) for v in (idx, a, b, c, oa, ob, oc)), nt)
+
     def call(self, kernel, args):
-        """``kernel`` ('axpy', 'sum', 'scan', 'sort') on the positional
+        """``kernel`` ('axpy', 'sum', 'scan', 'sort', 'map', 'min', 'segscan',
+        'gather3') on the positional
         ``args`` of the method of that name (thread count last)."""
         return getattr(self, kernel)(*args)
 
@@ -128,6 +147,19 @@ class CRef:
             keys, vals, ok, ov, tk, tv, bits, nt = args
             return "time_radix_sort_i32", (len(keys),) + tuple(
                 _ptr(a) for a in (keys, vals, ok, ov, tk, tv)) + (bits, nt)
+        if kernel == "map":
+            x, y, nt = args
+            return "time_map_f64", (len(x), _ptr(x), _ptr(y), nt)
+        if kernel == "min":
+            x, nt = args
+            return "time_min_f64", (len(x), _ptr(x), nt)
+        if kernel == "segscan":
+            x, flags, y, nt = args
+            return "time_segscan_f64", (len(x), _ptr(x), _ptr(flags), _ptr(y), nt)
+        if kernel == "gather3":
+            idx = args[0]
+            return "time_gather3_f64", (len(idx),) + tuple(_ptr(v) for v in args[:7]) + \
+                (args[7],)
         raise ValueError("unknown reference kernel %r" % kernel)
 
 

@@ -181,6 +181,85 @@ void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
     }
 }
 
+/* ------------------------------------------- compute-heavy map (float64)
+ * y = sin(x) exp(-x^2) + sqrt(x), plain libm calls (no -ffast-math, so gcc
+ * does not vectorise sin/exp with libmvec: the same calls pcompute makes). */
+#include <math.h>
+void map_f64(int64_t n, const double *restrict x, double *restrict y, int nt)
+{
+    #pragma omp parallel for schedule(static) num_threads(threads(nt)) if(n >= SERIAL_BELOW)
+    for (int64_t i = 0; i < n; i++) {
+        double v = x[i];
+        y[i] = sin(v) * exp(-v * v) + sqrt(v);
+    }
+}
+
+/* ------------------------------------------------------- min (float64) */
+double min_f64(int64_t n, const double *restrict x, int nt)
+{
+    double m = INFINITY;
+    #pragma omp parallel for simd reduction(min:m) schedule(static) num_threads(threads(nt)) if(n >= SERIAL_BELOW)
+    for (int64_t i = 0; i < n; i++)
+        m = x[i] < m ? x[i] : m;
+    return m;
+}
+
+/* ------------------------------- segmented inclusive scan (float64)
+ * flags[i] != 0 starts a segment at i.  Per thread block: the sum since the
+ * block's last flag and whether it has one; a serial pass carries the sums
+ * across blocks; each block is then rescanned from its carry. */
+void segscan_f64(int64_t n, const double *restrict x, const int32_t *restrict flags,
+                 double *restrict y, int nt)
+{
+    int T = threads(nt);
+    if (n < (int64_t)SERIAL_BELOW * T) T = 1;
+    if (T > MAX_THREADS) T = MAX_THREADS;
+    double tail[MAX_THREADS], carry[MAX_THREADS];
+    int has[MAX_THREADS];
+    #pragma omp parallel num_threads(T)
+    {
+        int t = omp_get_thread_num();
+        int64_t lo = n * t / T, hi = n * (t + 1) / T;
+        double s = 0.0;
+        int h = 0;
+        for (int64_t i = lo; i < hi; i++) {
+            if (flags[i]) { s = 0.0; h = 1; }
+            s += x[i];
+        }
+        tail[t] = s;
+        has[t] = h;
+        #pragma omp barrier
+        #pragma omp single
+        {
+            double c = 0.0;
+            for (int u = 0; u < T; u++) {
+                carry[u] = c;
+                c = has[u] ? tail[u] : c + tail[u];
+            }
+        }
+        s = carry[t];
+        for (int64_t i = lo; i < hi; i++) {
+            if (flags[i]) s = 0.0;
+            s += x[i];
+            y[i] = s;
+        }
+    }
+}
+
+/* ---------------------------------------- gather of 3 float64 arrays */
+void gather3_f64(int64_t n, const int32_t *restrict idx, const double *restrict a,
+                 const double *restrict b, const double *restrict c, double *restrict oa,
+                 double *restrict ob, double *restrict oc, int nt)
+{
+    #pragma omp parallel for schedule(static) num_threads(threads(nt)) if(n >= SERIAL_BELOW)
+    for (int64_t i = 0; i < n; i++) {
+        int64_t j = idx[i];
+        oa[i] = a[j];
+        ob[i] = b[j];
+        oc[i] = c[j];
+    }
+}
+
 /* ---------------------------------------------- timed twins (in-C clocks) */
 #define TIMED(call)                                                  \
     for (int r = 0; r < reps; r++) {                                 \
@@ -213,3 +292,19 @@ void time_radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
                          int32_t *out_k, int32_t *out_v, int32_t *tk, int32_t *tv,
                          int key_bits, int nt, int reps, int inner, double *times)
 { TIMED(radix_sort_i32(n, keys, vals, out_k, out_v, tk, tv, key_bits, nt)) }
+
+void time_map_f64(int64_t n, const double *x, double *y, int nt, int reps, int inner,
+                  double *times)
+{ TIMED(map_f64(n, x, y, nt)) }
+
+void time_min_f64(int64_t n, const double *x, int nt, int reps, int inner, double *times)
+{ TIMED(sink_d = min_f64(n, x, nt)) }
+
+void time_segscan_f64(int64_t n, const double *x, const int32_t *flags, double *y, int nt,
+                      int reps, int inner, double *times)
+{ TIMED(segscan_f64(n, x, flags, y, nt)) }
+
+void time_gather3_f64(int64_t n, const int32_t *idx, const double *a, const double *b,
+                      const double *c, double *oa, double *ob, double *oc, int nt,
+                      int reps, int inner, double *times)
+{ TIMED(gather3_f64(n, idx, a, b, c, oa, ob, oc, nt)) }

@@ -1,4 +1,5 @@
 """The benchmark suites, in the order they run; each has NAME and run(ctx)."""
-from . import axpy, build, overhead, reduction, scan, sort
+from . import align, axpy, build, heavymap, md, minimum, overhead, reduction, scan, segscan, sort
 
-SUITES = {m.NAME: m for m in (axpy, overhead, build, reduction, scan, sort)}
+SUITES = {m.NAME: m for m in (axpy, heavymap, overhead, build, reduction, minimum, scan,
+                               segscan, sort, align, md)}

@@ -444,6 +444,10 @@ class CPrinter:
         test, body, orelse = (self.expr(node.test), self.expr(node.body),
                               self.expr(node.orelse))
         p = self.prec["?:"]
+        if self.fn.type_of(node.test).is_float:
+            # OpenCL C rejects a float condition of ?: (a float is true when != 0).
+            test = "%s != 0" % self.wrap(test[0], test[1], self.prec["!="] + 1), \
+                self.prec["!="]
         return "%s ? %s : %s" % (self.wrap(test[0], test[1], p + 1),
                                  self.wrap(body[0], body[1], p + 1),
                                  self.wrap(orelse[0], orelse[1], p)), p

@@ -156,6 +156,7 @@ class ProgramTyper:
         self.in_progress.add(func)
         self.partial_ret.setdefault(func, ann_ret)
         typer = FunctionTyper(self, src, types, ann_ret)
+        typer.annotated = frozenset(ann_args)
         ret = typer.run()
         if func in self.recursive_funcs():
             for _ in range(10):
@@ -163,6 +164,7 @@ class ProgramTyper:
                     break
                 self.partial_ret[func] = ret
                 typer = FunctionTyper(self, src, types, ann_ret)
+                typer.annotated = frozenset(ann_args)
                 ret = typer.run()
         self.in_progress.discard(func)
         self.c_name_of(func)

@@ -85,6 +85,7 @@ class FunctionTyper(CallTyper):
         self.tree = copy.deepcopy(src.tree)
         self.args = dict(arg_types)
         self.ret_hint = ret_hint
+        self.annotated = frozenset()
         self.declared = {}
         self.locals = {}
         self.order = []
@@ -120,6 +121,19 @@ class FunctionTyper(CallTyper):
                 self.fail(KernelTypeError, node,
                           "argument %r is a %s and cannot be assigned a %s"
                           % (name, old, ctype), "use another local name")
+            if ctype is not None and old.is_scalar:
+                joined = _join(old, ctype)
+                if joined != old:
+                    # Python rebinds the name to the wider value: widen the
+                    # argument (callers convert), unless its type was given.
+                    if name in self.annotated:
+                        self.fail(KernelTypeError, node,
+                                  "argument %r is annotated %s but is assigned a %s "
+                                  "here (Python would make it a %s)"
+                                  % (name, old, ctype, joined),
+                                  "assign the value to a new local name")
+                    self.args[name] = joined
+                    self.changed = True
             return
         if name in self.declared:
             old = self.declared[name]

@@ -45,16 +45,9 @@ C_RESERVED = ("auto", "register", "restrict", "signed", "unsigned", "char", "sho
 # tests/fuzz_regressions.py); remove an entry once the bug is fixed so that the
 # fuzzer covers the construct again.
 KNOWN_BUGS = frozenset([
-    # OpenCL C rejects a float as the condition of `?:`: `a if x else b` with a
-    # float x does not build on opencl.
-    "opencl-float-ternary-condition",
     # math.trunc() raises TypeError on numpy scalars, so trunc(x[i]) fails on
     # the python backend only.
     "python-trunc-numpy-scalar",
-    # A helper parameter (or kernel argument) typed int from its call sites
-    # and then assigned a float is truncated on opencl (wrong answer) and does
-    # not compile with cython; Python keeps the float.
-    "int-argument-assigned-float",
 ])
 
 ARRAY_CODES = ("fp", "i32", "f32", "i64", "f64")   # fp: the precision's float
@@ -429,7 +422,23 @@ class KernelGenerator:
         return Expr("(%s if %s else %s)" % (a.text, c, b.text), kind, max(a.bound, b.bound))
 
     def i_ternary(self, limit, depth):
+        if self.c.flag(25):
+            # the division is only evaluated when d != 0
+            d = self.expr("i", 5, depth)
+            a = self.expr("i", limit, depth)
+            k = self.literal("i", limit)
+            return Expr("((%s // %s) if %s != 0 else %s)" % (a.text, d.text, d.text, k.text),
+                        "i", a.bound + 1)
         return self.ternary("i", limit, depth)
+
+    def i_bool(self, limit, depth):
+        """A condition used as a number (0 or 1)."""
+        bools = [v for v in self.visible() if v.kind == "b"]
+        if bools and self.c.flag(50):
+            v = self.c.choice(bools)
+            return Expr("(%s * %d)" % (v.name, self.c.integer(1, 3)) if self.c.flag(50)
+                        else "int(%s)" % v.name, "i", 3)
+        return Expr("int(%s)" % self.condition(max(depth, 1), value=True), "i", 1)
 
     def call(self, kind, limit, depth):
         # while a helper is generated, self.helpers holds the earlier ones only
@@ -624,7 +633,7 @@ class KernelGenerator:
 
     INT_OPS = [(6, i_addsub), (3, i_mul), (3, i_floordiv), (3, i_mod), (2, i_unary),
                (2, i_minmax), (2, i_bitwise), (1, i_shift), (1, i_pow), (3, i_from_float),
-               (2, i_ternary), (3, i_call)]
+               (2, i_ternary), (3, i_call), (1, i_bool)]
     FLOAT_OPS = [(6, f_addsub), (4, f_mul), (3, f_div), (1, f_floordiv), (2, f_mod),
                  (1, f_pow), (5, f_math), (2, f_convert), (1, f_unary), (2, f_minmax),
                  (2, f_ternary), (3, f_call)]
@@ -645,9 +654,18 @@ class KernelGenerator:
         bools = [v for v in self.visible() if v.kind == "b"]
         form = self.c.weighted([(8, "cmp"), (2, "chain"), (1, "not"), (2, "and"),
                                 (2, "or"), (0 if value else 1, "truthy"),
-                                (3 if bools else 0, "bool")])
+                                (3 if bools else 0, "bool"), (1, "guard")])
         if depth <= 0 and form not in ("bool", "truthy"):
             form = "cmp"
+        if form == "guard":
+            # valid only because `and` / `or` short-circuit: d may be zero
+            d = self.expr("i", 5, 1)
+            a = self.expr("i", 1e4, 1)
+            b = self.expr("i" if self.c.flag(50) else "f", 1e4, 1)
+            op = self.c.choice(["//", "%"])
+            if self.c.flag(50):
+                return "(%s != 0 and (%s %s %s) < %s)" % (d.text, a.text, op, d.text, b.text)
+            return "(%s == 0 or (%s %s %s) >= %s)" % (d.text, a.text, op, d.text, b.text)
         if form == "bool":
             v = self.c.choice(bools)
             return v.name if self.c.flag(70) else "(not %s)" % v.name

@@ -486,7 +486,9 @@ class CaseRun:
         self.mask = np.ones(n, dtype=bool)
         for i in ev.kernel_fragile:
             self.mask[i] = False
-        stats.counts["fragile elements left out"] += len(ev.kernel_fragile)
+        if ev.kernel_fragile:
+            stats.counts["fragile elements left out"] += len(ev.kernel_fragile)
+            stats.counts["runs with fragile elements"] += 1
         if need_map and ev.map_fragile:
             for p in ("reduction", "scan"):
                 if p in self.primitives:

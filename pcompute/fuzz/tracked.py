@@ -447,6 +447,8 @@ def _pow(a, b):
         return Tracked(0.0)
     v = float(av) ** bv
     u = _unit(af, bf)
+    if (av == 1 and ae == 0.0) or (bv == 0 and be == 0.0):
+        return Tracked(1.0, 0.0, af or bf)    # pow(1, y) = pow(x, 0) = 1 exactly
     # d/da a^b = b a^(b-1);  d/db a^b = ln(a) a^b
     da = abs(bv * float(av) ** (bv - 1)) if av != 0 else (0.0 if bv >= 1 else 1.0)
     db = abs(math.log(abs(av)) * v) if av != 0 else 0.0
@@ -518,12 +520,22 @@ def t_max(*args):
     return _minmax(args, operator.gt)
 
 
+# Exact special cases that C99 Annex F (and OpenCL's edge-case rules) require:
+# sin(0) = tanh(0) = atan(0) = erf(0) = 0, cos(0) = exp(0) = 1, log(1) = 0.
+_EXACT_AT = {"sin": 0.0, "tanh": 0.0, "atan": 0.0, "erf": 0.0, "cos": 0.0, "exp": 0.0,
+             "log": 1.0}
+
+
 def _unary(fn, deriv, ulps=MATH_ULPS):
+    exact_at = _EXACT_AT.get(fn.__name__)
+
     def tracked(x):
         xv, xe, xf = _parts(x)
         u = _unit(xf)
         xv = float(xv)
         v = fn(xv)
+        if xe == 0.0 and xv == exact_at:
+            return Tracked(v, 0.0, xf)
         e = deriv(xv, v) * xe + ulps * u * abs(v)
         return Tracked(v, e, xf)
     return tracked
@@ -563,6 +575,8 @@ def t_log(x):
         return Tracked(0.0)
     v = math.log(xv)
     u = _unit(xf)
+    if xe == 0.0 and xv == 1:
+        return Tracked(v, 0.0, xf)
     return Tracked(v, xe / (xv - xe) + MATH_ULPS * u * max(abs(v), 1e-300), xf)
 
 
@@ -573,6 +587,8 @@ def t_exp(x):
         return Tracked(0.0)
     v = math.exp(xv)
     u = _unit(xf)
+    if xe == 0.0 and xv == 0:
+        return Tracked(v, 0.0, xf)
     return Tracked(v, v * math.expm1(xe) + MATH_ULPS * u * v, xf)
 
 
