@@ -207,9 +207,103 @@ static void list_pass(md_t *m, const int D, int fill)
     }
 }
 
+/* 2-D, walls: the hot loops written out with local pointers, as one would by
+ * hand (the generic D-dimensional code above is slower in 2-D). */
+static void list_pass_2d(md_t *m, int fill)
+{
+    const int64_t n = m->n;
+    const int nc = m->nc;
+    const double rl2 = m->reach * m->reach, csz = m->cell_size;
+    const double *restrict x = m->x[0], *restrict y = m->x[1];
+    const int32_t *restrict cs = m->cell_start, *restrict cp = m->cell_particles;
+    const int64_t *restrict off = m->offsets;
+    int32_t *restrict nbrs = m->nbrs, *restrict ncount = m->ncount;
+    const int simple = m->strategy == 2;
+    #pragma omp parallel for schedule(static) num_threads(threads(m))
+    for (int64_t i = 0; i < n; i++) {
+        const double xi = x[i], yi = y[i];
+        int32_t cnt = 0;
+        int32_t *restrict out = fill ? nbrs + off[i] : NULL;
+        if (simple) {
+            for (int32_t j = 0; j < n; j++) {
+                double dx = xi - x[j], dy = yi - y[j];
+                if (dx * dx + dy * dy < rl2 && j != i) { if (fill) out[cnt] = j; cnt++; }
+            }
+        } else {
+            int cx = cell_of(xi, csz, nc), cy = cell_of(yi, csz, nc);
+            int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 2 < nc ? cx + 2 : nc;
+            int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 2 < nc ? cy + 2 : nc;
+            for (int ix = x0; ix < x1; ix++)
+                for (int iy = y0; iy < y1; iy++) {
+                    int c = ix * nc + iy;
+                    for (int32_t k = cs[c]; k < cs[c + 1]; k++) {
+                        int32_t j = cp[k];
+                        double dx = xi - x[j], dy = yi - y[j];
+                        if (dx * dx + dy * dy < rl2 && j != i) {
+                            if (fill) out[cnt] = j;
+                            cnt++;
+                        }
+                    }
+                }
+        }
+        if (!fill) ncount[i] = cnt;
+    }
+}
+
+static void forces_2d(md_t *m)
+{
+    const int64_t n = m->n;
+    const int nc = m->nc;
+    const double rc2 = RC * RC, csz = m->cell_size, side = m->side;
+    const double *restrict x = m->x[0], *restrict y = m->x[1];
+    double *restrict ax = m->a[0], *restrict ay = m->a[1], *restrict pe = m->pe;
+    const int32_t *restrict cs = m->cell_start, *restrict cp = m->cell_particles;
+    const int64_t *restrict off = m->offsets;
+    const int32_t *restrict nbrs = m->nbrs;
+    const int cells = m->strategy == 1;
+    #pragma omp parallel for schedule(static) num_threads(threads(m))
+    for (int64_t i = 0; i < n; i++) {
+        const double xi = x[i], yi = y[i];
+        double fx = 0.0, fy = 0.0, e = 0.0;
+        if (cells) {
+            int cx = cell_of(xi, csz, nc), cy = cell_of(yi, csz, nc);
+            int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 2 < nc ? cx + 2 : nc;
+            int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 2 < nc ? cy + 2 : nc;
+            for (int ix = x0; ix < x1; ix++)
+                for (int iy = y0; iy < y1; iy++) {
+                    int c = ix * nc + iy;
+                    for (int32_t k = cs[c]; k < cs[c + 1]; k++) {
+                        int32_t j = cp[k];
+                        double dx = xi - x[j], dy = yi - y[j], r2 = dx * dx + dy * dy;
+                        if (r2 < rc2 && j != i) {
+                            double f = lj_force(r2);
+                            fx += f * dx;
+                            fy += f * dy;
+                            e += lj_energy(r2);
+                        }
+                    }
+                }
+        } else {
+            for (int64_t k = off[i]; k < off[i + 1]; k++) {
+                int32_t j = nbrs[k];
+                double dx = xi - x[j], dy = yi - y[j], r2 = dx * dx + dy * dy;
+                if (r2 < rc2) {
+                    double f = lj_force(r2);
+                    fx += f * dx;
+                    fy += f * dy;
+                    e += lj_energy(r2);
+                }
+            }
+        }
+        ax[i] = fx + wall_force(xi, side);
+        ay[i] = fy + wall_force(yi, side);
+        pe[i] = e + wall_energy(xi, side) + wall_energy(yi, side);
+    }
+}
+
 static void build_lists(md_t *m, const int D)
 {
-    list_pass(m, D, 0);
+    if (D == 2 && !m->periodic) list_pass_2d(m, 0); else list_pass(m, D, 0);
     exclusive_scan(m, m->ncount, m->offsets, NULL, m->n);
     int64_t total = m->offsets[m->n];
     if (total > m->cap) {
@@ -217,7 +311,7 @@ static void build_lists(md_t *m, const int D)
         m->cap = total + total / 4 + 16;
         m->nbrs = malloc(m->cap * sizeof(int32_t));
     }
-    list_pass(m, D, 1);
+    if (D == 2 && !m->periodic) list_pass_2d(m, 1); else list_pass(m, D, 1);
 }
 
 INLINE void finish_particle(md_t *m, int64_t i, const double *xi, double *f, double e,
@@ -234,6 +328,7 @@ INLINE void finish_particle(md_t *m, int64_t i, const double *xi, double *f, dou
 
 static void forces(md_t *m, const int D)
 {
+    if (D == 2 && !m->periodic) { forces_2d(m); return; }
     int64_t n = m->n;
     int nc = m->nc, periodic = m->periodic;
     const double rc2 = RC * RC;
