@@ -231,6 +231,7 @@ class Config:
         self._omp_schedule = _DEFAULT_SCHEDULE
         self._wgs = None
         self._cache_dir = None
+        self.cache_dir_explicit = False
         if read_environment:
             self._apply_environment(os.environ)
         self.update(**fields)
@@ -325,6 +326,9 @@ class Config:
     @cache_dir.setter
     def cache_dir(self, value):
         self._cache_dir = _parse_cache_dir(value)
+        # Set in code (or use_config): it wins over PCOMPUTE_CACHE_DIR, which
+        # the compile cache otherwise reads when it is used.
+        self.cache_dir_explicit = value is not None
 
     # ----------------------------------------------------------- helpers
     def update(self, **fields):
@@ -390,6 +394,7 @@ class Config:
         value = get("PCOMPUTE_CACHE_DIR")
         if value is not None:
             self.cache_dir = value
+            self.cache_dir_explicit = False
         value = get("PCOMPUTE_OMP_SCHEDULE")
         if value is not None:
             try:

@@ -129,11 +129,15 @@ def _user_id():
 def cache_root():
     """The unversioned cache root (created if missing).
 
-    ``PCOMPUTE_CACHE_DIR`` if set, else ``platformdirs.user_cache_dir``.  If
+    ``get_config().cache_dir`` if set in code, else ``PCOMPUTE_CACHE_DIR``,
+    else ``platformdirs.user_cache_dir``.  If
     that cannot be written, a per-user temporary directory is used instead and
     a :class:`CacheWarning` naming both is emitted once.
     """
-    requested = os.environ.get("PCOMPUTE_CACHE_DIR")
+    from ..config import get_config
+    config = get_config()
+    requested = config.cache_dir if config.cache_dir_explicit else \
+        os.environ.get("PCOMPUTE_CACHE_DIR")
     if not requested:
         import platformdirs
         requested = platformdirs.user_cache_dir("pcompute")
@@ -428,6 +432,9 @@ def clear(all_versions=False):
 
 
 def save_source_enabled():
-    """True if ``PCOMPUTE_SAVE_SOURCE`` asks to keep generated sources."""
-    return os.environ.get("PCOMPUTE_SAVE_SOURCE", "").strip().lower() in (
-        "1", "true", "yes", "on")
+    """True if ``get_config().save_source`` or ``.debug`` (or
+    ``PCOMPUTE_SAVE_SOURCE``) asks to keep generated sources."""
+    from ..config import get_config
+    config = get_config()
+    return config.save_source or config.debug or os.environ.get(
+        "PCOMPUTE_SAVE_SOURCE", "").strip().lower() in ("1", "true", "yes", "on")

@@ -151,6 +151,8 @@ def build_cuda(source, kernel_names, options=(), arch=None):
         entry = _modules.get(key)
     if entry is not None:
         return dict(entry[1])
+    if cache.save_source_enabled():
+        cache.save_source("cuda", key, "cu", source)
     try:
         module = SourceModule(source, nvcc=nvcc_path() or "nvcc",
                               options=list(options), no_extern_c=True,

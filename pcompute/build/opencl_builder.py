@@ -177,6 +177,8 @@ def build_opencl(source, kernel_names, options=(), context=None):
     with _lock:
         kernels = _programs.get(memo_key)
     if kernels is None:
+        if cache.save_source_enabled():
+            cache.save_source("opencl", key, "cl", source)
         program = _build_program(cl, ctx, source, options)
         kernels = {}
         for name in names:

@@ -329,3 +329,24 @@ def test_live_lock_is_waited_for_then_ignored(tmp_path):
     assert store.get_or_build("test", key, Builder()).exists()
     assert 0.4 < time.monotonic() - start < 3.0
     assert lock.exists()  # not ours: left alone
+
+
+def test_config_cache_dir_and_save_source(tmp_path, monkeypatch):
+    """Config fields set in code win over the environment and take effect."""
+    import numpy as np
+    import pcompute as pc
+    monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "from-env"))
+    with pc.use_config(cache_dir=str(tmp_path / "from-config"), save_source=True):
+        assert str(cache.cache_root()).startswith(str(tmp_path / "from-config"))
+        assert cache.save_source_enabled()
+        salt = int.from_bytes(os.urandom(3), "big")
+        src = tmp_path / "saved_kernel.py"
+        src.write_text("def bump(i, x):\n    x[i] = x[i] + %d\n" % salt)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        import saved_kernel
+        x = np.zeros(3)
+        pc.Elementwise(saved_kernel.bump, backend="cython")(x)
+    assert x[0] == salt
+    saved = list((tmp_path / "from-config").rglob("*.pyx"))
+    assert saved and "bump" in saved[0].read_text()
+    assert str(cache.cache_root()).startswith(str(tmp_path / "from-env"))
