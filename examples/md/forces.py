@@ -8,7 +8,8 @@ helpers of :mod:`examples.md.physics`.  ``eshift`` is the energy shift of
 the shifted potential (0 without ``--shift``); ``periodic`` (3-D) switches
 from walls to minimum-image separations.
 """
-from .physics import cell_of, lj_energy, lj_force, min_image, wall_energy, wall_force
+from .physics import (cell_of, lj_energy, lj_force, min_image, neighbour_cell, wall_energy,
+                      wall_force)
 
 
 def forces_list_2d(i, x, y, ax, ay, pe, nbr_start, nbrs, rc2, eshift, side):
@@ -108,22 +109,16 @@ def forces_cells_3d(i, x, y, z, ax, ay, az, pe, cell_start, cell_particles, cell
     fz = 0.0
     e = 0.0
     for ddx in range(-1, 2):
-        ix = cx + ddx
-        if periodic:
-            ix = (ix + nc) % nc
-        elif ix < 0 or ix >= nc:
+        ix = neighbour_cell(cx, ddx, nc, periodic)
+        if ix < 0:
             continue
         for ddy in range(-1, 2):
-            iy = cy + ddy
-            if periodic:
-                iy = (iy + nc) % nc
-            elif iy < 0 or iy >= nc:
+            iy = neighbour_cell(cy, ddy, nc, periodic)
+            if iy < 0:
                 continue
             for ddz in range(-1, 2):
-                iz = cz + ddz
-                if periodic:
-                    iz = (iz + nc) % nc
-                elif iz < 0 or iz >= nc:
+                iz = neighbour_cell(cz, ddz, nc, periodic)
+                if iz < 0:
                     continue
                 c = (ix * nc + iy) * nc + iz
                 for k in range(cell_start[c], cell_start[c + 1]):

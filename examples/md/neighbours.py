@@ -12,7 +12,7 @@ import numpy as np
 
 from pcompute import empty, zeros
 
-from .physics import cell_of, min_image
+from .physics import cell_of, neighbour_cell, min_image
 from .scans import Offsets
 
 
@@ -84,22 +84,16 @@ def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, si
     cz = cell_of(zi, cell_size, nc)
     n = 0
     for ddx in range(-1, 2):
-        ix = cx + ddx
-        if periodic:
-            ix = (ix + nc) % nc
-        elif ix < 0 or ix >= nc:
+        ix = neighbour_cell(cx, ddx, nc, periodic)
+        if ix < 0:
             continue
         for ddy in range(-1, 2):
-            iy = cy + ddy
-            if periodic:
-                iy = (iy + nc) % nc
-            elif iy < 0 or iy >= nc:
+            iy = neighbour_cell(cy, ddy, nc, periodic)
+            if iy < 0:
                 continue
             for ddz in range(-1, 2):
-                iz = cz + ddz
-                if periodic:
-                    iz = (iz + nc) % nc
-                elif iz < 0 or iz >= nc:
+                iz = neighbour_cell(cz, ddz, nc, periodic)
+                if iz < 0:
                     continue
                 c = (ix * nc + iy) * nc + iz
                 for k in range(cell_start[c], cell_start[c + 1]):

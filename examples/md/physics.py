@@ -57,6 +57,17 @@ def min_image(d, side):
     return d
 
 
+def neighbour_cell(c, d, nc, periodic):
+    """The cell ``d`` steps from cell ``c`` along one axis: wrapped around when
+    ``periodic``, else -1 when it lies outside the box."""
+    k = c + d
+    if periodic:
+        return (k + nc) % nc
+    if k < 0 or k >= nc:
+        return -1
+    return k
+
+
 def cell_of(p, cell_size, nc):
     """Cell index (0 .. nc-1) along one axis of coordinate ``p``."""
     c = cast(floor(p / cell_size), 'int')

@@ -82,6 +82,8 @@ def main(argv=None):
 
 
 def _merge(stats, one, args, start, last):
+    for seed, source in one.shown:
+        print("--- seed %d ---\n%s" % (seed, source), flush=True)
     stats.kernels += one.kernels
     stats.comparisons += one.comparisons
     stats.mismatches += one.mismatches

@@ -104,6 +104,7 @@ class Stats:
     mismatches: int = 0
     counts: Counter = field(default_factory=Counter)
     failures: list = field(default_factory=list)
+    shown: list = field(default_factory=list)   # (seed, source) asked for by --show
 
     def add_failure(self, failure):
         self.failures.append(failure)
@@ -645,7 +646,7 @@ def fuzz_one(seed, targets, items=None, show=False):
     stats = Stats()
     case = generate_case(RandomChooser(seed), label="s%d" % seed)
     if show:
-        print("--- seed %d ---\n%s" % (seed, case.source), flush=True)
+        stats.shown.append((seed, case.source))
     n = items or random.Random(seed).choice(ITEM_COUNTS)
     run_case(case, targets, stats, n=n)
     return stats
