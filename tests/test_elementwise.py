@@ -201,3 +201,31 @@ def test_inner_loop_reusing_the_outer_variable(backend):
     Elementwise(reuse_loop_var)(x)
     expected = [sum(k + 10 * i for _ in range(3) for k in range(2)) + 1 for i in range(5)]
     np.testing.assert_array_equal(x.get(), expected)
+
+
+def test_double_on_a_device_without_fp64_is_a_clear_error(request, monkeypatch):
+    from conftest import require_backend
+    require_backend(request, "opencl")
+    from pcompute.backends.opencl import OpenCLBackend
+    monkeypatch.setattr(OpenCLBackend, "supports_double", lambda self: False)
+    with use_config(backend="opencl", use_double=True):
+        x = pc.wrap(np.zeros(4))
+        with pytest.raises(KernelTypeError, match="double precision") as info:
+            Elementwise(K.axpy64)(x, x, 1.0)
+    assert "use_double = False" in str(info.value)
+
+
+def test_unavailable_backend_from_the_environment(monkeypatch):
+    from pcompute.backends.registry import get_backend
+    from pcompute.config import Config, set_config, get_config
+    from pcompute.errors import BackendUnavailableError
+    if get_backend("cuda").why_unavailable() is None:
+        pytest.skip("cuda works here, so it cannot be the unavailable backend")
+    old = get_config()
+    monkeypatch.setenv("PCOMPUTE_BACKEND", "cuda")
+    set_config(Config())
+    try:
+        with pytest.raises(BackendUnavailableError, match="cuda backend is not available"):
+            Elementwise(K.axpy64)(np.zeros(4), np.zeros(4), 1.0)
+    finally:
+        set_config(old)
