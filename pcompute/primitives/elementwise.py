@@ -122,7 +122,7 @@ class Elementwise:
         if self._last is None:
             raise KernelValueError("%s has not been called yet, so no kernel is built"
                                    % self._where(),
-                                   hint="call it once, or use pcompute.get_source()")
+                                   hint="call it once, or use pcompute.generate.generate_source()")
         return getattr(self._last, "source", "")
 
     @property
