@@ -29,3 +29,25 @@ def check_double(backend, program):
 def scalar_dtype(t):
     """The numpy dtype a scalar kernel argument of type ``t`` is passed as."""
     return np.dtype(np.int32) if t.base == "bool" else t.dtype
+
+
+class DeviceArrays:
+    """Memory methods of backends whose arrays are pyopencl or pycuda arrays
+    (the two share this API); mixed in before :class:`~.base.Backend`."""
+
+    on_host = False
+
+    def to_host(self, dev):
+        return dev.get()
+
+    def copy_to_host(self, dev, host):
+        dev.get(ary=host)
+
+    def copy_to_device(self, host, dev):
+        dev.set(np.ascontiguousarray(host))
+
+    def copy(self, dev):
+        return dev.copy()
+
+    def fill(self, dev, value):
+        dev.fill(value)

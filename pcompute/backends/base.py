@@ -5,6 +5,7 @@ availability (and why not), memory (allocate, transfer, copy, fill), building
 a typed kernel for a primitive, launching, synchronising and timing.  Adding a
 backend is one module plus its templates.
 """
+import importlib
 import time
 
 import numpy as np
@@ -82,6 +83,28 @@ class Backend:
     def build_elementwise(self, program, func, config):
         """A callable ``run(n, args)`` applying ``program``'s entry for i < n."""
         raise NotImplementedError("%s does not implement Elementwise" % self.name)
+
+    # Scan and sort live in one module per backend: backends/scan_<name>.py
+    # and backends/sort_<name>.py.
+    def _primitive(self, kind):
+        return importlib.import_module("%s.%s_%s" % (__package__, kind, self.name))
+
+    def build_scan(self, spec, config):
+        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+        return self._primitive("scan").build_scan(self, spec, config)
+
+    def generate_scan(self, spec, config):
+        """The generated source of the scan described by ``spec``; compiles nothing."""
+        return self._primitive("scan").generate_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
+        """Stable ascending sort of device array ``keys`` (permuting ``values``).
+
+        Returns (sorted keys, list of permuted values, permutation) as device
+        arrays of this backend.
+        """
+        return self._primitive("sort").sort_by_keys(self, keys, values, key_bits, config,
+                                                   permutation=permutation)
 
     def __repr__(self):
         return "<pcompute backend %s>" % self.name

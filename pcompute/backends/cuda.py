@@ -8,13 +8,13 @@ import numpy as np
 from ..build import cuda_builder
 from ..codegen import print_programs, printer_for
 from ..templates import render
-from ._device import check_double, scalar_dtype
+from ._device import DeviceArrays, check_double, scalar_dtype
 from .base import Backend
 
 BLOCK = 256
 
 
-class CUDABackend(Backend):
+class CUDABackend(DeviceArrays, Backend):
     """Kernels in CUDA C through pycuda."""
 
     name = "cuda"
@@ -46,21 +46,6 @@ class CUDABackend(Backend):
 
     def to_device(self, host):
         return self._gpuarray().to_gpu(np.ascontiguousarray(host))
-
-    def to_host(self, dev):
-        return dev.get()
-
-    def copy_to_host(self, dev, host):
-        dev.get(ary=host)
-
-    def copy_to_device(self, host, dev):
-        dev.set(np.ascontiguousarray(host))
-
-    def copy(self, dev):
-        return dev.copy()
-
-    def fill(self, dev, value):
-        dev.fill(value)
 
     def is_device_array(self, obj):
         return isinstance(obj, self._gpuarray().GPUArray)
@@ -142,23 +127,3 @@ class CUDABackend(Backend):
             return out.get()[0]
         run.source = source
         return run
-
-    def build_scan(self, spec, config):
-        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
-        from .scan_cuda import build_scan
-        return build_scan(self, spec, config)
-
-    def generate_scan(self, spec, config):
-        """The generated source of the scan described by ``spec``; compiles nothing."""
-        from .scan_cuda import generate_scan
-        return generate_scan(self, spec, config)
-
-    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
-        """Stable ascending sort of device array ``keys`` (permuting ``values``).
-
-        Returns (sorted keys, list of permuted values, permutation) as device
-        arrays of this backend.
-        """
-        from .sort_cuda import sort_by_keys
-        return sort_by_keys(self, keys, values, key_bits, config,
-                            permutation=permutation)

@@ -123,23 +123,3 @@ class CythonBackend(Backend):
             return dtype.type(kernel(n, *args))
         run.source = source
         return run
-
-    def build_scan(self, spec, config):
-        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
-        from .scan_cython import build_scan
-        return build_scan(self, spec, config)
-
-    def generate_scan(self, spec, config):
-        """The generated source of the scan described by ``spec``; compiles nothing."""
-        from .scan_cython import generate_scan
-        return generate_scan(self, spec, config)
-
-    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
-        """Stable ascending sort of device array ``keys`` (permuting ``values``).
-
-        Returns (sorted keys, list of permuted values, permutation) as device
-        arrays of this backend.
-        """
-        from .sort_cython import sort_by_keys
-        return sort_by_keys(self, keys, values, key_bits, config,
-                            permutation=permutation)

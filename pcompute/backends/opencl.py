@@ -4,7 +4,7 @@ import numpy as np
 from ..build import opencl_builder
 from ..codegen import print_programs, printer_for
 from ..templates import render
-from ._device import check_double, scalar_dtype, uses_double
+from ._device import DeviceArrays, check_double, scalar_dtype, uses_double
 from .base import Backend
 
 
@@ -46,7 +46,7 @@ def arg_dtypes(entry):
     return out
 
 
-class OpenCLBackend(Backend):
+class OpenCLBackend(DeviceArrays, Backend):
     """Kernels in OpenCL C on the device pyopencl selects (PYOPENCL_CTX honoured)."""
 
     name = "opencl"
@@ -79,21 +79,6 @@ class OpenCLBackend(Backend):
 
     def to_device(self, host):
         return self._cl_array().to_device(self.queue, np.ascontiguousarray(host))
-
-    def to_host(self, dev):
-        return dev.get()
-
-    def copy_to_host(self, dev, host):
-        dev.get(ary=host)
-
-    def copy_to_device(self, host, dev):
-        dev.set(np.ascontiguousarray(host))
-
-    def copy(self, dev):
-        return dev.copy()
-
-    def fill(self, dev, value):
-        dev.fill(value)
 
     def is_device_array(self, obj):
         return isinstance(obj, self._cl_array().Array)
@@ -182,26 +167,6 @@ class OpenCLBackend(Backend):
             return out.get()[0]
         run.source = source
         return run
-
-    def build_scan(self, spec, config):
-        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
-        from .scan_opencl import build_scan
-        return build_scan(self, spec, config)
-
-    def generate_scan(self, spec, config):
-        """The generated source of the scan described by ``spec``; compiles nothing."""
-        from .scan_opencl import generate_scan
-        return generate_scan(self, spec, config)
-
-    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
-        """Stable ascending sort of device array ``keys`` (permuting ``values``).
-
-        Returns (sorted keys, list of permuted values, permutation) as device
-        arrays of this backend.
-        """
-        from .sort_opencl import sort_by_keys
-        return sort_by_keys(self, keys, values, key_bits, config,
-                            permutation=permutation)
 
 
 def reduction_wg(config):

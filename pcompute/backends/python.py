@@ -32,18 +32,3 @@ class PythonBackend(Backend):
                 acc = reduce_fn(acc, map_fn(i, *args))
             return dtype.type(acc)
         return run
-
-    def build_scan(self, spec, config):
-        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
-        from .scan_python import build_scan
-        return build_scan(self, spec, config)
-
-    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
-        """Stable ascending sort of device array ``keys`` (permuting ``values``).
-
-        Returns (sorted keys, list of permuted values, permutation) as device
-        arrays of this backend.
-        """
-        from .sort_python import sort_by_keys
-        return sort_by_keys(self, keys, values, key_bits, config,
-                            permutation=permutation)

@@ -111,6 +111,23 @@ def signature(args):
     return tuple((type(a), getattr(a, "dtype", None)) for a in args)
 
 
+def device_values(names, args, where, backend):
+    """(the kernel values of ``args``, n): n is the length of the first array.
+
+    Raises :class:`KernelValueError` when there is no array to give n.
+    """
+    values, n = [], None
+    for name, a in zip(names, args):
+        values.append(device_value(a, name, where, backend))
+        if n is None:
+            n = array_length(a)
+    if n is None:
+        raise KernelValueError("%s needs at least one array argument: its length "
+                               "gives the number of items" % where,
+                               hint="pass the arrays the kernel works on")
+    return values, n
+
+
 def array_length(value):
     """Length of an array argument, or None for a scalar."""
     if isinstance(value, (np.ndarray, _array_class())):

@@ -7,8 +7,8 @@ from ..frontend.program import annotation_types
 from ..frontend.source import check_is_function, read_function
 from ..profile import compile_timer, kernel_timer
 from ..types import DOUBLE, FLOAT, LONG
-from .args import (array_length, check_declared, device_precision, device_value,
-                   parameter_names, signature, value_type)
+from .args import (check_declared, device_precision, device_values, parameter_names,
+                   signature, value_type)
 
 
 class Elementwise:
@@ -102,14 +102,7 @@ class Elementwise:
             run = self._build(args, backend, config)
             self._fast[fast_key] = run
         self._last = run
-        values, n = [], None
-        for name, a in zip(self._params[1:], args):
-            values.append(device_value(a, name, self._where(), backend))
-            if n is None:
-                n = array_length(a)
-        if n is None:
-            raise KernelValueError("%s needs at least one array argument: its length "
-                                   "gives the number of items" % self._where())
+        values, n = device_values(self._params[1:], args, self._where(), backend)
         if config.profile:
             with kernel_timer(self.name, backend):
                 run(n, values)

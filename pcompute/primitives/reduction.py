@@ -11,8 +11,8 @@ from ..frontend.source import read_function
 from ..frontend.program import annotation_types
 from ..profile import compile_timer, kernel_timer
 from ..types import LONG, dtype_to_ctype
-from .args import (array_length, check_declared, device_precision, device_value,
-                   parameter_names, signature, value_type)
+from .args import (check_declared, device_precision, device_values, parameter_names,
+                   signature, value_type)
 from .exprfunc import make_function, neutral_value
 
 
@@ -106,14 +106,7 @@ class Reduction:
             with compile_timer(self.profile_name):
                 run = backend.build_reduction(self._spec(args, backend, config), config)
             self._fast[key] = run
-        values, n = [], None
-        for name, a in zip(self._params[1:], args):
-            values.append(device_value(a, name, self._where(), backend))
-            if n is None:
-                n = array_length(a)
-        if n is None:
-            raise KernelValueError("%s needs at least one array argument: its length "
-                                   "gives the number of items" % self._where())
+        values, n = device_values(self._params[1:], args, self._where(), backend)
         self._last = run
         if config.profile:
             with kernel_timer(self.profile_name, backend):
