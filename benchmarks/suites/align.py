@@ -6,6 +6,7 @@ from pcompute import align
 
 from .. import pc
 from ..context import equal
+from ..peers import compyle_peer
 
 NAME = "align"
 CASE = "3 x float64, random permutation"
@@ -42,6 +43,27 @@ def run(ctx):
                 outs[:] = [a[order] for a in src]
             g.time("numpy a[order] x3 (new arrays)", "peer", fancy_new, verify=check,
                    before=reset)
+            _compyle(g, order, src, want, n)
+
+
+def _compyle(g, order, src, want, n):
+    if compyle_peer.why_missing():
+        return
+    for v in compyle_peer.VARIANTS:
+        with g.guard(v.label, "peer"):
+            why = compyle_peer.guard_opencl(v)
+            if why:
+                g.ctx.rec.note(why)
+                continue
+            od = v.put(order.copy())
+            sd = [v.put(a.copy()) for a in src]
+            res = [v.put(np.zeros(n)) for _ in range(3)]
+
+            def verify(res=res):
+                return next((p for p in (equal(compyle_peer.host(o), w)
+                                         for o, w in zip(res, want)) if p), None)
+            g.time(v.label, "peer", compyle_peer.align(v, sd, od, res), sync=v.sync(),
+                   using=v.use, verify=verify)
 
 
 def _pcompute(g, variant, order, src, want, n):

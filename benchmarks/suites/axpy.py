@@ -63,8 +63,15 @@ def _peers(g, x, y, y0, fresh, want):
             xd, yd = pyopencl_peer.to_device(x), pyopencl_peer.to_device(y0)
             g.time(label, "peer", lambda: knl(A, xd, yd), sync=pyopencl_peer.queue().finish,
                    verify=lambda: close(yd.get(), want))
-    label = "compyle cython+omp"
-    with g.guard(label, "peer"):
-        if not compyle_peer.why_missing():
-            g.time(label, "peer", compyle_peer.elementwise(pc.axpy, A, x, y),
-                   verify=check, before=fresh)
+    if not compyle_peer.why_missing():
+        for v in compyle_peer.PRIMITIVE_VARIANTS:
+            with g.guard(v.label, "peer"):
+                why = compyle_peer.guard_opencl(v)
+                if why:
+                    g.ctx.rec.note(why)
+                    continue
+                cx, cy = v.put(x, y if v.backend != "opencl" else y0)
+                host = v.backend != "opencl"
+                g.time(v.label, "peer", compyle_peer.elementwise(v, A, cx, cy),
+                       sync=v.sync(), using=v.use, before=fresh if host else None,
+                       verify=check if host else lambda cy=cy: close(compyle_peer.host(cy), want))

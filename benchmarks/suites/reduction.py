@@ -66,9 +66,15 @@ def _group(ctx, g, x, truth):
         if not pyopencl_peer.why_missing():
             knl, xd = pyopencl_peer.summer(x.dtype), pyopencl_peer.to_device(x)
             add("pyopencl ReductionKernel", "peer", lambda: knl(xd).get())
-    with g.guard("compyle cython+omp", "peer"):
-        if not compyle_peer.why_missing():
-            add("compyle cython+omp", "peer", compyle_peer.reduction(x))
+    if not compyle_peer.why_missing():
+        for v in compyle_peer.PRIMITIVE_VARIANTS:
+            with g.guard(v.label, "peer"):
+                why = compyle_peer.guard_opencl(v)
+                if why:
+                    ctx.rec.note(why)
+                    continue
+                add(v.label, "peer", compyle_peer.reduction(v, v.put(x)), sync=v.sync(),
+                    using=v.use)
 
 
 def _verifier(get, truth, tol):

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import pc
 from ..context import close
-from ..peers import numba_peer, pyopencl_peer
+from ..peers import compyle_peer, numba_peer, pyopencl_peer
 
 TARGET_N = 10**7              # the size the target is set for
 NAME = "scan"
@@ -69,3 +69,18 @@ def _peers(g, x, y, want):
             yd = pyopencl_peer.to_device(np.zeros_like(x))
             g.time(label, "peer", lambda: knl(xd, yd), sync=pyopencl_peer.queue().finish,
                    verify=lambda: close(yd.get(), want))
+    if not compyle_peer.why_missing():
+        for v in compyle_peer.PRIMITIVE_VARIANTS:
+            with g.guard(v.label, "peer"):
+                why = compyle_peer.guard_opencl(v)
+                if why:
+                    g.ctx.rec.note(why)
+                    continue
+                host = v.backend != "opencl"
+                cx, cy = v.put(x, y if host else np.zeros_like(x))
+                with v.use():
+                    run = compyle_peer.scan(v)
+                g.time(v.label, "peer", lambda run=run, cx=cx, cy=cy: run(cx, cy),
+                       sync=v.sync(), using=v.use, before=reset if host else None,
+                       verify=check if host else
+                       lambda cy=cy: close(compyle_peer.host(cy), want))

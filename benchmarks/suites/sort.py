@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import pc
 from ..context import equal
+from ..peers import compyle_peer
 
 NAME = "sort"
 CASES = (("int32 keys+values", (-2**31, 2**31), None),
@@ -35,6 +36,7 @@ def run(ctx):
                     for variant in pc.VARIANTS:
                         _pcompute(ctx, g, variant, keys, vals, want, key_bits)
                 _numpy(g, keys, vals, want)
+                _compyle(g, keys, vals, want, key_bits)
 
 
 def _verify(out, want):
@@ -74,3 +76,31 @@ def _numpy(g, keys, vals, want):
         order = np.argsort(keys, kind="stable")
         out[:] = keys.take(order), vals.take(order)
     g.time("numpy argsort(stable)+take", "peer", run, verify=_verify(out, want))
+
+
+def _compyle(g, keys, vals, want, key_bits):
+    """Compyle's sort_by_keys: cython default (numpy argsort + align, not
+    stable: duplicate keys may carry their values in another order), cython
+    radix (1 bit per pass; only for non-negative keys, ``key_bits`` set) and
+    OpenCL (pyopencl's RadixSort)."""
+    if compyle_peer.why_missing():
+        return
+    runs = [(compyle_peer.OMP, False, " (argsort+align)")]
+    if key_bits:
+        runs.append((compyle_peer.OMP, True, " radix"))
+    runs.append((compyle_peer.OPENCL, False, ""))
+    for v, radix, suffix in runs:
+        label = v.label + suffix
+        with g.guard(label, "peer"):
+            why = compyle_peer.guard_opencl(v)
+            if why:
+                g.ctx.rec.note(why)
+                continue
+            kd, vd = v.put(keys.copy(), vals.copy())
+            sort = compyle_peer.sort_by_keys(v, kd, vd, key_bits=key_bits, radix=radix)
+            out = [None, None]
+
+            def run(sort=sort, out=out):
+                out[:] = sort()
+            g.time(label, "peer", run, sync=v.sync(), using=v.use,
+                   verify=_verify(out, want))
