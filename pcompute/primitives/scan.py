@@ -50,8 +50,8 @@ from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.program import annotation_types
 from ..types import LONG, dtype_to_ctype
-from .args import (array_length, check_declared, device_precision, device_value,
-                   parameter_names, signature, value_type)
+from .args import (check_declared, device_precision, device_values, parameter_names,
+                   signature, value_type)
 from .exprfunc import _NAMESPACE, make_function, neutral_value
 
 # Parameters of output() filled by the scan itself, and those of input/is_segment.
@@ -313,12 +313,7 @@ class Scan:
             run = backend.build_scan(self._spec(values, backend, config), config)
             self._fast[key] = run
         self._last = run
-        dev = [device_value(v, name, self._where(), backend)
-               for name, v in zip(self.arg_names, values)]
-        n = next((array_length(v) for v in values if array_length(v) is not None), None)
-        if n is None:
-            raise KernelValueError("%s needs at least one array argument: its length "
-                                   "gives the number of items" % self._where())
+        dev, n = device_values(self.arg_names, values, self._where(), backend)
         run(n, dev)
 
     def generate(self, backend, *args, **kwargs):
