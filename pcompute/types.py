@@ -174,10 +174,13 @@ def ctype_to_dtype(t):
 
 
 class KnownType:
-    """A type given by its name, as in Compyle: ``KnownType('gdoublep')``.
+    """A type given by its name, as in Compyle: ``KnownType('GLOBAL_MEM double*', 'double')``.
 
-    ``type`` holds the type string; ``base_type`` is kept for Compyle
-    compatibility (the element type of a pointer, as a string).
+    ``type`` holds the type string; ``base_type`` the element type of a
+    pointer (optional).  Two KnownTypes are equal when both strings are, as in
+    Compyle.  Any name is accepted here (Compyle's code generators use
+    ``KnownType('Thing')`` for a user's class); a kernel whose argument has a
+    type pcompute cannot run is rejected when it is typed.
     """
 
     def __init__(self, type_str, base_type=""):
@@ -187,13 +190,17 @@ class KnownType:
         self.base_type = base_type
 
     def __repr__(self):
-        return "KnownType(%r)" % self.type
+        if self.base_type:
+            return 'KnownType("%s", "%s")' % (self.type, self.base_type)
+        return 'KnownType("%s")' % self.type
 
     def __eq__(self, other):
-        return isinstance(other, KnownType) and other.type == self.type
+        if not isinstance(other, KnownType):
+            return NotImplemented
+        return other.type == self.type and other.base_type == self.base_type
 
     def __hash__(self):
-        return hash(("KnownType", self.type))
+        return hash(("KnownType", self.type, self.base_type))
 
 
 _MATRIX = re.compile(r"^matrix\((.*)\)$", re.S)
@@ -285,24 +292,29 @@ def parse_type(spec):
              "name (gdoublep, gintp, lfloatp, ...) or 'matrix(n)'")
 
 
-# Compyle-compatible type names.
-int_ = KnownType("int")
-long_ = KnownType("long")
-uint = KnownType("uint")
-ulong = KnownType("ulong")
-float_ = KnownType("float")
-double = KnownType("double")
-char = KnownType("char")
-uchar = KnownType("uchar")
-short = KnownType("short")
-ushort = KnownType("ushort")
+# Compyle-compatible type names, with Compyle's KnownType values: ``floatp`` is
+# KnownType('float*', 'float'), ``gdoublep`` KnownType('GLOBAL_MEM double*',
+# 'double'), ``uint`` KnownType('unsigned int').  Pointers without a g/l
+# prefix are global pointers in kernel arguments (see docs/types.rst).
+_C_SPELLING = {"int": "int", "long": "long", "uint": "unsigned int",
+               "ulong": "unsigned long", "float": "float", "double": "double",
+               "char": "char", "uchar": "unsigned char", "short": "short",
+               "ushort": "unsigned short"}
+_SPACE_PREFIX = {"": "", "g": "GLOBAL_MEM ", "l": "LOCAL_MEM "}
 
-_POINTEE = ("int", "uint", "long", "ulong", "float", "double", "char",
-            "uchar", "short", "ushort")
-for _base in _POINTEE:
-    for _prefix in ("", "g", "l"):
-        globals()["%s%sp" % (_prefix, _base)] = KnownType("%s%sp" % (_prefix, _base))
-del _base, _prefix
+#: Annotation name -> KnownType (``'int'``, ``'gdoublep'``, ...), as Compyle records them.
+KNOWN_TYPES = {}
+for _base, _c in _C_SPELLING.items():
+    KNOWN_TYPES[_base] = KnownType(_c)
+    for _prefix, _space in _SPACE_PREFIX.items():
+        KNOWN_TYPES["%s%sp" % (_prefix, _base)] = KnownType("%s%s*" % (_space, _c), _c)
+del _base, _c, _prefix, _space
+
+# Module attributes: Compyle writes int_, long_, float_ for the scalars whose
+# names are Python builtins.
+for _name, _known in KNOWN_TYPES.items():
+    globals()[_name + "_" if _name in ("int", "long", "float") else _name] = _known
+del _name, _known
 
 TYPES = {name: value for name, value in globals().items()
          if isinstance(value, KnownType)}
@@ -311,13 +323,55 @@ TYPES = {name: value for name, value in globals().items()
 # ---------------------------------------------------------------------------
 # annotate
 
-def _normalise_annotation(value):
-    """Keep annotations as KnownType (Compyle keeps them so) after validation."""
+def known_type(value):
+    """``value`` as the :class:`KnownType` Compyle records in ``__annotations__``.
+
+    Compyle's names map to its values (``'floatp'`` gives
+    ``KnownType('float*', 'float')``); a KnownType is kept as it is; any other
+    spelling :func:`parse_type` accepts (``'double*'``, ``np.float64``) is
+    checked and kept as a KnownType of its text.  An unknown name raises
+    :class:`~pcompute.errors.KernelTypeError` (a TypeError).
+    """
     if isinstance(value, KnownType):
-        parse_type(value)
         return value
+    if isinstance(value, str) and value.strip() in KNOWN_TYPES:
+        return KNOWN_TYPES[value.strip()]
     ctype = parse_type(value)
-    return KnownType(str(ctype) if not isinstance(value, str) else value)
+    if isinstance(value, str):
+        return KnownType(value)
+    return KNOWN_TYPES.get(str(ctype)) or KnownType(str(ctype))
+
+
+def _annotation_name(name):
+    return "return" if name in ("return_", "return") else name
+
+
+def annotations_from(kw, func_name, params):
+    """The ``__annotations__`` of ``@annotate(**kw)`` on a function with
+    parameters ``params``.
+
+    ``name=type`` annotates an argument; ``type='a, b'`` annotates several
+    (``return_`` among them names the return type)."""
+    annotations = {}
+    for key, value in kw.items():
+        if key in ("return_", "return") or key in params:
+            annotations[_annotation_name(key)] = known_type(value)
+            continue
+        known = known_type(key)
+        if not isinstance(value, str):
+            raise KernelTypeError(
+                "@annotate(%s=%r): the names of the arguments must be a string"
+                % (key, value), hint="write @annotate(%s='x, y')" % key)
+        for name in value.split(","):
+            name = name.strip()
+            if not name:
+                continue
+            if name not in params and name not in ("return_", "return"):
+                raise KernelTypeError(
+                    "@annotate names %r, which is not an argument of %s()"
+                    % (name, func_name), hint="its arguments are: " + ", ".join(params))
+            annotations[_annotation_name(name)] = known
+    return annotations
 
 
 def annotate(func=None, **kw):
@@ -328,46 +382,31 @@ def annotate(func=None, **kw):
         @annotate(i='int', x='gdoublep')            # argument=type
         @annotate(int='i, n', gdoublep='x, y')      # type='arguments'
         @annotate(i='int', return_='double')        # return type
+        @annotate(int='n, return_')                 # return type in a group
         @annotate                                   # infer types at the first call
+        annotate(f, i='int')                        # without the decorator syntax
 
     Python 3 annotations using the names of this module (``x: gdoublep``)
     work too, without the decorator.  The types end up, as :class:`KnownType`
-    objects, in ``func.__annotations__``.
+    objects, in ``func.__annotations__`` (see :func:`known_type`).  As in
+    Compyle, ``func.is_jit`` is True for ``@annotate`` without types (the
+    types come from the first call) and False otherwise.
     """
-    if func is not None:
-        if not callable(func) or kw:
-            raise KernelTypeError("annotate takes keyword arguments only, e.g. "
-                                  "@annotate(i='int', x='gdoublep')")
-        func.__pcompute_jit__ = True
-        return func
-
     def decorator(f):
+        if not callable(f):
+            raise KernelTypeError("annotate takes a function and keyword arguments, "
+                                  "e.g. @annotate(i='int', x='gdoublep')")
+        if not kw:
+            f.is_jit = True
+            return f
         params = list(inspect.signature(f).parameters)
-        annotations = {}
-        for key, value in kw.items():
-            if key in ("return_", "return"):
-                annotations["return"] = _normalise_annotation(value)
-            elif key in params:
-                annotations[key] = _normalise_annotation(value)
-            else:
-                ctype = parse_type(key)
-                if not isinstance(value, str):
-                    raise KernelTypeError(
-                        "@annotate(%s=%r): the names of the arguments must be a string"
-                        % (key, value), hint="write @annotate(%s='x, y')" % key)
-                for name in value.split(","):
-                    name = name.strip()
-                    if not name:
-                        continue
-                    if name not in params:
-                        raise KernelTypeError(
-                            "@annotate names %r, which is not an argument of %s()"
-                            % (name, f.__name__),
-                            hint="its arguments are: " + ", ".join(params))
-                    annotations[name] = KnownType(key if key in TYPES or key.endswith("p")
-                                                  else str(ctype))
+        annotations = annotations_from(kw, getattr(f, "__name__", "?"), params)
+        f.is_jit = getattr(f, "is_jit", False)
         f.__annotations__ = annotations
         return f
+
+    if func is not None:
+        return decorator(func)
     return decorator
 
 
