@@ -23,6 +23,7 @@ the template's own.  ``.function`` is then a real Python function, with a
             % endfor
             '''
 """
+import ast
 import inspect
 import sys
 import textwrap
@@ -30,7 +31,35 @@ import textwrap
 from mako.template import Template as _MakoTemplate
 
 from .errors import KernelValueError
-from .types import KnownType, parse_type
+from .types import KNOWN_TYPES, annotations_from
+
+
+def _string_statements(func):
+    """The string-constant statements at the start of ``func``'s body, read
+    from its source (None when the source cannot be read)."""
+    try:
+        lines, _ = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return None
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    body = tree.body[0].body
+    strings = []
+    for stmt in body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+                and isinstance(stmt.value.value, str):
+            strings.append(stmt.value.value)
+        else:
+            break
+    return strings
+
+
+def _docstring_lines(doc):
+    """``doc`` (dedented) as the docstring lines of the generated function."""
+    if '"""' in doc or doc.endswith("\\"):
+        return ["    " + repr(doc)]
+    lines = doc.splitlines() or [""]
+    return (['    """' + lines[0]] + [("    " + line).rstrip() for line in lines[1:]]
+            + ['    """'])
 
 
 class Template:
@@ -55,65 +84,85 @@ class Template:
         names, annotations = self.extra_args()
         return params + [n for n in names if n not in params], dict(annotations)
 
-    def _body(self):
-        doc = self.template.__doc__
-        if not doc or not doc.strip():
+    def _texts(self):
+        """(docstring or '', mako template text) of ``template``.
+
+        As in Compyle, the template is the last string statement of the body;
+        when there are two, the first is the docstring of the generated
+        function."""
+        strings = _string_statements(self.template)
+        if strings is None:
+            doc = self.template.__doc__
+            strings = [doc] if doc else []
+        if not strings or not strings[-1].strip():
             raise KernelValueError(
                 "%s.template has no docstring: the docstring is the mako template "
                 "of the body" % type(self).__name__)
-        text = _MakoTemplate(textwrap.dedent(doc), strict_undefined=True).render(obj=self)
-        lines = [line for line in textwrap.dedent(text).splitlines()]
+        return (strings[0] if len(strings) > 1 else ""), strings[-1]
+
+    def render(self, text):
+        """The mako template ``text`` rendered with ``obj`` = this object."""
+        return _MakoTemplate(textwrap.dedent(text), strict_undefined=True).render(obj=self)
+
+    def _body(self, template):
+        lines = textwrap.dedent(self.render(template)).splitlines()
         while lines and not lines[0].strip():
             lines.pop(0)
         return "\n".join(lines).rstrip() or "pass"
 
     @property
     def source(self):
-        """The Python source of the generated function."""
+        """The Python source of the generated function (its docstring kept)."""
         if self._source is None:
             args, _ = self._arguments()
-            body = textwrap.indent(self._body(), "    ")
-            self._source = "def %s(%s):\n%s\n" % (self.name, ", ".join(args), body)
+            doc, template = self._texts()
+            head = ["def %s(%s):" % (self.name, ", ".join(args))]
+            if doc.strip():
+                head += _docstring_lines(textwrap.dedent(doc).strip("\n"))
+            body = textwrap.indent(self._body(template), "    ")
+            self._source = "\n".join(head) + "\n" + body + "\n"
         return self._source
 
     @property
     def function(self):
-        """The generated function (with ``source`` and annotations)."""
+        """The generated function (with ``source``, annotations and ``is_jit``).
+
+        Its annotations are those of ``template`` (``@annotate`` on it) and
+        of :meth:`extra_args`; ``is_jit`` is True when there are none (types
+        from the first call), as in Compyle."""
         if self._function is None:
-            args, annotations = self._arguments()
+            args, extra = self._arguments()
             module = sys.modules.get(type(self).__module__)
             namespace = dict(vars(module)) if module is not None else {}
             filename = "<template %s.%s>" % (type(self).__name__, self.name)
             exec(compile(self.source, filename, "exec"), namespace)
             func = namespace[self.name]
             func.source = self.source
-            ann = {}
-            for name, value in annotations.items():
-                if name not in args and name not in ("return", "return_"):
+            func.__module__ = type(self).__module__
+            annotations = dict(getattr(self.template, "__annotations__", None) or {})
+            for name in extra:
+                if name not in args and name not in ("return", "return_") \
+                        and name not in KNOWN_TYPES:
                     raise KernelValueError("annotation for %r, which is not an argument "
                                            "of %s" % (name, self.name))
-                parse_type(value)
-                key = "return" if name in ("return", "return_") else name
-                ann[key] = value if isinstance(value, KnownType) else KnownType(str(value))
-            func.__annotations__ = ann
+            annotations.update(annotations_from(extra, self.name, args))
+            func.__annotations__ = annotations
+            func.is_jit = not annotations
             self._function = func
         return self._function
 
     def inject(self, func, indent=1):
-        """The body of ``func`` (without its def line and docstring), indented by
-        ``indent`` levels, to paste into a template."""
+        """The body of ``func`` (without its def line and docstring), each line
+        ending in a newline, indented by ``indent`` levels of four spaces, to
+        paste into a template (as Compyle's ``inject``)."""
         lines, _ = inspect.getsourcelines(func)
-        text = textwrap.dedent("".join(lines))
-        import ast
-        tree = ast.parse(text).body[0]
+        tree = ast.parse(textwrap.dedent("".join(lines))).body[0]
         body = tree.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             body = body[1:]
         if not body:
             return ""
-        src_lines = text.splitlines()
-        start = body[0].lineno - 1
-        end = body[-1].end_lineno
-        chunk = textwrap.dedent("\n".join(src_lines[start:end]))
-        return textwrap.indent(chunk, "    " * indent)
+        chunk = textwrap.dedent("".join(lines[body[0].lineno - 1:body[-1].end_lineno]))
+        return "".join((" " * 4 * indent + line) if line.strip() else "\n"
+                       for line in chunk.splitlines(True))

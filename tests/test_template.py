@@ -31,7 +31,9 @@ def test_inject_pastes_a_body(backend):
 
 def test_annotations_from_extra_args():
     f = K.TypedTemplate("triple").function
-    assert str(f.__annotations__["x"].type) == "gdoublep"
+    assert f.__annotations__["x"] == pc.types.KnownType("GLOBAL_MEM double*", "double")
+    assert f.__annotations__["x"] == pc.types.gdoublep
+    assert f.is_jit is False
     x = np.ones(5)
     pc.Elementwise(f, backend="cython")(x)
     np.testing.assert_array_equal(x, 3.0)
