@@ -193,6 +193,13 @@ def _parse_cache_dir(value):
 
 # ----------------------------------------------------------------- Config
 
+def _as_given(value, field):
+    """``value`` checked as a boolean and kept as given (Compyle stores what it
+    is given: ``use_openmp = 10`` reads back 10); strings become bools."""
+    parsed = _parse_bool(value, field)
+    return parsed if isinstance(value, str) else value
+
+
 def _bool_property(field, doc):
     attr = "_" + field
 
@@ -200,7 +207,7 @@ def _bool_property(field, doc):
         return getattr(self, attr)
 
     def setter(self, value):
-        setattr(self, attr, _parse_bool(value, field))
+        setattr(self, attr, _as_given(value, field))
 
     return property(getter, setter, doc=doc)
 
@@ -226,6 +233,7 @@ class Config:
     def __init__(self, read_environment=True, **fields):
         self._backend = None        # explicit override, or None
         self._flag_backend = None   # 'opencl'/'cuda' from use_opencl/use_cuda
+        self._flag_given = True     # the (true) value use_opencl/use_cuda was set to
         for field in _BOOL_FIELDS:
             setattr(self, "_" + field, False)
         self._omp_schedule = _DEFAULT_SCHEDULE
@@ -254,28 +262,38 @@ class Config:
 
     @property
     def use_opencl(self):
-        """True when OpenCL is the backend in effect.  Setting True selects
-        OpenCL (clearing an explicit :attr:`backend`)."""
-        return self.backend == "opencl"
+        """True when OpenCL is the backend in effect (the value set, when it
+        was set true).  Setting True selects OpenCL (clearing an explicit
+        :attr:`backend`)."""
+        return self._flag_value("opencl")
 
     @use_opencl.setter
     def use_opencl(self, value):
-        self._set_flag_backend("opencl", _parse_bool(value, "use_opencl"))
+        self._set_flag_backend("opencl", _as_given(value, "use_opencl"))
 
     @property
     def use_cuda(self):
-        """True when CUDA is the backend in effect.  Setting True selects
-        CUDA (clearing an explicit :attr:`backend`)."""
-        return self.backend == "cuda"
+        """True when CUDA is the backend in effect (the value set, when it
+        was set true).  Setting True selects CUDA (clearing an explicit
+        :attr:`backend`)."""
+        return self._flag_value("cuda")
 
     @use_cuda.setter
     def use_cuda(self, value):
-        self._set_flag_backend("cuda", _parse_bool(value, "use_cuda"))
+        self._set_flag_backend("cuda", _as_given(value, "use_cuda"))
+
+    def _flag_value(self, name):
+        if self.backend != name:
+            return False
+        if self._flag_backend == name and self._backend is None:
+            return self._flag_given
+        return True
 
     def _set_flag_backend(self, name, on):
         if on:
             self._backend = None
             self._flag_backend = name
+            self._flag_given = on
         else:
             if self._flag_backend == name:
                 self._flag_backend = None
@@ -308,6 +326,11 @@ class Config:
     @omp_schedule.setter
     def omp_schedule(self, value):
         self._omp_schedule = parse_omp_schedule(value)
+
+    def set_omp_schedule(self, omp_schedule):
+        """Set :attr:`omp_schedule` from the ``OMP_SCHEDULE`` spelling
+        ``"kind,chunk"`` or ``"kind"`` (Compyle's method)."""
+        self.omp_schedule = omp_schedule
 
     @property
     def wgs(self):
@@ -357,8 +380,8 @@ class Config:
         """Hashable tuple of the fields that change generated or built code:
         ``(backend, use_openmp, use_double, omp_schedule, use_local_memory,
         wgs)``."""
-        return (self.backend, self.use_openmp, self.use_double,
-                self.omp_schedule, self.use_local_memory, self.wgs)
+        return (self.backend, bool(self.use_openmp), bool(self.use_double),
+                self.omp_schedule, bool(self.use_local_memory), self.wgs)
 
     def __repr__(self):
         items = ", ".join("%s=%r" % kv for kv in self.as_dict().items())

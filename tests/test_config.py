@@ -80,12 +80,34 @@ def test_bool_fields_roundtrip(field):
 
 
 @pytest.mark.parametrize("value, expected", [
-    (1, True), (0, False), ("yes", True), ("off", False), ("TRUE", True),
-    (np.bool_(True), True), (np.bool_(False), False)])
-def test_bool_coercion(value, expected):
+    ("yes", True), ("off", False), ("TRUE", True), ("0", False)])
+def test_bool_words_become_bools(value, expected):
     cfg = Config()
     cfg.use_double = value
     assert cfg.use_double is expected
+
+
+@pytest.mark.parametrize("field", ["use_openmp", "use_double", "profile", "use_opencl"])
+@pytest.mark.parametrize("value", [1, 0, 10, np.bool_(True), np.bool_(False)])
+def test_bool_values_are_kept_as_given(field, value):
+    # Compyle stores what it is given (use_openmp = 10 reads back 10).
+    cfg = Config(read_environment=False)
+    setattr(cfg, field, value)
+    got = getattr(cfg, field)
+    assert got == value and type(got) is type(value) or not value and got is False
+    assert bool(got) == bool(value)
+    assert cfg.codegen_key() == Config(read_environment=False).update(
+        **{field: bool(value)}).codegen_key()
+
+
+def test_set_omp_schedule_reads_the_omp_schedule_spelling():
+    cfg = Config(read_environment=False)
+    cfg.set_omp_schedule("dynamic,20")
+    assert cfg.omp_schedule == ("dynamic", 20)
+    cfg.set_omp_schedule("guided")
+    assert cfg.omp_schedule == ("guided", None)
+    with pytest.raises(KernelValueError, match="omp_schedule"):
+        cfg.set_omp_schedule("random,3")
 
 
 @pytest.mark.parametrize("value", ["maybe", "", None, 1.5, [1]])
