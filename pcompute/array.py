@@ -39,7 +39,7 @@ from .backends.registry import get_backend as _backend_object
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError, PrecisionWarning
 
-__all__ = ["Array", "wrap", "to_device", "zeros", "ones", "empty", "zeros_like",
+__all__ = ["Array", "wrap", "wrap_array", "to_device", "zeros", "ones", "empty", "zeros_like",
            "ones_like", "empty_like", "arange", "linspace", "get_backend_name"]
 
 logger = logging.getLogger("pcompute.array")
@@ -730,6 +730,11 @@ def wrap(*arrays, backend=None):
     be = _backend_of(backend)
     result = [_wrap_one(a, be) for a in arrays]
     return result[0] if len(result) == 1 else result
+
+
+def wrap_array(arr, backend=None):
+    """Compyle's one-array :func:`wrap`: ``arr`` as an Array on ``backend``."""
+    return _wrap_one(arr, _backend_of(backend))
 
 
 def to_device(array, backend=None):
