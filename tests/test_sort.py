@@ -116,6 +116,15 @@ def test_key_bits_zero_and_exact_top(backend):
     sort_and_check(keys, np.arange(5, dtype=np.float32), key_bits=8)
 
 
+def test_key_bits_may_be_an_integral_float(backend):
+    # Compyle's neighbour search passes np.ceil(np.log2(...)).
+    keys = np.array([255, 0, 255, 7, 128], np.uint32)
+    sort_and_check(keys, np.arange(5, dtype=np.int32), key_bits=np.ceil(np.log2(200.0)))
+    sort_and_check(keys, key_bits=8.0)
+    with pytest.raises(KernelValueError, match="key_bits must be"):
+        sort_by_keys([pc.wrap(keys)], key_bits=8.5)
+
+
 @pytest.mark.parametrize("keys", [[1, 256, 3], [5, -1, 2]], ids=["too_big", "negative"])
 def test_key_bits_violations_raise(backend, keys):
     a = pc.wrap(np.array(keys, np.int32))

@@ -128,8 +128,10 @@ def _check_key_bits(keys, key_bits, be):
     if key_bits is None:
         return None
     bits = 8 * keys.dtype.itemsize
-    if isinstance(key_bits, bool) or not isinstance(key_bits, (int, np.integer)) or \
-            not 0 <= key_bits <= 64:
+    # Any integral value: Compyle code passes np.ceil(np.log2(...)), a float.
+    integral = isinstance(key_bits, (int, np.integer)) or \
+        isinstance(key_bits, (float, np.floating)) and float(key_bits).is_integer()
+    if isinstance(key_bits, bool) or not integral or not 0 <= key_bits <= 64:
         raise KernelValueError("key_bits must be an integer from 0 to 64, not %r"
                                % (key_bits,))
     key_bits = int(key_bits)
