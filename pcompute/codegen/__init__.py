@@ -1,9 +1,11 @@
-"""Printers of typed kernels: Cython (+OpenMP), OpenCL C and CUDA C."""
+"""Printers of typed kernels: Cython (+OpenMP), OpenCL C, CUDA C and plain C."""
+from .cfamily import CPrinter
 from .cuda import CUDAPrinter
 from .cython import CythonPrinter
 from .opencl import OpenCLPrinter
 
-PRINTERS = {"cython": CythonPrinter, "opencl": OpenCLPrinter, "cuda": CUDAPrinter}
+PRINTERS = {"cython": CythonPrinter, "opencl": OpenCLPrinter, "cuda": CUDAPrinter,
+            "c": CPrinter}
 
 
 def printer_for(program, dialect):
