@@ -11,7 +11,7 @@ VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.pcompute-installed
 DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 
-.PHONY: all venv opencl-device test md bench bench-full bench-md docs clean distclean
+.PHONY: all venv opencl-device test compyle-openmp md bench bench-full bench-md docs clean distclean
 
 all: test
 
@@ -37,6 +37,12 @@ test: venv opencl-device
 	@rc=0; $(VPY) -m pytest -n auto $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests" >&2; fi; \
 	exit $$rc
+
+# Compyle's own tests (tests/compyle_suite) once more with use_openmp=True on
+# the cython backend; `make test` runs them on cython and OpenCL.
+compyle-openmp: venv
+	PCOMPUTE_COMPYLE_OPENMP=1 $(VPY) -m pytest -n auto -q tests/compyle_suite \
+	    -k "not opencl and not cuda" $(PYTEST_ARGS)
 
 md: venv
 	$(VPY) -m examples.md
