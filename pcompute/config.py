@@ -26,6 +26,9 @@ Environment variables:
 ``PCOMPUTE_SAVE_SOURCE``      boolean
 ``PCOMPUTE_CACHE_DIR``        a directory for the compile cache
 ``PCOMPUTE_OMP_SCHEDULE``     ``kind[,chunk]``, e.g. ``dynamic,64``
+``PCOMPUTE_MARCH``            ``native`` (or another ``-march`` value, e.g.
+                              ``x86-64-v3``) to build Cython modules for this
+                              CPU; unset, empty or ``default``: generic code
 ============================  ===============================================
 
 A bad value warns with :class:`~pcompute.errors.ConfigWarning` and the default
@@ -36,6 +39,7 @@ import contextlib
 import logging
 import numbers
 import os
+import re
 import warnings
 
 from .errors import ConfigWarning, KernelValueError
@@ -64,7 +68,7 @@ _BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
 # Every public field, in the order of as_dict().
 FIELDS = ("backend", "use_openmp", "use_opencl", "use_cuda", "use_double",
           "omp_schedule", "profile", "use_local_memory", "wgs",
-          "suppress_warnings", "save_source", "debug", "cache_dir")
+          "suppress_warnings", "save_source", "debug", "cache_dir", "march")
 
 _ENV_BOOLS = (
     ("PCOMPUTE_OPENMP", "use_openmp"),
@@ -177,6 +181,26 @@ def _parse_wgs(value):
     return int(value)
 
 
+_MARCH_DEFAULT_WORDS = ("", "default", "generic", "none")
+
+
+def _parse_march(value):
+    """The ``-march`` value to build with, or None for the compiler's
+    default (generic code for the target)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        word = value.strip()
+        if word.lower() in _MARCH_DEFAULT_WORDS:
+            return None
+        if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", word):
+            return word
+    raise KernelValueError(
+        "march: %r is not a -march value; use 'native' (code for this CPU), "
+        "a name the compiler knows such as 'x86-64-v3', or None for generic "
+        "code" % (value,))
+
+
 def _parse_cache_dir(value):
     if value is None:
         return None
@@ -239,6 +263,7 @@ class Config:
         self._omp_schedule = _DEFAULT_SCHEDULE
         self._wgs = None
         self._cache_dir = None
+        self._march = None
         self.cache_dir_explicit = False
         if read_environment:
             self._apply_environment(os.environ)
@@ -353,6 +378,20 @@ class Config:
         # the compile cache otherwise reads when it is used.
         self.cache_dir_explicit = value is not None
 
+    @property
+    def march(self):
+        """The ``-march`` value Cython modules are built with: None (the
+        default: generic code for the target, the same on every machine) or
+        e.g. ``'native'`` (code for the CPU building it: may be faster, may
+        round differently through FMA contraction, and cannot run on an
+        older CPU; the CPU model and flags join the cache key).  Ignored,
+        with a warning, by compilers without ``-march`` (MSVC)."""
+        return self._march
+
+    @march.setter
+    def march(self, value):
+        self._march = _parse_march(value)
+
     # ----------------------------------------------------------- helpers
     def update(self, **fields):
         """Set several fields at once; unknown names raise KernelValueError.
@@ -379,9 +418,9 @@ class Config:
     def codegen_key(self):
         """Hashable tuple of the fields that change generated or built code:
         ``(backend, use_openmp, use_double, omp_schedule, use_local_memory,
-        wgs)``."""
+        wgs, march)``."""
         return (self.backend, bool(self.use_openmp), bool(self.use_double),
-                self.omp_schedule, bool(self.use_local_memory), self.wgs)
+                self.omp_schedule, bool(self.use_local_memory), self.wgs, self.march)
 
     def __repr__(self):
         items = ", ".join("%s=%r" % kv for kv in self.as_dict().items())
@@ -426,6 +465,13 @@ class Config:
                 bad("PCOMPUTE_OMP_SCHEDULE", value,
                     "kind[,chunk] with kind in %s and chunk > 0"
                     % "|".join(OMP_SCHEDULE_KINDS))
+        value = environ.get("PCOMPUTE_MARCH")
+        if value is not None:
+            try:
+                self.march = value
+            except KernelValueError:
+                bad("PCOMPUTE_MARCH", value,
+                    "native|<a -march value>|default")
         logger.debug("configuration from environment: %r", self)
 
 

@@ -12,7 +12,7 @@ from pcompute.errors import ConfigWarning, KernelValueError
 
 ENV_VARS = ("PCOMPUTE_BACKEND", "PCOMPUTE_OPENMP", "PCOMPUTE_DOUBLE",
             "PCOMPUTE_PROFILE", "PCOMPUTE_DEBUG", "PCOMPUTE_SAVE_SOURCE",
-            "PCOMPUTE_CACHE_DIR", "PCOMPUTE_OMP_SCHEDULE")
+            "PCOMPUTE_CACHE_DIR", "PCOMPUTE_OMP_SCHEDULE", "PCOMPUTE_MARCH")
 
 DEFAULTS = {
     "backend": "cython",
@@ -28,6 +28,7 @@ DEFAULTS = {
     "save_source": False,
     "debug": False,
     "cache_dir": None,
+    "march": None,
 }
 
 BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
@@ -314,16 +315,18 @@ def test_codegen_key():
     cfg = Config()
     key = cfg.codegen_key()
     hash(key)
-    assert key == ("cython", False, False, ("static", None), False, None)
+    assert key == ("cython", False, False, ("static", None), False, None, None)
     cfg.update(use_opencl=True, use_openmp=True, use_double=True,
-               omp_schedule="guided,4", use_local_memory=True, wgs=64)
-    assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), True, 64)
+               omp_schedule="guided,4", use_local_memory=True, wgs=64,
+               march="native")
+    assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), True, 64,
+                                 "native")
 
 
 @pytest.mark.parametrize("field, value", [
     ("backend", "python"), ("use_openmp", True), ("use_double", True),
     ("omp_schedule", "dynamic"), ("use_local_memory", True), ("wgs", 32),
-    ("use_opencl", True), ("use_cuda", True)])
+    ("use_opencl", True), ("use_cuda", True), ("march", "native")])
 def test_codegen_key_changes_with_codegen_fields(field, value):
     cfg = Config()
     other = cfg.copy()

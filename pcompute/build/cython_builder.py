@@ -8,11 +8,12 @@ The module is named ``pc_<hint>_<key[:16]>`` and stored as
 matches its file name.
 
 Flags: ``-O3 -g0`` (sysconfig's ``-g`` only slows the build; ``-O2`` builds
-no faster here).  ``-march=native`` is not used by default: it did not speed
-up the measured kernels and would change floating-point results (FMA
-contraction) against the other backends.  Pass it in ``extra_compile_args``
-if wanted; the host CPU then joins the key, so a cache shared by different
-machines stays safe.  The directive ``binding=False`` is the default (a
+no faster here).  ``-march=native`` is not used by default (it would change
+floating-point results through FMA contraction against the other backends,
+and the code would not run on an older CPU): ``Config.march`` /
+``PCOMPUTE_MARCH=native`` turns it on (``toolchain.arch_flags``), as does
+passing it in ``extra_compile_args``; the host CPU's model and flags then
+join the key, so a cache shared by different machines stays safe.  The directive ``binding=False`` is the default (a
 source header may override it): it halves the C compile time of a small
 module by leaving out the CyFunction machinery.
 """
@@ -73,6 +74,7 @@ def module_name(name_hint, key):
 def build_flags(openmp, extra_compile_args=(), extra_link_args=()):
     """``(compile_args, link_args, openmp_used)`` for a module."""
     cflags = list(MSVC_CFLAGS if toolchain.is_msvc() else UNIX_CFLAGS)
+    cflags += toolchain.arch_flags()
     ldflags = []
     used = False
     if openmp:
@@ -98,7 +100,7 @@ def build_key(source, openmp, extra_key="", extra_compile_args=(),
              bf["ext_suffix"], bf["cflags"], bf["ldshared"],
              sorted(bf["env"].items()), cython_version(),
              sorted(DEFAULT_DIRECTIVES.items()), "openmp=%s" % used, extra_key]
-    if any("native" in f for f in cflags):
+    if toolchain.depends_on_cpu(cflags):
         parts.append(toolchain.cpu_identity())
     return cache.make_key(*parts), cflags, ldflags
 

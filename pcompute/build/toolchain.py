@@ -113,6 +113,32 @@ def cpu_identity():
         return "%s %s" % (platform.machine(), platform.processor())
 
 
+def arch_flags(march=None):
+    """The compile flags selecting the instruction set: ``['-march=M']`` for
+    ``march`` (default: ``get_config().march``, set by ``PCOMPUTE_MARCH``),
+    ``[]`` when it is None.  MSVC has no ``-march``: a set value warns once
+    and is ignored there."""
+    if march is None:
+        from pcompute.config import get_config
+        march = get_config().march
+    if not march:
+        return []
+    if is_msvc():
+        _warn_once("march=%r is ignored: %s has no -march option (use its /arch: "
+                   "flags through extra_compile_args)" % (march, compiler_identity()))
+        return []
+    return ["-march=%s" % march]
+
+
+def depends_on_cpu(cflags):
+    """True when code built with ``cflags`` is made for the CPU that builds
+    it (``-march``/``-mcpu``/``-mtune=native`` or any ``-march``): its cache
+    key must then name that CPU (:func:`cpu_identity`), so that a cache
+    shared between machines never loads code made for another CPU."""
+    return any(f.startswith(("-march=", "-mcpu=", "-mtune=native", "-mavx", "-msse",
+                             "-mfma", "/arch:")) for f in cflags)
+
+
 # --------------------------------------------------------------------------
 # OpenMP
 
