@@ -1,10 +1,13 @@
 """The cython backend: Cython compiled with the C compiler, serial or OpenMP."""
 import logging
 
+import numpy as np
+
 from ..build import toolchain
 from ..build.cython_builder import build_cython
 from ..codegen import print_programs, printer_for
 from ..templates import render
+from ..types import dtype_to_ctype
 from .base import Backend
 
 log = logging.getLogger("pcompute.backends.cython")
@@ -21,6 +24,19 @@ def schedule_clause(schedule):
     if chunk:
         text += ", chunksize=%d" % chunk
     return text
+
+
+# Reduce expressions whose operator commutes, written the ways users write
+# them: the Cython reduction may then interleave its SIMD lanes.
+_COMMUTING = {"a+b": "+", "b+a": "+", "a*b": "*", "b*a": "*", "min(a,b)": "min",
+              "min(b,a)": "min", "max(a,b)": "max", "max(b,a)": "max"}
+
+
+def reduce_operator(expr):
+    """'+', '*', 'min' or 'max' when the reduce expression is that
+    commutative operator on ``a`` and ``b``; None otherwise (an operator
+    that may not commute: its items are combined in order)."""
+    return _COMMUTING.get("".join(expr.split()).rstrip(";"))
 
 
 def array_address(a):
@@ -100,12 +116,19 @@ class CythonBackend(Backend):
         cargs = [entry.cname(n) for n, _ in entry.args[1:]]
         neutral = printer.literal(spec.neutral.item(), spec.out_type)
         openmp = self.use_openmp(config)
+        expr = spec.reduce_func.source.split("return ")[1].strip()
+        op = reduce_operator(expr)
+        interleave = op is not None and not getattr(spec, "ordered", False)
+        acc_type = spec.out_type
+        if op == "+" and spec.out_type.is_float:
+            acc_type = dtype_to_ctype(np.float64)   # float32 sums accumulate in double
         source = render(
-            "reduction_cython", name=spec.name, expr=spec.reduce_func.source.split("return ")[1]
-            .strip(), openmp=openmp, cimports=printer.cimports(), runtime=runtime,
-            functions=functions, T=printer.type_name(spec.out_type), neutral=neutral,
-            params=params, unpack=unpack, cparams=cparams, cargs=cargs,
-            serial_below=SERIAL_BELOW)
+            "reduction_cython", name=spec.name, expr=expr, openmp=openmp,
+            cimports=printer.cimports(), runtime=runtime, functions=functions,
+            T=printer.type_name(spec.out_type), W=printer.type_name(acc_type),
+            add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
+            leaf=2048 if interleave else 1024, neutral=neutral, params=params,
+            unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW)
         return source, openmp
 
     def build_reduction(self, spec, config):

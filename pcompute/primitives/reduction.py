@@ -26,6 +26,7 @@ class ReductionSpec:
     map_func: object         # the Python map function (python backend)
     reduce_func: object      # the Python reduce function
     name: str
+    ordered: bool = False    # keep the items' order even if the operator commutes
 
 
 class Reduction:
@@ -35,18 +36,24 @@ class Reduction:
     (``'a+b'``, ``'min(a, b)'``, ...), ``neutral`` its neutral element as an
     expression (``'0'``, ``'INFINITY'``).  Called with positional arguments
     (the single array, or the map function's arguments after ``i``); returns a
-    host scalar of ``dtype_out``.  Order is kept (the elements are combined
-    left to right in contiguous blocks), so the operator need not commute.
+    host scalar of ``dtype_out``.  An operator that may not commute has its
+    elements combined left to right in contiguous blocks.  For ``a+b``,
+    ``a*b``, ``min(a, b)`` and ``max(a, b)`` the Cython backend interleaves
+    its SIMD lanes (item k goes to lane k mod 16), which changes the order
+    of a float sum (still pairwise, as accurate); ``ordered=True`` keeps the
+    order-preserving pairwise scheme for them too.  Float32 sums accumulate
+    in float64 on the Cython backend.
     """
 
     def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral="0",
-                 backend=None):
+                 backend=None, ordered=False):
         self.reduce_expr = reduce_expr
         self.map_func = map_func
         self.dtype_out = np.dtype(dtype_out)
         dtype_to_ctype(self.dtype_out)
         self.neutral = neutral
         self._backend = backend
+        self.ordered = bool(ordered)
         self._reduce = make_function("reduce_op", ("a", "b"), reduce_expr, "reduce_expr")
         neutral_value(neutral, self.dtype_out)
         if map_func is None:
@@ -89,7 +96,7 @@ class Reduction:
                                      use_double=config.use_double, demote_double=demote)
         return ReductionSpec(map_program, reduce_program, out,
                              neutral_value(self.neutral, out.dtype), self._map,
-                             self._reduce, self.name)
+                             self._reduce, self.name, self.ordered)
 
     def __call__(self, *args):
         nargs = len(self._params) - 1

@@ -13,37 +13,65 @@ ${runtime}
 
 ${functions}
 
+cdef inline ${W} pc_combine(${W} a, ${W} b) noexcept nogil:
+%if add:
+    return a + b
+%else:
+    return pc_reduce(a, b)
+%endif
 
-cdef ${T} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
-    # Pairwise above 1024 items (accurate float sums); below, 8 contiguous
-    # lanes accumulate independently and are combined in order.
-    cdef ${T} pc_acc[8]
+
+cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
+%if interleave:
+    # Pairwise above ${leaf} items (accurate float sums).  Below, ${lanes} lanes:
+    # lane k takes items k, k + ${lanes}, k + ${2 * lanes}, ... (the C compiler
+    # turns the lanes into SIMD registers), then the lanes are combined
+    # pairwise.  This reorders the items: only for operators that commute.
+%else:
+    # Pairwise above ${leaf} items (accurate float sums).  Below, ${lanes} lanes
+    # each reduce a contiguous run of items, combined left to right: the order
+    # of the items is kept (Reduction(..., ordered=True), or an operator not
+    # known to commute).
+%endif
+    cdef ${W} pc_acc[${lanes}]
     cdef long long pc_mid, pc_len, pc_j, pc_i
-    cdef int pc_k
-    if pc_end - pc_start > 1024:
-        pc_mid = pc_start + (pc_end - pc_start) // 2
-        return pc_reduce(pc_block(pc_start, pc_mid${"".join(", " + a for a in cargs)}),
-                         pc_block(pc_mid, pc_end${"".join(", " + a for a in cargs)}))
-    for pc_k in range(8):
+    cdef int pc_k, pc_step
+    if pc_end - pc_start > ${leaf}:
+        pc_mid = pc_start + (pc_end - pc_start) // ${2 * lanes} * ${lanes}
+        return pc_combine(pc_block(pc_start, pc_mid${"".join(", " + a for a in cargs)}),
+                          pc_block(pc_mid, pc_end${"".join(", " + a for a in cargs)}))
+    for pc_k in range(${lanes}):
         pc_acc[pc_k] = ${neutral}
-    pc_len = (pc_end - pc_start) // 8
+    pc_len = (pc_end - pc_start) // ${lanes}
     for pc_j in range(pc_len):
-        for pc_k in range(8):
-            pc_acc[pc_k] = pc_reduce(pc_acc[pc_k], pc_map(pc_start + pc_k * pc_len + pc_j${"".join(", " + a for a in cargs)}))
-    for pc_i in range(pc_start + 8 * pc_len, pc_end):
-        pc_acc[7] = pc_reduce(pc_acc[7], pc_map(pc_i${"".join(", " + a for a in cargs)}))
-    return pc_reduce(pc_reduce(pc_reduce(pc_acc[0], pc_acc[1]), pc_reduce(pc_acc[2], pc_acc[3])),
-                     pc_reduce(pc_reduce(pc_acc[4], pc_acc[5]), pc_reduce(pc_acc[6], pc_acc[7])))
+        for pc_k in range(${lanes}):
+%if interleave:
+            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_start + pc_j * ${lanes} + pc_k${"".join(", " + a for a in cargs)}))
+    for pc_i in range(pc_start + ${lanes} * pc_len, pc_end):
+        pc_acc[0] = pc_combine(pc_acc[0], pc_map(pc_i${"".join(", " + a for a in cargs)}))
+%else:
+            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_start + pc_k * pc_len + pc_j${"".join(", " + a for a in cargs)}))
+    for pc_i in range(pc_start + ${lanes} * pc_len, pc_end):
+        pc_acc[${lanes - 1}] = pc_combine(pc_acc[${lanes - 1}], pc_map(pc_i${"".join(", " + a for a in cargs)}))
+%endif
+    pc_step = 1
+    while pc_step < ${lanes}:
+        pc_k = 0
+        while pc_k < ${lanes}:
+            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_acc[pc_k + pc_step])
+            pc_k = pc_k + 2 * pc_step
+        pc_step = 2 * pc_step
+    return pc_acc[0]
 
 
 def run(long long pc_n${"".join(", " + p for p in params)}):
 %for line in unpack:
     ${line}
 %endfor
-    cdef ${T} pc_result = ${neutral}
+    cdef ${W} pc_result = ${neutral}
 %if openmp:
     # One contiguous block per thread; partials 16 items apart (no false sharing).
-    cdef ${T} pc_partial[64 * 16]
+    cdef ${W} pc_partial[64 * 16]
     cdef int pc_nt, pc_t
     cdef long long pc_chunk
     with nogil:
@@ -58,9 +86,9 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
                 pc_partial[pc_t * 16] = pc_block(
                     min(pc_n, pc_t * pc_chunk), min(pc_n, (pc_t + 1) * pc_chunk)${"".join(", " + a for a in cargs)})
             for pc_t in range(pc_nt):
-                pc_result = pc_reduce(pc_result, pc_partial[pc_t * 16])
+                pc_result = pc_combine(pc_result, pc_partial[pc_t * 16])
 %else:
     with nogil:
         pc_result = pc_block(0, pc_n${"".join(", " + a for a in cargs)})
 %endif
-    return pc_result
+    return <${T}>pc_result
