@@ -16,7 +16,7 @@ import numpy as np
 
 from . import reference
 from .machine import available_bytes
-from .results import fmt_n, fmt_time
+from .results import fmt_n, fmt_time, reference_of
 from .timing import Stats, calibrate, first_call, sample
 
 QUICK_SIZES = (10**7,)
@@ -70,8 +70,8 @@ class Context:
         return self.rec.add(suite, case, n, impl, kind, None, check="FAILED " + text)
 
     def print_row(self, row):
-        ref = next((r for r in self.rec.rows if r.is_ref and r.stats
-                    and (r.suite, r.case, r.n) == (row.suite, row.case, row.n)), None)
+        ref = reference_of([r for r in self.rec.rows
+                            if (r.suite, r.case, r.n) == (row.suite, row.case, row.n)])
         ratio = " %6.2fx C" % (row.stats.median / ref.stats.median) if ref else " " * 9
         first = "  first %s" % fmt_time(row.first_s) if row.first_s is not None else ""
         extra = " (%s)" % row.extra["first_call"] if row.extra.get("first_call") else ""

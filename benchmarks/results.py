@@ -26,7 +26,7 @@ class Row:
     # ('ratio', 1.15) vs the reference, ('time', s), ('vs', impl, 1.5): median over
     # the median of row ``impl`` of the same group; or a list of these.
     target: Optional[object] = None
-    is_ref: bool = False
+    is_ref: bool = False            # a candidate reference (the fastest one is used)
     ref_impl: str = ""
     ratio: Optional[float] = None       # median / the reference's median
     ratio_min: Optional[float] = None   # min / the reference's min (best cases)
@@ -48,6 +48,14 @@ def _target_text(t):
         return "<= %.3gx %s" % (t[2], t[1])
     kind, value = t
     return "<= %.3gx" % value if kind == "ratio" else "< %s" % fmt_time(value)
+
+
+def reference_of(rows):
+    """The group's reference: of the rows marked ``is_ref`` (the C
+    baselines), the one with the smallest median, so every ratio is taken
+    against the strongest C version measured in the same run."""
+    refs = [r for r in rows if r.is_ref and r.stats]
+    return min(refs, key=lambda r: r.stats.median) if refs else None
 
 
 def fmt_time(s):
@@ -94,7 +102,7 @@ class Recorder:
     def finish(self):
         """Fill in ratios against each group's reference and the targets' verdicts."""
         for rows in self.groups().values():
-            ref = next((r for r in rows if r.is_ref and r.stats), None)
+            ref = reference_of(rows)
             for row in rows:
                 if ref is not None and row.stats is not None:
                     row.ref_impl = ref.impl
@@ -216,7 +224,8 @@ def _cells(row, case, n):
                            for t, _, met in verdicts)
     else:
         target = row.target_text()
-    impl = row.impl + (" [ref]" if row.is_ref else "")
+    impl = row.impl + (" [ref]" if row.is_ref and row.ref_impl == row.impl else
+                       " (C candidate)" if row.is_ref else "")
     check = row.check + ((" " + row.note) if row.note else "")
     return [case, fmt_n(n), impl, fmt_time(st.median) if st else "-", iqr, mm, ratio,
             ratio_min, fmt_time(row.first_s), check, target]

@@ -29,7 +29,7 @@ _SIGNATURES = {
     "sum_f32": (_D, [_I64, _P, _I]),
     "sum_i32": (_I64, [_I64, _P, _I]),
     "scan_f64": (None, [_I64, _P, _P, _I, _I]),
-    "radix_sort_i32": (None, [_I64, _P, _P, _P, _P, _P, _P, _I, _I]),
+    "radix_sort_i32": (None, [_I64, _P, _P, _P, _P, _P, _P, _I, _I, _I]),
     "map_f64": (None, [_I64, _P, _P, _I]),
     "min_f64": (_D, [_I64, _P, _I]),
     "segscan_f64": (None, [_I64, _P, _P, _P, _I]),
@@ -103,9 +103,9 @@ class CRef:
     def scan(self, x, y, chains=1, nt=0):
         self.lib.scan_f64(len(x), _ptr(x), _ptr(y), nt, chains)
 
-    def sort(self, keys, vals, out_k, out_v, tk, tv, key_bits=32, nt=0):
+    def sort(self, keys, vals, out_k, out_v, tk, tv, key_bits=32, nt=0, digit_bits=8):
         self.lib.radix_sort_i32(len(keys), _ptr(keys), _ptr(vals), _ptr(out_k),
-                                _ptr(out_v), _ptr(tk), _ptr(tv), key_bits, nt)
+                                _ptr(out_v), _ptr(tk), _ptr(tv), key_bits, nt, digit_bits)
 
     def map(self, x, y, nt=0):
         self.lib.map_f64(len(x), _ptr(x), _ptr(y), nt)
@@ -144,9 +144,9 @@ class CRef:
             x, y, chains, nt = args
             return "time_scan_f64", (len(x), _ptr(x), _ptr(y), nt, chains)
         if kernel == "sort":
-            keys, vals, ok, ov, tk, tv, bits, nt = args
+            keys, vals, ok, ov, tk, tv, bits, nt, digit_bits = args
             return "time_radix_sort_i32", (len(keys),) + tuple(
-                _ptr(a) for a in (keys, vals, ok, ov, tk, tv)) + (bits, nt)
+                _ptr(a) for a in (keys, vals, ok, ov, tk, tv)) + (bits, nt, digit_bits)
         if kernel == "map":
             x, y, nt = args
             return "time_map_f64", (len(x), _ptr(x), _ptr(y), nt)

@@ -122,27 +122,34 @@ void scan_f64(int64_t n, const double *restrict x, double *restrict y, int nt, i
     }
 }
 
-/* ------------------------------------------- LSD radix sort, 8-bit digits
- * Stable sort of int32 keys carrying int32 values; ceil(key_bits / 8)
- * passes.  With key_bits = 32 the keys are signed (the top digit's sign bit
- * is flipped); with fewer bits they must lie in [0, 2^key_bits).  The
- * caller passes work arrays tk, tv of n items; the result is in out_k, out_v.
- * Each pass: per-thread histograms of contiguous blocks, a serial prefix over
- * (digit, thread), then a stable per-thread scatter. */
+/* ------------------------------------- LSD radix sort, 8- or 11-bit digits
+ * Stable sort of int32 keys carrying int32 values; ceil(key_bits / digit_bits)
+ * passes (digit_bits 8: 4 passes of 256 buckets for 32-bit keys; 11: 3 passes
+ * of 2048 buckets, as pcompute's sort uses).  With key_bits = 32 the keys are
+ * signed (their sign bit is flipped before the digits are taken); with fewer
+ * bits they must lie in [0, 2^key_bits).  The caller passes work arrays tk, tv
+ * of n items; the result is in out_k, out_v.  Each pass: per-thread
+ * histograms of contiguous blocks, a serial prefix over (digit, thread), then
+ * a stable per-thread scatter. */
+#define MAX_DIGIT_BITS 11
 void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
                     int32_t *out_k, int32_t *out_v, int32_t *tk, int32_t *tv,
-                    int key_bits, int nt)
+                    int key_bits, int nt, int digit_bits)
 {
-    int passes = (key_bits + 7) / 8;
+    if (digit_bits < 1 || digit_bits > MAX_DIGIT_BITS) digit_bits = 8;
+    const int buckets = 1 << digit_bits;
+    const uint32_t mask = (uint32_t)buckets - 1u;
+    const uint32_t flip = key_bits == 32 ? 0x80000000u : 0u;
+    int passes = (key_bits + digit_bits - 1) / digit_bits;
     int T = threads(nt);
     if (n < (int64_t)SERIAL_BELOW * T) T = 1;
-    if (T > MAX_THREADS) T = MAX_THREADS;
+    if (T > 64) T = 64;
     if (passes == 0) {
         memcpy(out_k, keys, n * sizeof(int32_t));
         memcpy(out_v, vals, n * sizeof(int32_t));
         return;
     }
-    static int64_t hist[MAX_THREADS][256];
+    static int64_t hist[64][1 << MAX_DIGIT_BITS];
     #pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num();
@@ -154,16 +161,15 @@ void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
             const int32_t *sk = p == 0 ? keys : (to_out ? tk : out_k);
             const int32_t *sv = p == 0 ? vals : (to_out ? tv : out_v);
             int32_t *dk = to_out ? out_k : tk, *dv = to_out ? out_v : tv;
-            int shift = 8 * p;
-            uint32_t flip = (key_bits == 32 && p == 3) ? 0x80u : 0u;
-            memset(h, 0, sizeof(hist[0]));
+            int shift = digit_bits * p;
+            memset(h, 0, buckets * sizeof(int64_t));
             for (int64_t i = lo; i < hi; i++)
-                h[(((uint32_t)sk[i] >> shift) & 0xffu) ^ flip]++;
+                h[(((uint32_t)sk[i] ^ flip) >> shift) & mask]++;
             #pragma omp barrier
             #pragma omp single
             {
                 int64_t run = 0;
-                for (int d = 0; d < 256; d++)
+                for (int d = 0; d < buckets; d++)
                     for (int u = 0; u < T; u++) {
                         int64_t c = hist[u][d];
                         hist[u][d] = run;
@@ -172,7 +178,7 @@ void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
             }
             for (int64_t i = lo; i < hi; i++) {
                 int32_t k = sk[i];
-                int64_t pos = h[(((uint32_t)k >> shift) & 0xffu) ^ flip]++;
+                int64_t pos = h[(((uint32_t)k ^ flip) >> shift) & mask]++;
                 dk[pos] = k;
                 dv[pos] = sv[i];
             }
@@ -290,8 +296,9 @@ void time_scan_f64(int64_t n, const double *x, double *y, int nt, int chains,
 
 void time_radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
                          int32_t *out_k, int32_t *out_v, int32_t *tk, int32_t *tv,
-                         int key_bits, int nt, int reps, int inner, double *times)
-{ TIMED(radix_sort_i32(n, keys, vals, out_k, out_v, tk, tv, key_bits, nt)) }
+                         int key_bits, int nt, int digit_bits, int reps, int inner,
+                         double *times)
+{ TIMED(radix_sort_i32(n, keys, vals, out_k, out_v, tk, tv, key_bits, nt, digit_bits)) }
 
 void time_map_f64(int64_t n, const double *x, double *y, int nt, int reps, int inner,
                   double *times)

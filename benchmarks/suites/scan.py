@@ -9,8 +9,11 @@ TARGET_N = 10**7              # the size the target is set for
 NAME = "scan"
 CASE = "inclusive float64"
 TARGET = ("ratio", 1.5)          # cython+omp vs C+OpenMP
-C_RUNS = (("C+OpenMP", 0, 1, True), ("C serial", 1, 1, False),
-          ("C+OpenMP 4 chains", 0, 4, False))     # label, threads, chains, is_ref
+# label, threads, chains, is_ref: the 1-chain and the 4-chain scans are both
+# reference candidates (the faster is the group's reference): 4 chains give
+# the out-of-order core independent add chains, usually the faster one.
+C_RUNS = (("C+OpenMP 4 chains", 0, 4, True), ("C+OpenMP", 0, 1, True),
+          ("C serial", 1, 1, False))
 
 
 def run(ctx):
@@ -29,7 +32,7 @@ def run(ctx):
         with ctx.group(NAME, CASE, n) as g:
             for label, nt, chains, is_ref in C_RUNS:
                 g.c_ref("scan", (x, y, chains, nt), is_ref=is_ref, label=label,
-                        verify=check, ctypes_row=is_ref, before=lambda: y.fill(np.nan))
+                        verify=check, ctypes_row=chains == 4, before=lambda: y.fill(np.nan))
             if have_scan:
                 for variant in pc.VARIANTS:
                     _pcompute(ctx, g, variant, x, y, want)
