@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .context import Context
 from .machine import load_average, machine_info
-from .peers import compyle_peer, numba_peer, pyopencl_peer
+from .peers import (compyle_peer, lammps_md, numba_peer, numexpr_peer, pyopencl_peer,
+                    taichi_peer, warp_peer)
 from .results import Recorder
 from .suites import SUITES
 from .timing import FULL, QUICK
@@ -50,12 +51,28 @@ def parse(argv):
     return args
 
 
-def peer_notes(rec):
-    for name, module in (("numba", numba_peer), ("pyopencl", pyopencl_peer),
-                         ("compyle", compyle_peer)):
-        why = module.why_missing()
-        if why:
-            rec.note("%s peer missing: %s" % (name, why))
+PEERS = (("numba", numba_peer), ("pyopencl", pyopencl_peer), ("compyle", compyle_peer),
+         ("taichi", taichi_peer), ("warp", warp_peer), ("lammps", lammps_md),
+         ("numexpr", numexpr_peer))
+
+
+def missing_peers():
+    """[(name, why)] of the peers that cannot run in this interpreter."""
+    return [(name, module.why_missing()) for name, module in PEERS if module.why_missing()]
+
+
+def loud(lines):
+    """A block that cannot be overlooked in a terminal or a log."""
+    bar = "!" * 78
+    return "\n".join([bar] + ["!! " + line for line in lines] + [bar])
+
+
+def peer_notes(rec, missing):
+    for name, why in missing:
+        rec.note("MISSING PEER %s: %s" % (name, why))
+    if missing:
+        print(loud(["MISSING PEER %s: %s" % (name, why) for name, why in missing]
+                   + ["install them with: pip install -e '.[bench]' (make bench does)"]))
 
 
 def load_note(rec, load, cores, when):
@@ -74,7 +91,10 @@ def main(argv=None):
                 "opencl_device", "numba", "pcompute"):
         print("  %-14s %s" % (key, machine[key]))
     rec = Recorder()
-    peer_notes(rec)
+    missing = missing_peers()
+    machine["missing_peers"] = dict(missing)
+    machine["peer_versions"] = peer_versions()
+    peer_notes(rec, missing)
     load_note(rec, machine["load_average"], machine["cores"], "start")
     ctx = Context(profile, rec, full=args.full, sizes=args.n)
     start = time.perf_counter()
@@ -92,7 +112,21 @@ def main(argv=None):
     if summary:
         print("\nTargets:\n  " + "\n  ".join(summary))
     write(rec, machine, profile.name, args)
+    if missing:
+        print(loud(["this run compared without: " + ", ".join(n for n, _ in missing)]))
     return 0
+
+
+def peer_versions():
+    from importlib import metadata
+    out = {}
+    for dist in ("numba", "compyle", "lammps", "numexpr", "taichi", "warp-lang", "pyopencl",
+                 "mpich"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
 
 
 def write(rec, machine, profile, args):

@@ -47,7 +47,11 @@ OMP = Variant("pcompute cython+omp", "cython", {"use_openmp": True})
 SERIAL = Variant("pcompute cython", "cython", {"use_openmp": False})
 OPENCL = Variant("pcompute opencl", "opencl", {"use_double": True})
 PYTHON = Variant("pcompute python", "python")
+# Config.march = 'native' (PCOMPUTE_MARCH=native): what building for this CPU gains.
+OMP_NATIVE = Variant("pcompute cython+omp -march=native", "cython",
+                     {"use_openmp": True, "march": "native"})
 VARIANTS = (OMP, SERIAL, OPENCL)
+WITH_NATIVE = (OMP, OMP_NATIVE, SERIAL, OPENCL)
 
 
 def host(a):

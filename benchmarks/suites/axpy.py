@@ -9,7 +9,7 @@ from pcompute import Elementwise
 
 from .. import pc
 from ..context import close
-from ..peers import compyle_peer, numba_peer, pyopencl_peer
+from ..peers import compyle_peer, numba_peer, pyopencl_peer, taichi_peer, warp_peer
 
 TARGET_N = 10**7              # the size the target is set for
 NAME = "axpy"
@@ -30,7 +30,7 @@ def run(ctx):
             g.c_ref("axpy", (A, x, y, 0), verify=check, before=fresh)
             g.c_ref("axpy", (A, x, y, 1), verify=check, before=fresh, label="C serial",
                     is_ref=False, ctypes_row=False)
-            for variant in pc.VARIANTS:
+            for variant in pc.WITH_NATIVE:
                 _pcompute(ctx, g, variant, x, y, y0, fresh, want)
             _peers(g, x, y, y0, fresh, want)
 
@@ -56,6 +56,15 @@ def _peers(g, x, y, y0, fresh, want):
     if not numba_peer.why_missing():
         g.time("numba parallel", "peer", lambda: numba_peer.axpy(A, x, y), verify=check,
                before=fresh)
+    if not taichi_peer.why_missing():
+        with g.guard("taichi cpu", "peer"):
+            g.time("taichi cpu", "peer", lambda: taichi_peer.axpy(A, x, y), verify=check,
+                   before=fresh, sync=taichi_peer.sync)
+    if not warp_peer.why_missing():
+        with g.guard(warp_peer.LABEL, "peer"):
+            g.time(warp_peer.LABEL, "peer",
+                   warp_peer.axpy(A, warp_peer.view(x), warp_peer.view(y)), verify=check,
+                   before=fresh, sync=warp_peer.sync)
     label = "pyopencl ElementwiseKernel"
     with g.guard(label, "peer"):
         if not pyopencl_peer.why_missing():

@@ -12,7 +12,7 @@ from pcompute import Elementwise
 
 from .. import pc
 from ..context import close
-from ..peers import numba_peer
+from ..peers import numba_peer, numexpr_peer
 
 NAME = "map"
 CASE = "sin*exp+sqrt float64"
@@ -54,3 +54,8 @@ def run(ctx):
             if not numba_peer.why_missing():
                 g.time("numba parallel", "peer", lambda: numba_peer.heavy_map(x, y),
                        verify=check, before=reset)
+            if not numexpr_peer.why_missing():
+                with g.guard("numexpr", "peer"):
+                    run = numexpr_peer.evaluator("sin(x) * exp(-x * x) + sqrt(x)", y, x=x)
+                    g.time("numexpr %d threads" % numexpr_peer.threads(), "peer", run,
+                           verify=check, before=reset)

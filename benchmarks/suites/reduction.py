@@ -1,8 +1,11 @@
 """Suite 4: Reduction ``a+b`` (sum) of float64, float32 and int32 arrays.
 
-pcompute and pyopencl accumulate in the data's type (``dtype_out``); the C
-reference, numpy (pairwise) and Numba accumulate float32 in float64 and int32
-in int64.  Float rows note their relative error against the exact sum.
+pcompute on Cython accumulates float32 in float64 (int32 in int32, exact
+modulo 2^32 like the others); pcompute on OpenCL, pyopencl and Warp
+accumulate in the data's type; the C reference, Numba and Taichi accumulate
+float32 in float64 and int32 in int64; numpy sums float32 pairwise in
+float32.  pcompute's ``ordered=True`` row is its order-preserving pairwise
+scheme (no SIMD lanes).  Float rows note their relative error against the exact sum.
 """
 import math
 
@@ -11,11 +14,12 @@ import numpy as np
 from pcompute.primitives.reduction import Reduction
 
 from .. import pc
-from ..peers import compyle_peer, numba_peer, pyopencl_peer
+from ..peers import compyle_peer, numba_peer, pyopencl_peer, taichi_peer, warp_peer
 
 NAME = "sum"
 DTYPES = (np.float64, np.float32, np.int32)
 TOLERANCE = {"float64": 1e-12, "float32": 1e-5, "int32": 0}
+TARGET = ("ratio", 1.2)        # cython+omp vs the C+OpenMP reference (-march=native)
 
 
 def data(dtype, n):
@@ -49,7 +53,7 @@ def _group(ctx, g, x, truth):
         verify = _verifier(lambda: cref.sum(x), truth, TOLERANCE[str(x.dtype)])
         _note(g.c_ref("sum", (x, 0), verify=verify), verify, x.dtype)
         g.c_ref("sum", (x, 1), label="C serial", is_ref=False, ctypes_row=False)
-    for variant in pc.VARIANTS:
+    for variant in pc.WITH_NATIVE:
         why = variant.why_unavailable()
         if why:
             ctx.rec.note("%s skipped: %s" % (variant.label, why))
@@ -57,11 +61,24 @@ def _group(ctx, g, x, truth):
         with g.guard(variant.label, "pcompute"):
             red, xd = Reduction("a+b", dtype_out=x.dtype), variant.put(x)
             add(variant.label, "pcompute", lambda red=red, xd=xd: red(xd),
-                sync=variant.sync(), after_first=pc.build_counter(), using=variant.use)
+                sync=variant.sync(), after_first=pc.build_counter(), using=variant.use,
+                target=TARGET if variant is pc.OMP else None)
+        if variant is pc.OMP:
+            with g.guard(variant.label + " ordered=True", "pcompute"):
+                red = Reduction("a+b", dtype_out=x.dtype, ordered=True)
+                add(variant.label + " ordered=True", "pcompute", lambda red=red: red(x),
+                    after_first=pc.build_counter(), using=variant.use)
     add("numpy sum", "peer", x.sum)
     if not numba_peer.why_missing():
         f = numba_peer.summer(x.dtype)
         add("numba parallel", "peer", lambda: f(x))
+    if not taichi_peer.why_missing():
+        with g.guard("taichi cpu", "peer"):
+            f = taichi_peer.summer(x.dtype)
+            add("taichi cpu", "peer", lambda: f(x))
+    if not warp_peer.why_missing() and warp_peer.can_sum(x.dtype):
+        with g.guard(warp_peer.LABEL, "peer"):
+            add(warp_peer.LABEL + " array_sum", "peer", warp_peer.summer(warp_peer.view(x)))
     with g.guard("pyopencl ReductionKernel", "peer"):
         if not pyopencl_peer.why_missing():
             knl, xd = pyopencl_peer.summer(x.dtype), pyopencl_peer.to_device(x)
