@@ -3,7 +3,9 @@
 The quick profile (default, a few minutes) measures n = 10^7; ``--full``
 measures n = 10^4 .. 10^8 where memory allows, with more repetitions.
 Results go to ``DIR/run-<date>.{csv,json}`` and ``DIR/latest.{csv,json}``;
-a run of every suite also rewrites ``DIR/latest.md``.
+``python -m benchmarks.publish RUN.json`` makes a run of every suite the
+published one (``results/published.json``) and rewrites the tables of the
+README, the docs and ``results/latest.md`` from it.
 """
 import argparse
 import datetime
@@ -138,11 +140,11 @@ def write(rec, machine, profile, args):
         rec.write_csv(out / (base + ".csv"))
         rec.write_json(out / (base + ".json"), machine, profile)
     written = [out / (run + ".csv"), out / (run + ".json")]
-    if set(args.names) == set(SUITES) and not args.n:
-        rec.write_markdown(out / "latest.md", machine, profile)
-        written.append(out / "latest.md")
     print("\nwrote " + ", ".join(os.path.relpath(p) for p in written)
           + " (and latest.csv/.json); plot with: python -m benchmarks.plot")
+    if set(args.names) == set(SUITES) and not args.n:
+        print("publish this run (README, docs and results/latest.md tables from one "
+              "committed file): make bench-publish PUBLISH=%s" % os.path.relpath(out / (run + ".json")))
 
 
 if __name__ == "__main__":

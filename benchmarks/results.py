@@ -46,6 +46,8 @@ class Row:
 def _target_text(t):
     if t[0] == "vs":
         return "<= %.3gx %s" % (t[2], t[1])
+    if t[0] == "vs-min":
+        return "<= %.3gx %s (best samples)" % (t[2], t[1])
     kind, value = t
     return "<= %.3gx" % value if kind == "ratio" else "< %s" % fmt_time(value)
 
@@ -126,10 +128,12 @@ class Recorder:
     def _target_value(row, rows, t):
         if t[0] == "ratio":
             return row.ratio
-        if t[0] == "vs":
+        if t[0] in ("vs", "vs-min"):
             other = next((r for r in rows if r.impl == t[1] and r.stats), None)
             if other is None or row.stats is None:
                 return None
+            if t[0] == "vs-min":
+                return row.stats.min / other.stats.min
             return row.stats.median / other.stats.median
         return row.extra.get("target_value") or (row.stats and row.stats.median)
 
@@ -163,7 +167,7 @@ class Recorder:
                 verdict = {True: "MET", False: "MISSED", None: "n/a"}[met]
                 if got is None:
                     text = "-"
-                elif t[0] in ("ratio", "vs"):
+                elif t[0] in ("ratio", "vs", "vs-min"):
                     text = "%.2fx" % got
                 else:
                     text = fmt_time(got)

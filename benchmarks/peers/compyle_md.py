@@ -10,7 +10,7 @@ The step loop is Python calling 3-4 kernels per step, as the Numba version.
 """
 import numpy as np
 
-from .compyle_peer import OMP, why_missing
+from .compyle_peer import OMP, OMP_STATIC, why_missing
 
 RC = 3.0
 
@@ -109,11 +109,15 @@ if not why_missing():
 
 
 class CompyleMD:
-    """2-D simulation with walls, ``cells`` strategy, Compyle cython+OpenMP."""
+    """2-D simulation with walls, ``cells`` strategy, Compyle cython+OpenMP:
+    with Compyle's default schedule (``dynamic, 64``), or with
+    ``static=True`` its best one here (``omp_schedule = ('static', None)``:
+    Compyle generates a kernel on its first call, which happens inside the
+    variant's ``use_config``)."""
 
-    label = "compyle cython+omp cells"
-
-    def __init__(self, positions, side, dt=0.02):
+    def __init__(self, positions, side, dt=0.02, static=False):
+        self.variant = OMP_STATIC if static else OMP
+        self.label = "compyle cython+omp%s cells" % (" static" if static else "")
         n = len(positions[0])
         self.n, self.side, self.dt = n, float(side), float(dt)
         self.nc = max(1, int(side // RC))
@@ -123,7 +127,7 @@ class CompyleMD:
         self.keys = np.zeros(n, np.int32)
         self.parts = np.zeros(n, np.int32)
         self.start = np.zeros(self.nc * self.nc + 1, np.int32)
-        with OMP.use():
+        with self.variant.use():
             self.a = wrap(*self.s, backend="cython")    # views: no copies
             self.ka, self.pa, self.sa = wrap(self.keys, self.parts, self.start,
                                              backend="cython")
@@ -149,7 +153,7 @@ class CompyleMD:
                       self.side)
 
     def reset(self):
-        with OMP.use():
+        with self.variant.use():
             self.s[:] = 0.0
             self.s[0][:], self.s[1][:] = self.pos0
             self.rebuilds = 0
@@ -158,7 +162,7 @@ class CompyleMD:
 
     def step(self, count):
         a, dt = self.a, self.dt
-        with OMP.use():
+        with self.variant.use():
             for _ in range(count):
                 self.k_kick_drift(a[0], a[1], a[2], a[3], a[4], a[5], dt)
                 self._rebuild()

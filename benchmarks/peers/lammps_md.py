@@ -12,7 +12,9 @@ walls ``wall/harmonic`` (epsilon 25 = k/2, cut-off 0.5, energy counted),
 ``timestep 0.02``, ``neighbor SKIN bin`` with ``neigh_modify every 1 delay 0
 check no`` for skin 0 (rebuild every step) or ``check yes`` (rebuild when a
 particle moved more than half the skin), OPENMP package with 2 threads
-(``suffix omp``) when the build has it.
+(``suffix omp``) when the build has it.  The row's label says what the
+LAMMPS log reports (``verify_log``): the pair style in use (``lj/cut/omp``),
+the OpenMP threads per task, and the procs of the run's "Loop time" line.
 """
 import json
 import os
@@ -57,6 +59,7 @@ class LammpsMD:
                                    "skin": skin, "threads": threads})
         finally:
             self._tmp.unlink(missing_ok=True)
+        self.label = label(self.info, skin)
 
     def _ask(self, msg):
         self.proc.stdin.write(json.dumps(msg) + "\n")
@@ -93,6 +96,35 @@ class LammpsMD:
     __del__ = close
 
 
+def verify_log(path):
+    """What the LAMMPS log says it ran with: ``threads`` (from "using N
+    OpenMP thread(s) per MPI task", 1 without the OPENMP package), ``procs``
+    (from "Loop time of ... on P procs": MPI tasks x threads), the pair style
+    of the neighbour list ("lj/cut/omp" when the OPENMP styles are in use),
+    and ``verified``: all three agree on OpenMP threads."""
+    import re
+    text = Path(path).read_text(errors="replace")
+    threads = re.findall(r"using (\d+) OpenMP thread\(s\) per MPI task", text)
+    procs = re.findall(r"Loop time of \S+ on (\d+) procs", text)
+    pair = re.findall(r"\(\d+\) pair (\S+),", text)
+    out = {"threads": int(threads[-1]) if threads else 1,
+           "procs": int(procs[-1]) if procs else None,
+           "pair_style": pair[-1] if pair else None}
+    out["verified"] = bool(threads) and out["procs"] == out["threads"] and \
+        (out["pair_style"] or "").endswith("/omp")
+    return out
+
+
+def label(info, skin):
+    """The row label: the style and threads LAMMPS reported in its log."""
+    tail = ", skin %.1f" % skin if skin else ""
+    if info.get("verified"):
+        return "LAMMPS %s, %d OpenMP threads (log)%s" % (info["pair_style"], info["threads"],
+                                                         tail)
+    return "LAMMPS %s, %s thread(s), OPENMP package NOT in use (log)%s" % (
+        info.get("pair_style") or "lj/cut", info.get("procs") or 1, tail)
+
+
 # ------------------------------------------------------------------ child side
 
 def _serve():
@@ -108,7 +140,8 @@ def _serve():
             if cmd == "setup":
                 pos = np.load(msg["pos"])
                 n, side, skin = len(pos), msg["side"], msg["skin"]
-                lmp = lammps(cmdargs=["-log", "none", "-screen", "none", "-nocite"])
+                log_path = msg["pos"] + ".log"
+                lmp = lammps(cmdargs=["-log", log_path, "-screen", "none", "-nocite"])
                 omp = lmp.has_package("OPENMP") and msg["threads"] > 0
                 cmds = []
                 if omp:
@@ -138,7 +171,11 @@ def _serve():
                     if c.startswith("fix_modify") or c.startswith("thermo"):
                         lmp.command(c)
                 xs_c = (ctypes.c_double * (3 * n))(*xs.ravel().tolist())
-                out = {"omp": bool(omp), "version": lmp.version()}
+                lmp.command("run 0 post no")
+                lmp.command("log none")
+                out = dict(verify_log(log_path), omp_requested=bool(omp),
+                           version=lmp.version())
+                os.unlink(log_path)
             elif cmd == "reset":
                 lmp.scatter_atoms("x", 1, 3, xs_c)
                 lmp.command("velocity all set 0.0 0.0 0.0")

