@@ -216,6 +216,13 @@ def _headline_notes(data):
         if row:
             out.append("- Per-call overhead of an Elementwise at n = 1 (%s): %s." % (
                 row["impl"], fmt_time(row["median_s"])))
+    build = g.get(("build", "cython", 0)) or []
+    cold = _named(build, "cold build (first call)")
+    warm = _named(build, "warm load (first call)")
+    if cold and warm:
+        out.append("- One Elementwise kernel on Cython: cold build %s; loaded from the "
+                   "cache in a new process %s (medians)." % (fmt_time(cold["median_s"]),
+                                                             fmt_time(warm["median_s"])))
     return out
 
 
