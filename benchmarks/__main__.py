@@ -42,6 +42,9 @@ def parse(argv):
     p.add_argument("--n", metavar="N[,N...]", type=_sizes,
                    help="measure these sizes instead (e.g. 1e5,1e6); the overhead and "
                    "build suites ignore it")
+    p.add_argument("--md-n", metavar="N[,N...]", type=_sizes, dest="md_n",
+                   help="the MD suite's particle counts (default 1e3,1e4,1e5; --full adds "
+                   "1e6); 3-D runs when 1e4 is among them")
     p.add_argument("--out", type=Path, default=RESULTS, metavar="DIR",
                    help="where to write the results (default: %(default)s)")
     args = p.parse_args(argv)
@@ -99,6 +102,8 @@ def main(argv=None):
     peer_notes(rec, missing)
     load_note(rec, machine["load_average"], machine["cores"], "start")
     ctx = Context(profile, rec, full=args.full, sizes=args.n)
+    ctx.md_sizes = args.md_n
+    machine["md_sizes"] = list(args.md_n) if args.md_n else "default"
     start = time.perf_counter()
     for name in args.names:
         SUITES[name].run(ctx)

@@ -170,6 +170,8 @@ def run(ctx):
     from ..context import FULL_SIZES, QUICK_SIZES
     ns = ctx._sizes if tuple(ctx._sizes) not in (QUICK_SIZES, FULL_SIZES) else \
         (FULL_NS if ctx.full else QUICK_NS)
+    if getattr(ctx, "md_sizes", None):
+        ns = ctx.md_sizes
     for n in ns:
         pos, side = lattice_positions(n, 2), box_side(n, 2)
         ge4 = n >= 10**4
