@@ -136,6 +136,9 @@ def provenance(data):
                 loads[1], " (**a busy machine: noisy figures, OpenMP ones most**)"
                 if busy else "", m.get("pcompute", "?"), m.get("gcc", "?"),
                 m.get("python", "?"), m.get("numpy", "?")))
+    md = m.get("md_sizes")
+    if md and md != "default":
+        text += " MD at N = %s only (`--md-n`)." % ", ".join(fmt_n(n) for n in md)
     missing = m.get("missing_peers") or {}
     if missing:
         text += " Peers missing from this run: %s." % ", ".join(sorted(missing))
