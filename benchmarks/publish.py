@@ -343,6 +343,13 @@ def outputs(data):
     }
 
 
+def _show(path):
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks.publish",
                                 description=__doc__.split("\n")[0])
@@ -365,10 +372,10 @@ def main(argv=None):
         if old == text:
             continue
         if args.check:
-            stale.append(str(path.relative_to(ROOT)))
+            stale.append(_show(path))
         else:
             path.write_text(text)
-            print("wrote %s" % path.relative_to(ROOT))
+            print("wrote %s" % _show(path))
     if stale:
         print("out of date with %s: %s (run python -m benchmarks.publish)"
               % (PUBLISHED.relative_to(ROOT), ", ".join(stale)))
