@@ -12,7 +12,8 @@ import numpy as np
 
 from pcompute import get_config, wrap, zeros
 from pcompute.distributed import (Decomposition, DistributedReduction, DistributedScan,
-                                  abort_on_error, allreduce, allreduce_ints, mpi, world)
+                                  abort_on_error, allreduce, allreduce_ints,
+                                  distributed_sort_by_keys, mpi, world)
 
 
 def blocks(n, size):
@@ -70,6 +71,30 @@ def check_scans(comm, rng, mine, real, rtol):
     DistributedScan(dtype=real)(x, outf)
     np.testing.assert_allclose(outf.get(), np.cumsum(full.astype(np.float64))[lo:hi],
                                rtol=rtol)
+
+
+def check_sort(comm, rng, mine, real):
+    """Exactly numpy's stable sort of the whole data, values included."""
+    for n, high, dtype in ((4000, 50, np.int32), (3001, 2 ** 40, np.int64),
+                           (1500, 7, np.uint32)):
+        keys = rng.integers(0, high, n).astype(dtype)
+        if dtype == np.int64:
+            keys[::3] *= -1                      # negative keys too
+        values = rng.uniform(0, 1, n).astype(real)
+        ids = np.arange(n, dtype=np.int32)
+        lo, hi = mine(n)
+        got = distributed_sort_by_keys([wrap(keys[lo:hi].copy()), wrap(values[lo:hi].copy()),
+                                        wrap(ids[lo:hi].copy())], comm=comm)
+        parts = [np.concatenate(comm.allgather(a.get())) for a in got]
+        order = np.argsort(keys, kind="stable")
+        np.testing.assert_array_equal(parts[0], keys[order])
+        np.testing.assert_array_equal(parts[1], values[order])
+        np.testing.assert_array_equal(parts[2], ids[order])
+        # a key never spans two ranks
+        mine_keys = set(got[0].get().tolist())
+        others = comm.allgather(mine_keys)
+        for r, other in enumerate(others):
+            assert r == comm.rank or not (mine_keys & other)
 
 
 def check_decomposition(comm, rng):
@@ -136,6 +161,7 @@ def main():
     rng = np.random.default_rng(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
     check_reductions(comm, rng, mine, real, rtol)
     check_scans(comm, rng, mine, real, rtol)
+    check_sort(comm, rng, mine, real)
     check_decomposition(comm, rng)
     comm.Barrier()
     if comm.rank == 0:
