@@ -15,7 +15,7 @@ from ..errors import KernelSyntaxError, KernelValueError, SourceLocation
 _NAMESPACE = {"min": min, "max": max, "abs": abs, "INFINITY": math.inf,
               "NAN": math.nan, "inf": math.inf, "pi": math.pi, "M_PI": math.pi}
 for _name in ("sqrt", "fabs", "exp", "log", "sin", "cos", "floor", "ceil", "fmod",
-              "hypot", "atan2", "pow", "copysign"):
+              "hypot", "atan2", "pow", "copysign", "isnan", "isinf"):
     _NAMESPACE[_name] = getattr(math, _name)
 
 

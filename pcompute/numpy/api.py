@@ -1,0 +1,300 @@
+"""The functions of :mod:`pcompute.numpy` that mirror NumPy's namespace."""
+import builtins as _builtins
+
+import numpy as np
+
+from . import views
+from .core import (_from_host, _to_host, apply_ufunc, astype as _astype, ndarray,
+                   node_of, reduction, wrap_node)
+from .execute import evaluate as _evaluate_node, fallback
+from .graph import Map, Source
+from .stats import STATS
+
+IMPLEMENTED = {}
+
+
+def implements(*numpy_funcs):
+    """Register a function as the lazy version of NumPy functions (used by
+    ``ndarray.__array_function__``)."""
+    def deco(func):
+        for f in numpy_funcs:
+            IMPLEMENTED[f] = func
+        return func
+    return deco
+
+
+# -- creation ---------------------------------------------------------------------
+def _host(value):
+    return ndarray(Source.from_host(value))
+
+
+@implements(np.asarray)
+def asarray(a, dtype=None, order=None, **kwargs):
+    """``a`` as a lazy array (no copy of a lazy array of the same dtype)."""
+    if isinstance(a, ndarray):
+        return a if dtype is None or np.dtype(dtype) == a.dtype else _astype(a, dtype)
+    return _host(np.asarray(_to_host(a), dtype=dtype, order=order, **kwargs))
+
+
+@implements(np.array)
+def array(a, dtype=None, copy=True, **kwargs):
+    """A lazy array holding a copy of ``a`` (as ``numpy.array``)."""
+    if isinstance(a, ndarray):
+        return _astype(a, dtype or a.dtype) if copy else asarray(a, dtype)
+    return _host(np.array(_to_host(a), dtype=dtype, copy=copy, **kwargs))
+
+
+def _creator(npfunc):
+    def make(*args, **kwargs):
+        return _host(npfunc(*_to_host(args), **_to_host(kwargs)))
+    make.__name__ = npfunc.__name__
+    make.__doc__ = "Lazy ``numpy.%s`` (made in host memory, moved to the device " \
+                   "when a kernel reads it)." % npfunc.__name__
+    return implements(npfunc)(make)
+
+
+zeros = _creator(np.zeros)
+ones = _creator(np.ones)
+empty = _creator(np.empty)
+full = _creator(np.full)
+arange = _creator(np.arange)
+linspace = _creator(np.linspace)
+eye = _creator(np.eye)
+identity = _creator(np.identity)
+zeros_like = _creator(np.zeros_like)
+ones_like = _creator(np.ones_like)
+empty_like = _creator(np.empty_like)
+full_like = _creator(np.full_like)
+
+
+# -- ufunc-like functions ------------------------------------------------------------
+@implements(np.where)
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` else ``y`` (fused); one argument: nonzero()."""
+    if x is None and y is None:
+        return _from_host(np.where(_to_host(condition)))
+    nodes = [node_of(v) for v in (condition, x, y)]
+    ops = [n.value if hasattr(n, "value") else n for n in nodes[1:]]
+    dtype = np.result_type(*[o if not hasattr(o, "dtype") else o.dtype for o in ops])
+    shape = np.broadcast_shapes(*[n.shape for n in nodes])
+    return wrap_node(Map("where", nodes, [np.dtype(bool), dtype, dtype], shape, dtype))
+
+
+@implements(np.clip)
+def clip(a, a_min=None, a_max=None):
+    """``minimum(maximum(a, a_min), a_max)`` (NaN propagates, as in NumPy)."""
+    out = a
+    if a_min is not None:
+        out = apply_ufunc(np.maximum, out, a_min)
+    if a_max is not None:
+        out = apply_ufunc(np.minimum, out, a_max)
+    return out if out is not a else asarray(a).copy()
+
+
+@implements(np.astype)
+def astype(x, dtype, copy=True):
+    """``x`` converted to ``dtype``."""
+    return _astype(x, dtype)
+
+
+# -- reductions ----------------------------------------------------------------------
+def _reducer(op):
+    def red(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if out is not None or kwargs:
+            fallback(None, "arguments %s" % sorted(set(kwargs) | ({"out"} if out is not None
+                                                                  else set())),
+                     what="numpy.%s" % op)
+            return _from_host(getattr(np, op)(_to_host(a), axis=axis, out=out,
+                                              keepdims=keepdims, **kwargs))
+        if op in ("argmin", "argmax"):
+            return reduction(op, a, axis, keepdims)
+        if op in ("sum", "prod"):
+            return reduction(op, a, axis, keepdims, dtype)
+        return reduction(op, a, axis, keepdims)
+    red.__name__ = op
+    red.__doc__ = "Lazy ``numpy.%s`` (fused with the elementwise work feeding it)." % op
+    return red
+
+
+sum = implements(np.sum)(_reducer("sum"))                 # noqa: A001
+prod = implements(np.prod)(_reducer("prod"))
+min = implements(np.min, np.amin)(_reducer("min"))        # noqa: A001
+max = implements(np.max, np.amax)(_reducer("max"))        # noqa: A001
+amin, amax = min, max
+any = implements(np.any)(_reducer("any"))                 # noqa: A001
+all = implements(np.all)(_reducer("all"))                 # noqa: A001
+argmin = implements(np.argmin)(_reducer("argmin"))
+argmax = implements(np.argmax)(_reducer("argmax"))
+
+
+@implements(np.mean)
+def mean(a, axis=None, dtype=None, keepdims=False):
+    """Lazy ``numpy.mean`` (a fused sum divided by the count)."""
+    a = asarray(a)
+    if dtype is None:
+        dtype = np.float64 if a.dtype.kind in "biu" else a.dtype
+    total = reduction("sum", a, axis, keepdims, dtype)
+    count = a.size // _builtins.max(total.size, 1) if a.size else 0
+    return apply_ufunc(np.true_divide, total, count)
+
+
+# -- shapes and views -------------------------------------------------------------------
+def _view(src, shape, strides, offset):
+    return Source(shape, src.dtype, dev=src.dev, strides=strides, offset=offset,
+                  backend=src.backend)
+
+
+@implements(np.reshape)
+def reshape(a, shape, order="C"):
+    """A view with another shape (NumPy's rules; a copy when not contiguous)."""
+    a = asarray(a)
+    if order != "C":
+        return _from_host(np.reshape(a.get(), shape, order=order))
+    newshape = views.reshape_shape(a.size, shape)
+    src = a._source()
+    if src.dev is None:
+        return _host(src.host.reshape(newshape))
+    if not src.contiguous():
+        src = a.copy()._source()
+    return ndarray(_view(src, newshape, views.c_strides(newshape), src.offset))
+
+
+@implements(np.transpose)
+def transpose(a, axes=None):
+    """A transposed view."""
+    a = asarray(a)
+    axes = views.transpose_axes(a.ndim, () if axes is None else (tuple(axes),))
+    src = a._source()
+    if src.dev is None:
+        return _host(src.host.transpose(axes))
+    return ndarray(_view(src, tuple(src.shape[k] for k in axes),
+                         tuple(src.strides[k] for k in axes), src.offset))
+
+
+@implements(np.broadcast_to)
+def broadcast_to(a, shape):
+    """A read-only broadcast view (lazy: nothing is copied)."""
+    a = asarray(a)
+    shape = tuple(shape) if not isinstance(shape, int) else (shape,)
+    np.broadcast_shapes(a.shape, shape)
+    return apply_ufunc(np.add, a, np.zeros(shape, dtype=bool)) if a.dtype.kind != "b" \
+        else apply_ufunc(np.logical_or, a, np.zeros(shape, dtype=bool))
+
+
+def getitem(a, key):
+    """``a[key]``: basic indexing is a view; other keys are done by NumPy."""
+    if isinstance(key, ndarray):
+        key = key.get()
+    src = a._source()
+    if views.is_basic_key(key) and src.dev is not None:
+        shape, strides, offset = views.basic_view(src.shape, src.strides, src.offset, key)
+        if not shape:
+            return src.to_host()[key]
+        return ndarray(_view(src, shape, strides, offset))
+    if not views.is_basic_key(key):
+        fallback(None, "indexing with arrays", what="a[...]")
+    value = src.to_host()[_to_host(key)]
+    return _host(value) if isinstance(value, np.ndarray) else value
+
+
+def setitem(a, key, value):
+    """``a[key] = value`` on a fresh copy of ``a``'s data: views taken of ``a``
+    earlier keep the old values (a difference from NumPy, see the docs)."""
+    if isinstance(key, ndarray):
+        key = key.get()
+    host = a._source().to_host().copy()
+    host[_to_host(key)] = _to_host(value)
+    a._node = Source.from_host(host)
+
+
+# -- joining (these evaluate their inputs) -------------------------------------------------
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, **kwargs):
+    """``numpy.concatenate`` of the evaluated inputs."""
+    return _from_host(np.concatenate(_to_host(list(arrays)), axis=axis, **kwargs))
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, **kwargs):
+    """``numpy.stack`` of the evaluated inputs."""
+    return _from_host(np.stack(_to_host(list(arrays)), axis=axis, **kwargs))
+
+
+# -- linear algebra ------------------------------------------------------------------------------
+@implements(np.dot)
+def dot(a, b):
+    """1-D·1-D is a fused multiply+sum kernel; other shapes use NumPy's BLAS
+    on the host (counted as a fallback)."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 1 and b.ndim == 1:
+        if a.shape != b.shape:
+            raise ValueError("shapes %s and %s not aligned" % (a.shape, b.shape))
+        return reduction("sum", apply_ufunc(np.multiply, a, b))
+    if a.ndim == 0 or b.ndim == 0:
+        return apply_ufunc(np.multiply, a, b)
+    fallback(None, "BLAS on the host", what="numpy.dot")
+    return _from_host(np.dot(a.get(), b.get()))
+
+
+@implements(np.matmul)
+def matmul(a, b):
+    """``a @ b``: as :func:`dot` for 1-D operands, NumPy's BLAS otherwise."""
+    a, b = asarray(a), asarray(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    fallback(None, "BLAS on the host", what="numpy.matmul")
+    return _from_host(np.matmul(a.get(), b.get()))
+
+
+@implements(np.shape)
+def shape(a):
+    return asarray(a).shape
+
+
+@implements(np.ndim)
+def ndim(a):
+    return asarray(a).ndim
+
+
+@implements(np.size)
+def size(a, axis=None):
+    a = asarray(a)
+    return a.size if axis is None else a.shape[axis]
+
+
+# -- forcing and tools -----------------------------------------------------------------------
+def evaluate(*arrays):
+    """Compute the given lazy arrays now (their values stay on the device)."""
+    for a in arrays:
+        if isinstance(a, ndarray):
+            a._source()
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def stats():
+    """What the layer did so far: kernels, fused operations, compiles,
+    eager (small) evaluations, fallbacks and fusion boundaries with reasons."""
+    return STATS.as_dict()
+
+
+def reset_stats():
+    """Zero the counters of :func:`stats`."""
+    STATS.reset()
+
+
+def _ufunc_function(uf):
+    def func(*args, out=None, **kwargs):
+        if out is not None or kwargs or uf.nout != 1:
+            fallback(None, "arguments or several outputs", what="numpy.%s" % uf.__name__)
+            return _from_host(uf(*_to_host(args), out=out, **_to_host(kwargs)))
+        return apply_ufunc(uf, *args)
+    func.__name__ = uf.__name__
+    func.__doc__ = "Lazy ``numpy.%s`` (fused into kernels)." % uf.__name__
+    return func
+
+
+UFUNCS = {}
+for _name in dir(np):
+    _uf = getattr(np, _name)
+    if isinstance(_uf, np.ufunc) and not _name.startswith("_"):
+        UFUNCS[_name] = _ufunc_function(_uf)

@@ -1,0 +1,338 @@
+"""The lazy array type of :mod:`pcompute.numpy` and the operations building graphs.
+
+Operations return at once with a new :class:`ndarray` over a graph node; the
+value is computed when it is needed (see :mod:`.force`).
+"""
+import numbers
+import sys
+import warnings
+
+import numpy as np
+
+from . import views
+from .dtypes import reduction_dtype, resolve
+from .execute import evaluate, fallback
+from .graph import Const, Map, Reduce, Source
+from .options import OPTIONS
+from .stats import STATS
+
+_SCALARS = (bool, int, float, complex)
+
+
+class GraphDepthWarning(UserWarning):
+    """A graph grew past ``max_depth`` without being evaluated."""
+
+
+class ndarray:
+    """A lazy NumPy-compatible array.
+
+    Arithmetic, comparisons, ufuncs and reductions build an expression graph
+    and return immediately; ``numpy.asarray(x)``, printing, ``float(x)``,
+    iteration, indexing with arrays, or :func:`pcompute.numpy.evaluate`
+    compute it, fusing each chain of elementwise operations into one kernel.
+    """
+
+    __slots__ = ("_node", "__weakref__")
+    __array_priority__ = 2000
+
+    def __init__(self, node):
+        self._node = node
+
+    # -- attributes ---------------------------------------------------------
+    shape = property(lambda self: self._node.shape, doc="The shape (a tuple).")
+    dtype = property(lambda self: self._node.dtype, doc="The NumPy dtype.")
+    ndim = property(lambda self: len(self._node.shape))
+    size = property(lambda self: self._node.size)
+    itemsize = property(lambda self: self._node.dtype.itemsize)
+    nbytes = property(lambda self: self._node.size * self._node.dtype.itemsize)
+
+    @property
+    def T(self):
+        """The transpose (a view)."""
+        return self.transpose()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    # -- forcing --------------------------------------------------------------
+    def _source(self):
+        STATS.forced += 1
+        src = evaluate(self._node)
+        self._node = src
+        return src
+
+    def get(self):
+        """The value as a NumPy array (evaluates)."""
+        return self._source().to_host()
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.get()
+        if dtype is not None and np.dtype(dtype) != value.dtype:
+            return value.astype(dtype)
+        return value.copy() if copy else value
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __format__(self, spec):
+        return format(self.get() if self.ndim else self.get()[()], spec)
+
+    def __float__(self):
+        return float(self.get())
+
+    def __int__(self):
+        return int(self.get())
+
+    def __complex__(self):
+        return complex(self.get())
+
+    def __index__(self):
+        return self.get().__index__()
+
+    def __bool__(self):
+        return bool(self.get())
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[k] for k in range(self.shape[0]))
+
+    def item(self, *args):
+        """The element as a Python scalar (evaluates)."""
+        return self.get().item(*args)
+
+    def tolist(self):
+        """The value as nested Python lists (evaluates)."""
+        return self.get().tolist()
+
+    # -- NumPy protocols -------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs and ufunc.nout == 1:
+            return apply_ufunc(ufunc, *inputs)
+        return _host_call(getattr(ufunc, method), inputs, kwargs,
+                          "numpy.%s.%s" % (ufunc.__name__, method))
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .api import IMPLEMENTED
+        impl = IMPLEMENTED.get(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        return _host_call(func, args, kwargs, "numpy.%s" % getattr(func, "__name__", func))
+
+    # -- conversions and views -------------------------------------------------
+    def astype(self, dtype, copy=True):
+        """A copy converted to ``dtype`` (fused with what produces it)."""
+        return astype(self, dtype)
+
+    def copy(self):
+        """A copy (evaluated lazily)."""
+        return ndarray(Map("astype", [self._node], [self.dtype], self.shape, self.dtype))
+
+    def reshape(self, *shape, order="C"):
+        """A view with a new shape (a copy first when the data is not contiguous)."""
+        from .api import reshape
+        return reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    def flatten(self):
+        return self.copy().reshape(-1)
+
+    def transpose(self, *axes):
+        from .api import transpose
+        return transpose(self, views.transpose_axes(self.ndim, axes))
+
+    def __getitem__(self, key):
+        from .api import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from .api import setitem
+        setitem(self, key, value)
+
+    # -- reductions ------------------------------------------------------------
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return reduction("sum", self, axis, keepdims, dtype)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return reduction("prod", self, axis, keepdims, dtype)
+
+    def min(self, axis=None, keepdims=False):
+        return reduction("min", self, axis, keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return reduction("max", self, axis, keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return reduction("any", self, axis, keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return reduction("all", self, axis, keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        from .api import mean
+        return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def argmin(self, axis=None):
+        return reduction("argmin", self, axis, False)
+
+    def argmax(self, axis=None):
+        return reduction("argmax", self, axis, False)
+
+    def dot(self, other):
+        from .api import dot
+        return dot(self, other)
+
+
+def _binary(name, reflected=False):
+    uf = getattr(np, name)
+    if reflected:
+        def op(self, other):
+            return apply_ufunc(uf, other, self)
+    else:
+        def op(self, other):
+            return apply_ufunc(uf, self, other)
+    op.__name__ = name
+    return op
+
+
+for _op, _uf in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                 ("truediv", "true_divide"), ("floordiv", "floor_divide"),
+                 ("mod", "remainder"), ("pow", "power"), ("and", "bitwise_and"),
+                 ("or", "bitwise_or"), ("xor", "bitwise_xor"), ("lshift", "left_shift"),
+                 ("rshift", "right_shift")):
+    setattr(ndarray, "__%s__" % _op, _binary(_uf))
+    setattr(ndarray, "__r%s__" % _op, _binary(_uf, reflected=True))
+for _op, _uf in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                 ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")):
+    setattr(ndarray, "__%s__" % _op, _binary(_uf))
+ndarray.__hash__ = None
+ndarray.__neg__ = lambda self: apply_ufunc(np.negative, self)
+ndarray.__pos__ = lambda self: apply_ufunc(np.positive, self)
+ndarray.__abs__ = lambda self: apply_ufunc(np.absolute, self)
+ndarray.__invert__ = lambda self: apply_ufunc(np.invert, self)
+ndarray.__matmul__ = lambda self, other: __import__(
+    "pcompute.numpy.api", fromlist=["matmul"]).matmul(self, other)
+ndarray.__rmatmul__ = lambda self, other: __import__(
+    "pcompute.numpy.api", fromlist=["matmul"]).matmul(other, self)
+
+
+# -- building nodes ---------------------------------------------------------------
+def node_of(x):
+    """The graph node of an operand: lazy arrays, NumPy arrays and scalars,
+    Python scalars (weak, NEP 50) and anything ``numpy.asarray`` accepts."""
+    if isinstance(x, ndarray):
+        return x._node
+    if isinstance(x, _SCALARS) and not isinstance(x, np.generic):
+        return Const(x)
+    return Source.from_host(np.asarray(x))
+
+
+def _operand(node):
+    return node.value if isinstance(node, Const) else node
+
+
+def apply_ufunc(ufunc, *operands):
+    """``ufunc(*operands)`` as a lazy node (NumPy's dtypes and broadcasting)."""
+    nodes = [node_of(x) for x in operands]
+    loop, outs = resolve(ufunc, [_operand(n) for n in nodes])
+    shape = np.broadcast_shapes(*[n.shape for n in nodes])
+    return wrap_node(Map(ufunc.__name__, nodes, loop, shape, outs[0]))
+
+
+def astype(x, dtype):
+    """``x`` converted to ``dtype`` (NumPy's unsafe casting)."""
+    node = node_of(x)
+    dtype = np.dtype(dtype)
+    return wrap_node(Map("astype", [node], [dtype], node.shape, dtype))
+
+
+def wrap_node(node):
+    """An :class:`ndarray` over ``node``; a graph past ``max_depth`` is
+    evaluated here, with a warning located in the caller's code."""
+    arr = ndarray(node)
+    if node.depth > OPTIONS["max_depth"]:
+        _warn_depth(node)
+        arr._source()
+    return arr
+
+
+def _warn_depth(node):
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+            "pcompute.numpy"):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(
+        "a pcompute.numpy graph grew to depth %d without being evaluated (a loop that "
+        "never uses its arrays' values?); evaluating it here. Call "
+        "pcompute.numpy.evaluate(x) inside the loop to choose where" % node.depth,
+        GraphDepthWarning, stacklevel=level)
+
+
+def reduction(op, x, axis=None, keepdims=False, dtype=None):
+    """A lazy reduction ``op`` of ``x`` over ``axis`` (None, an int or a tuple)."""
+    if dtype is not None:
+        x = astype(x, dtype)
+    node = node_of(x)
+    if isinstance(node, Const):
+        node = Source.from_host(np.asarray(node.value))
+    if node.dtype.kind == "b" and op in ("min", "max"):
+        op = "all" if op == "min" else "any"
+    if axis is None:
+        axes = tuple(range(node.ndim))
+    elif isinstance(axis, tuple):
+        if op in ("argmin", "argmax"):
+            raise TypeError("'tuple' object cannot be interpreted as an integer")
+        axes = tuple(views.normalize_axis(a, node.ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+    else:
+        axes = (views.normalize_axis(axis, node.ndim),)
+    out_dtype = reduction_dtype(op, node.dtype)
+    if axis is None or len(axes) == node.ndim and op not in ("argmin", "argmax"):
+        result = Reduce(op, node, None, (), out_dtype, out_dtype)
+    else:
+        result = node
+        for ax in sorted(axes, reverse=True):
+            shape = result.shape[:ax] + result.shape[ax + 1:]
+            result = Reduce(op, result, ax, shape, out_dtype, out_dtype)
+    arr = wrap_node(result)
+    if keepdims:
+        kept = tuple(1 if d in axes else n for d, n in enumerate(node.shape))
+        arr = arr.reshape(kept)
+    return arr
+
+
+def _host_call(func, args, kwargs, what):
+    """Run a NumPy function the layer does not implement on evaluated inputs,
+    counting it, and bring array results back into the lazy world."""
+    fallback(None, "not implemented lazily", what=what)
+    args = _to_host(args)
+    kwargs = _to_host(kwargs)
+    return _from_host(func(*args, **kwargs))
+
+
+def _to_host(obj):
+    if isinstance(obj, ndarray):
+        return obj.get()
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_host(o) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _to_host(v) for k, v in obj.items()}
+    return obj
+
+
+def _from_host(obj):
+    if isinstance(obj, np.ndarray):
+        return ndarray(Source.from_host(obj))
+    if isinstance(obj, tuple):
+        return tuple(_from_host(o) for o in obj)
+    if isinstance(obj, list):
+        return [_from_host(o) for o in obj]
+    return obj

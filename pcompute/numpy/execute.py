@@ -1,0 +1,192 @@
+"""Evaluating graph nodes: fused kernels on the configured backend, or NumPy.
+
+``evaluate(node)`` returns the :class:`~.graph.Source` holding the node's
+value and caches it in ``node.result``.  A maximal region of elementwise
+nodes becomes one kernel; a node that cannot join (a reduction inside an
+expression, an operation without a kernel form, the input cap) is evaluated
+first and enters the region as a leaf, and the reason is recorded for
+:func:`pcompute.numpy.explain`.
+"""
+import numpy as np
+
+from ..array import Array, empty, wrap
+from ..backends.registry import get_backend
+from ..config import get_config, use_config
+from .graph import Const, Map, Reduce, Source, c_strides
+from .lower import Emitter, NotFusable
+from .options import OPTIONS
+from .stats import STATS, FallbackError, logger
+from . import kernels, reduce as reduce_mod
+
+
+def backend_now():
+    """The backend the configuration selects now."""
+    return get_backend(None)
+
+
+def device_view(src):
+    """(buffer, offset, strides) of ``src`` on the current backend (copied there
+    from the host, or from another backend, once)."""
+    be = backend_now()
+    if src.dev is not None and src.backend == be.name:
+        return src.dev, src.offset, src.strides
+    host = src.to_host()
+    flat = np.ascontiguousarray(host).reshape(-1)
+    if not flat.flags.writeable:
+        flat = flat.copy()
+    if flat.size == 0:
+        flat = np.zeros(1, dtype=flat.dtype)
+    with _precision():
+        src.dev = wrap(flat)
+    src.backend, src.offset, src.strides = be.name, 0, c_strides(src.shape)
+    return src.dev, 0, src.strides
+
+
+def _precision():
+    """Kernels of the layer compute in the arrays' own dtypes (NumPy's rule),
+    so float64 is never demoted to float32 here."""
+    return use_config(use_double=True)
+
+
+def fallback(node, reason, what=None):
+    """Count (and log, warn or raise, per the options) a host evaluation."""
+    what = what or describe(node)
+    STATS.fallbacks["%s: %s" % (what, reason)] += 1
+    policy = OPTIONS["fallback"]
+    message = "pcompute.numpy evaluates %s in NumPy on the host: %s" % (what, reason)
+    if policy == "error":
+        raise FallbackError(message)
+    if policy == "warn":
+        import warnings
+        warnings.warn(message, stacklevel=3)
+    logger.debug(message)
+
+
+def describe(node):
+    """A short description of a node for messages."""
+    if isinstance(node, Map):
+        return "numpy.%s (%s)" % (node.op, ", ".join(str(d) for d in node.loop))
+    if isinstance(node, Reduce):
+        return "%s(axis=%s) of %s" % (node.op, node.axis, node.arg.dtype)
+    return type(node).__name__
+
+
+def host_value(node):
+    """The value of ``node`` as a NumPy array or Python scalar (for NumPy calls)."""
+    if isinstance(node, Const):
+        return node.value
+    return evaluate(node).to_host()
+
+
+def host_eval(node):
+    """Evaluate ``node`` with NumPy (its inputs are evaluated as usual first)."""
+    if isinstance(node, Map) and node.op == "astype":
+        out = np.array(host_value(node.args[0]), dtype=node.dtype)
+    elif isinstance(node, Map):
+        with np.errstate(all="ignore"):
+            out = getattr(np, node.op)(*[host_value(a) for a in node.args])
+        out = np.asarray(out)
+        if out.dtype != node.dtype:
+            out = out.astype(node.dtype)
+    elif isinstance(node, Reduce):
+        out = reduce_mod.host_reduce(node, host_value(node.arg))
+    else:
+        raise TypeError("cannot evaluate %r" % (node,))
+    return _finish(node, Source(out.shape, out.dtype, host=out))
+
+
+def _finish(node, src):
+    node.result = src
+    return src
+
+
+def _eager(node):
+    """True when ``node``'s region is small enough to run in NumPy directly."""
+    return node.size < OPTIONS["eager_below"] or node.size == 0
+
+
+def evaluate(node):
+    """The :class:`Source` of ``node``'s value (computed once, then cached)."""
+    if node.result is not None:
+        return node.result
+    if isinstance(node, Reduce):
+        return _finish(node, reduce_mod.evaluate_reduce(node, TOOLS))
+    if not isinstance(node, Map):
+        raise TypeError("cannot evaluate %r" % (node,))
+    if _eager(node):
+        STATS.eager += 1
+        return host_eval(node)
+    be = backend_now()
+    while True:
+        emitter = Emitter(node.shape, device_view, max_leaves=OPTIONS["max_inputs"])
+        try:
+            out_expr = emitter.value(node)
+            break
+        except NotFusable as stop:
+            _boundary(node, stop)
+    if node.dtype == np.float64 and not be.supports_double():
+        fallback(node, "the %s device has no float64" % be.name)
+        return host_eval(node)
+    source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr])
+    with _precision():
+        out = empty(node.size, node.dtype)
+        kernels.run_elementwise(source, out, emitter.args, emitter.nodes)
+    return _finish(node, Source(node.shape, node.dtype, dev=out, backend=be.name))
+
+
+def _boundary(root, stop):
+    """Deal with a node that stopped fusion: evaluate it (or, at the input
+    cap, the root's operands) on its own first."""
+    STATS.boundaries[stop.reason] += 1
+    logger.debug("fusion stops at %s: %s", describe(stop.node), stop.reason)
+    if isinstance(stop.node, Source):
+        # The input cap: evaluate the root's operands as separate kernels.
+        pending = [a for a in root.args if isinstance(a, Map) and a.result is None]
+        if not pending:
+            raise RuntimeError("pcompute.numpy: internal error, a single operation "
+                               "reads more arrays than max_inputs")
+        biggest = max(pending, key=lambda a: a.depth)
+        evaluate(biggest)
+        return
+    node = stop.node
+    if isinstance(node, Map):        # an operation without a kernel form
+        fallback(node, stop.reason)
+        host_eval(node)
+    else:                            # a reduction: its own kernel first
+        evaluate(node)
+
+
+class _Tools:
+    """What the reduction lowering needs from the executor."""
+
+    device = staticmethod(device_view)
+    evaluate = staticmethod(evaluate)
+    eager = staticmethod(_eager)
+    fallback = staticmethod(fallback)
+    host = staticmethod(host_eval)
+    boundary = staticmethod(_boundary)
+
+    @property
+    def max_inputs(self):
+        return OPTIONS["max_inputs"]
+
+    @staticmethod
+    def count_eager():
+        STATS.eager += 1
+
+    @staticmethod
+    def run_reduction(source, reduce_expr, acc, neutral, emitter):
+        with _precision():
+            return kernels.run_reduction(source, reduce_expr, acc, neutral,
+                                         emitter.args, emitter.nodes)
+
+    @staticmethod
+    def run_kernel(source, node, emitter):
+        be = backend_now()
+        with _precision():
+            out = empty(max(node.size, 1), node.dtype)
+            kernels.run_elementwise(source, out, emitter.args, emitter.nodes)
+        return Source(node.shape, node.dtype, dev=out, backend=be.name)
+
+
+TOOLS = _Tools()

@@ -1,0 +1,142 @@
+"""The nodes of the lazy expression graph.
+
+A graph is made of :class:`Source` (values that exist: host NumPy arrays or
+device buffers with a strided view), :class:`Const` (Python scalars, weakly
+typed as NEP 50 says), :class:`Map` (one elementwise ufunc) and
+:class:`Reduce` (a reduction over some axes).  Nodes are immutable except for
+``result``, which caches the :class:`Source` a node evaluated to, so a value
+used by several arrays is computed once.
+"""
+import math
+
+import numpy as np
+
+
+class Node:
+    """Base of the graph nodes: ``shape``, ``dtype`` and the cached ``result``."""
+
+    __slots__ = ("shape", "dtype", "result", "depth", "__weakref__")
+
+    def __init__(self, shape, dtype, depth=0):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.result = None
+        self.depth = depth
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def inputs(self):
+        return ()
+
+
+class Source(Node):
+    """A value that exists.
+
+    ``host`` is a NumPy array (any layout) or None; ``dev`` a flat
+    :class:`pcompute.Array` seen through ``strides``/``offset`` (in elements)
+    or None.  ``scalar`` is a NumPy scalar for 0-d values computed on the
+    host (a full reduction's result).
+    """
+
+    __slots__ = ("host", "dev", "strides", "offset", "backend")
+
+    def __init__(self, shape, dtype, host=None, dev=None, strides=None, offset=0,
+                 backend=None):
+        super().__init__(shape, dtype)
+        self.host = host
+        self.dev = dev
+        self.strides = tuple(strides) if strides is not None else c_strides(shape)
+        self.offset = offset
+        self.backend = backend
+        self.result = self
+
+    @classmethod
+    def from_host(cls, arr):
+        arr = np.asarray(arr)
+        return cls(arr.shape, arr.dtype, host=arr)
+
+    def contiguous(self):
+        """True when the view is C-contiguous (strides of its shape)."""
+        return all(s == c or n == 1 for s, c, n in
+                   zip(self.strides, c_strides(self.shape), self.shape))
+
+    def to_host(self):
+        """The value as a NumPy array (a copy of device data, kept)."""
+        if self.host is None:
+            flat = self.dev.get()
+            item = flat.dtype.itemsize
+            view = np.lib.stride_tricks.as_strided(
+                flat[self.offset:], self.shape, tuple(s * item for s in self.strides))
+            self.host = view.copy() if not self.contiguous() or self.offset else \
+                flat[:self.size].reshape(self.shape)
+        return self.host
+
+
+class Const(Node):
+    """A Python scalar operand; its dtype is settled by the operation using it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        super().__init__((), np.result_type(value))
+        self.value = value
+        self.result = self
+
+
+class Map(Node):
+    """One elementwise operation: ufunc ``op`` over ``args``.
+
+    ``loop`` holds the dtype each input is converted to (NumPy's loop dtypes)."""
+
+    __slots__ = ("op", "args", "loop")
+
+    def __init__(self, op, args, loop, shape, dtype):
+        depth = 1 + max((a.depth for a in args), default=0)
+        super().__init__(shape, dtype, depth)
+        self.op = op
+        self.args = tuple(args)
+        self.loop = tuple(loop)
+
+    def inputs(self):
+        return self.args
+
+
+class Reduce(Node):
+    """A reduction ``op`` ('sum', 'max', 'argmin', ...) of ``arg`` over ``axis``
+    (None: all axes; an int otherwise; the result drops that axis)."""
+
+    __slots__ = ("op", "arg", "axis", "acc")
+
+    def __init__(self, op, arg, axis, shape, dtype, acc):
+        super().__init__(shape, dtype, arg.depth + 1)
+        self.op = op
+        self.arg = arg
+        self.axis = axis
+        self.acc = np.dtype(acc)
+
+    def inputs(self):
+        return (self.arg,)
+
+
+def c_strides(shape):
+    """C-order strides, in elements, of ``shape``."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def broadcast_strides(shape, strides, target):
+    """The strides of a view of ``shape``/``strides`` broadcast to ``target``."""
+    pad = len(target) - len(shape)
+    out = [0] * pad
+    for n, s, t in zip(shape, strides, target[pad:]):
+        out.append(0 if n == 1 and t != 1 else s)
+    return tuple(out)

@@ -1,0 +1,98 @@
+"""The cache of the layer's kernels, keyed by their generated source.
+
+The source text of a lowered region is its canonical structure (operations,
+dtypes, access patterns, ndim), so equal text means an equal kernel: the
+:class:`~pcompute.Elementwise` or :class:`~pcompute.Reduction` made for it is
+kept, and the primitives keep their compiled code per backend and
+configuration.  The functions are made with ``exec`` from that text and get
+a ``source`` attribute, as the front end expects of generated functions;
+the names they call are NumPy's ufuncs, so on the python backend they run
+with NumPy's scalar semantics.
+"""
+import hashlib
+
+import numpy as np
+
+from ..parallel import Elementwise
+from ..primitives.reduction import Reduction
+from ..types import cast
+from .stats import STATS
+
+_NAMESPACE = {
+    "cast": cast, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+    "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "exp": np.exp, "expm1": np.expm1, "log": np.log,
+    "log10": np.log10, "log1p": np.log1p, "log2": np.log2, "sqrt": np.sqrt,
+    "pow": np.power, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil,
+    "trunc": np.trunc, "fmod": np.fmod, "hypot": np.hypot, "copysign": np.copysign,
+    "isnan": np.isnan, "isinf": np.isinf,
+}
+
+_CACHE = {}
+_FILENAME = "<pcompute.numpy fused kernel>"
+
+
+def make_function(source, name):
+    """The Python function defined by ``source`` (with ``.source`` set).
+
+    ``name`` in the text is renamed ``<name>_<hash of the text>`` so the
+    profiler and ``pcompute source`` tell the fused kernels apart."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:8]
+    unique = "%s_%s" % (name, digest)
+    source = source.replace("def %s(" % name, "def %s(" % unique, 1)
+    namespace = dict(_NAMESPACE)
+    exec(compile(source, _FILENAME, "exec"), namespace)
+    func = namespace[unique]
+    func.source = source
+    return func
+
+
+def elementwise_for(source):
+    """The cached :class:`Elementwise` of a fused kernel's source."""
+    key = ("ew", source)
+    prim = _CACHE.get(key)
+    if prim is None:
+        STATS.compiles += 1
+        prim = Elementwise(make_function(source, "pc_fused"))
+        _CACHE[key] = prim
+    return prim
+
+
+def reduction_for(source, reduce_expr, dtype, neutral):
+    """The cached map+reduce :class:`Reduction` of a fused map function."""
+    key = ("red", source, reduce_expr, np.dtype(dtype).str, neutral)
+    prim = _CACHE.get(key)
+    if prim is None:
+        STATS.compiles += 1
+        prim = Reduction(reduce_expr, make_function(source, "pc_map"), dtype_out=dtype,
+                         neutral=neutral)
+        _CACHE[key] = prim
+    return prim
+
+
+def run_elementwise(source, out, args, nodes):
+    """Run the fused kernel ``source`` writing ``out``."""
+    prim = elementwise_for(source)
+    STATS.kernels += 1
+    STATS.fused_ops += nodes
+    prim(out, *args)
+    return prim
+
+
+def run_reduction(source, reduce_expr, dtype, neutral, args, nodes):
+    """Run a fused map+reduce; returns the host scalar."""
+    prim = reduction_for(source, reduce_expr, dtype, neutral)
+    STATS.kernels += 1
+    STATS.fused_ops += nodes
+    return prim(*args)
+
+
+def cached_sources():
+    """The sources of every kernel the layer made in this process."""
+    return [key[1] for key in _CACHE]
+
+
+def clear_cache():
+    """Forget the layer's kernels (the compile cache on disk is kept)."""
+    _CACHE.clear()

@@ -1,0 +1,186 @@
+"""Lowering a fused region of the graph to a kernel-language function.
+
+A region is a tree of :class:`~.graph.Map` nodes over leaves (values that
+exist) and constants.  It becomes the Python source of one kernel function
+(``def k(i, out, ...)``) that the normal front end checks, types and
+translates for whichever backend runs it.  Leaves are read through a flat
+buffer, an offset and strides; shapes, strides, offsets and scalars are
+kernel arguments, so the same structure with other shapes or values reuses
+the compiled kernel (the source text, which is the cache key, is unchanged).
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import ufuncs
+from .dtypes import in_kernel, kernel_type_name
+from .graph import Const, Map, Source, broadcast_strides, c_strides
+
+
+class NotFusable(Exception):
+    """A node that has to be evaluated on its own first (carries the reason)."""
+
+    def __init__(self, node, reason):
+        super().__init__(reason)
+        self.node = node
+        self.reason = reason
+
+
+@dataclass
+class Lowered:
+    """The product of lowering one region."""
+    source: str                 # Python source of the kernel-language function
+    name: str                   # its function name
+    args: list                  # argument values after ``i`` (and ``out``)
+    nodes: int                  # operations fused into it
+    leaves: list = field(default_factory=list)   # the Source nodes it reads
+    first_exact: bool = True    # the first array argument has exactly n elements
+
+
+def convert(expr, src, dst):
+    """``expr`` of dtype ``src`` converted to ``dst`` in the kernel language."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return expr
+    if dst.kind == "b":
+        return "(%s != 0)" % expr
+    return "cast(%s, '%s')" % (expr, kernel_type_name(dst))
+
+
+class Emitter:
+    """Builds one kernel function over the index space ``shape``.
+
+    With ``axis`` set, the index ``i`` runs over ``shape`` without that axis
+    and the body sits in a loop ``for r in range(m)`` over the axis.
+    """
+
+    def __init__(self, shape, device, axis=None, direct_ok=True, max_leaves=None):
+        self.shape = tuple(shape)
+        self.axis = axis
+        self.device = device              # Source -> (buffer, offset, strides)
+        self.outer = [d for d in range(len(shape)) if d != axis]
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.direct_ok = direct_ok and axis is None
+        self.max_leaves = max_leaves
+        self.params, self.args = [], []
+        self.pre, self.body = [], []
+        self.names, self.leaf_names = {}, {}
+        self.leaves = []
+        self.nodes = 0
+        self.uses_digits = False
+        self.first_exact = False
+
+    # -- parameters ------------------------------------------------------------
+    def _param(self, name, value):
+        self.params.append(name)
+        self.args.append(value)
+        return name
+
+    def _scalar(self, value, dtype):
+        return self._param("c%d" % len(self.args), np.dtype(dtype).type(value))
+
+    def _leaf(self, src):
+        key = id(src)
+        if key in self.leaf_names:
+            return self.leaf_names[key]
+        if src.dev is None and src.host is not None and src.host.ndim == 0 \
+                and src.dtype.kind in "biuf":
+            return self._scalar(src.host[()], src.dtype)
+        if self.max_leaves is not None and len(self.leaves) >= self.max_leaves:
+            raise NotFusable(src, "the kernel input cap (%d arrays) is reached"
+                             % self.max_leaves)
+        buf, offset, strides = self.device(src)
+        name = "a%d" % len(self.leaves)
+        self.leaves.append(src)
+        bstrides = broadcast_strides(src.shape, strides, self.shape)
+        self._param(name, buf)
+        off = self._param(name + "_o", int(offset))
+        if self.direct_ok and src.shape == self.shape and \
+                bstrides == c_strides(self.shape):
+            access = "%s[%s + i]" % (name, off)
+            if offset == 0 and len(buf) == self.size and len(self.leaves) == 1:
+                self.first_exact = True
+        elif not any(bstrides):
+            access = "%s[%s]" % (name, off)
+        else:
+            self.uses_digits = True
+            terms = [off] + ["x%d * %s" % (k, self._param("%s_s%d" % (name, k),
+                                                         int(bstrides[d])))
+                             for k, d in enumerate(self.outer)]
+            base = name + "_b"
+            self.pre.append("%s = %s" % (base, " + ".join(terms)))
+            if self.axis is not None:
+                step = self._param(name + "_r", int(bstrides[self.axis]))
+                access = "%s[%s + r * %s]" % (name, base, step)
+            else:
+                access = "%s[%s]" % (name, base)
+        self.leaf_names[key] = access
+        return access
+
+    # -- expressions -----------------------------------------------------------
+    def operand(self, node, loop_dtype):
+        """The expression of ``node`` converted to ``loop_dtype``."""
+        if isinstance(node, Const):
+            return self._scalar(node.value, loop_dtype)
+        return convert(self.value(node), node.dtype, loop_dtype)
+
+    def value(self, node):
+        """The expression (a local name or a leaf access) of ``node``'s value."""
+        if node.result is not None:
+            node = node.result
+        if isinstance(node, Source):
+            return self._leaf(node)
+        key = id(node)
+        if key in self.names:
+            return self.names[key]
+        if not isinstance(node, Map):
+            raise NotFusable(node, "a %s must be evaluated first" % type(node).__name__)
+        if not in_kernel(node.dtype) or not all(in_kernel(d) for d in node.loop):
+            raise NotFusable(node, "dtype %s has no kernel type" % node.dtype)
+        if node.op not in ufuncs.FUSABLE:
+            raise NotFusable(node, "numpy.%s is not fused" % node.op)
+        args = [self.operand(a, d) for a, d in zip(node.args, node.loop)]
+        expr = ufuncs.expression(node.op, node.loop, node.dtype, args)
+        if expr is None:
+            raise NotFusable(node, "numpy.%s has no kernel form for %s" % (
+                node.op, ", ".join(str(d) for d in node.loop)))
+        if node.dtype.kind != "b":
+            expr = "cast(%s, '%s')" % (expr, kernel_type_name(node.dtype))
+        name = "t%d" % len(self.names)
+        self.body.append("%s = %s" % (name, expr))
+        self.names[key] = name
+        self.nodes += 1
+        return name
+
+    # -- assembling --------------------------------------------------------------
+    def digits(self):
+        """Lines that split ``i`` into the digits x<d> of the outer axes."""
+        if not self.uses_digits:
+            return []
+        # Digits are named by their position among the outer axes, so reducing
+        # another axis of the same rank gives the same kernel text.
+        dims = self.outer
+        lines = ["q = i"]
+        for k in reversed(range(1, len(dims))):
+            n = self._param("d%d" % k, int(self.shape[dims[k]]))
+            lines.append("x%d = q %% %s" % (k, n))
+            lines.append("q = q // %s" % n)
+        if dims:
+            lines.append("x0 = q")
+        return lines
+
+    def function(self, name, head, tail, loop_lines=None):
+        """The source of ``def name(i, <head>, <params>)`` with the body."""
+        digits = self.digits()
+        params = ", ".join(["i"] + list(head) + self.params)
+        lines = ["def %s(%s):" % (name, params)]
+        inner = digits + self.pre
+        if loop_lines is not None:
+            pre_loop, loop_update, post = loop_lines
+            inner += pre_loop + ["for r in range(m):"]
+            inner += ["    " + ln for ln in self.body + loop_update]
+            inner += post
+        else:
+            inner += self.body + tail
+        lines += ["    " + ln for ln in inner]
+        return "\n".join(lines) + "\n"

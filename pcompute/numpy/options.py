@@ -1,0 +1,59 @@
+"""Settings of the lazy layer (``set_options``/``get_options``).
+
+``eager_below``  regions with fewer elements run in NumPy directly (tiny
+                 arrays lose to a kernel launch); counted in ``stats()``.
+                 Environment: ``PCOMPUTE_LAZY_EAGER_BELOW``.
+``max_inputs``   the most arrays one fused kernel reads (fusion stops there).
+``fallback``     what a host evaluation of an operation the layer cannot fuse
+                 does: 'count' (log at debug level), 'warn' or 'error'.
+                 Environment: ``PCOMPUTE_LAZY_FALLBACK``.
+``max_depth``    a graph deeper than this is evaluated where it grows, with
+                 a warning (a time loop that never forces its arrays).
+"""
+import os
+import warnings
+
+DEFAULTS = {"eager_below": 4096, "max_inputs": 32, "fallback": "count", "max_depth": 400}
+_FALLBACKS = ("count", "warn", "error")
+
+
+def _from_env():
+    opts = dict(DEFAULTS)
+    raw = os.environ.get("PCOMPUTE_LAZY_EAGER_BELOW")
+    if raw:
+        try:
+            opts["eager_below"] = max(0, int(raw))
+        except ValueError:
+            warnings.warn("PCOMPUTE_LAZY_EAGER_BELOW=%r is not an integer; using %d"
+                          % (raw, DEFAULTS["eager_below"]))
+    raw = os.environ.get("PCOMPUTE_LAZY_FALLBACK")
+    if raw:
+        if raw in _FALLBACKS:
+            opts["fallback"] = raw
+        else:
+            warnings.warn("PCOMPUTE_LAZY_FALLBACK=%r is not one of %s; using 'count'"
+                          % (raw, ", ".join(_FALLBACKS)))
+    return opts
+
+
+OPTIONS = _from_env()
+
+
+def set_options(**kwargs):
+    """Change settings (see the module docstring); returns the previous ones."""
+    old = dict(OPTIONS)
+    for key, value in kwargs.items():
+        if key not in DEFAULTS:
+            raise TypeError("unknown pcompute.numpy option %r (known: %s)"
+                            % (key, ", ".join(sorted(DEFAULTS))))
+        if key == "fallback" and value not in _FALLBACKS:
+            raise ValueError("fallback must be one of %s, not %r" % (_FALLBACKS, value))
+        if key != "fallback" and (not isinstance(value, int) or value < 0):
+            raise ValueError("%s must be a non-negative integer, not %r" % (key, value))
+        OPTIONS[key] = value
+    return old
+
+
+def get_options():
+    """A copy of the current settings."""
+    return dict(OPTIONS)

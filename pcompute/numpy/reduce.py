@@ -1,0 +1,192 @@
+"""Reductions: fused map+reduce kernels over all axes or along one axis.
+
+Over all axes (``axis=None``) the elementwise region feeding the reduction
+becomes the map function of a :class:`~pcompute.Reduction` (one pass, no
+temporary).  Along one axis it becomes an elementwise kernel over the kept
+axes whose body loops over the reduced one.  ``min``/``max`` propagate NaN
+as NumPy does; ``argmin``/``argmax`` return the first index of the extreme
+(or of the first NaN).
+"""
+import numpy as np
+
+from .dtypes import in_kernel, kernel_type_name
+from .graph import Map, Source
+from .lower import Emitter, NotFusable, convert
+
+#: the reductions the layer builds kernels for
+OPS = ("sum", "prod", "min", "max", "any", "all", "argmin", "argmax")
+
+_FULL = {
+    # op: (reduce expression for floats, for integers, neutral)
+    "sum": ("a + b", "a + b", "0"),
+    "prod": ("a * b", "a * b", "1"),
+    "max": ("a if (isnan(a) or a >= b) else b", "max(a, b)", "-INFINITY"),
+    "min": ("a if (isnan(a) or a <= b) else b", "min(a, b)", "INFINITY"),
+    "any": (None, "max(a, b)", "0"),
+    "all": (None, "min(a, b)", "1"),
+}
+
+
+def host_reduce(node, value):
+    """NumPy's answer for a Reduce node (eager path and fallback)."""
+    out = getattr(np, node.op)(value, axis=node.axis)
+    return np.asarray(out, dtype=node.dtype)
+
+
+def acc_dtype(op, arg_dtype, out_dtype):
+    """The accumulator dtype: NumPy's result dtype, float64 for float32 sums
+    (the kernels accumulate along an axis serially), uint8 for any/all."""
+    if op in ("any", "all"):
+        return np.dtype(np.uint8)
+    if op in ("argmin", "argmax"):
+        return np.dtype(arg_dtype)
+    if op in ("sum", "prod") and out_dtype == np.float32:
+        return np.dtype(np.float64)
+    return np.dtype(out_dtype)
+
+
+def evaluate_reduce(node, tools):
+    """The :class:`Source` of a Reduce node (``tools``: the executor's helpers)."""
+    arg = node.arg
+    kernel_ok = node.op in OPS and in_kernel(arg.dtype) and in_kernel(node.dtype) \
+        and not (arg.dtype.kind == "b" and node.op in ("argmin", "argmax"))
+    if tools.eager(arg):
+        tools.count_eager()
+        return tools.host(node)
+    if not kernel_ok:
+        tools.fallback(node, "no kernel form for %s of %s" % (node.op, arg.dtype))
+        return tools.host(node)
+    if node.axis is None:
+        return _full(node, tools)
+    return _along_axis(node, tools)
+
+
+def _emit(tools, node, make):
+    """Lower the region feeding ``node`` (evaluating what cannot join)."""
+    while True:
+        emitter = make()
+        try:
+            return emitter, emitter.value(node.arg)
+        except NotFusable as stop:
+            tools.boundary(node.arg, stop)
+
+
+def _full(node, tools):
+    arg = node.arg
+    acc = acc_dtype(node.op, arg.dtype, node.dtype)
+    if node.op in ("argmin", "argmax"):
+        return _arg_full(node, tools)
+    make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
+    emitter, expr = _emit(tools, node, make)
+    if not emitter.first_exact:
+        _copy_first(node, tools)
+        emitter, expr = _emit(tools, node, make)
+    isfloat = acc.kind == "f"
+    if node.op in ("any", "all"):
+        value = "cast(%s, 'uchar')" % convert(expr, arg.dtype, np.bool_)
+        reduce_expr, neutral = _FULL[node.op][1], _FULL[node.op][2]
+    else:
+        value = convert(expr, arg.dtype, acc)
+        floats, ints, neutral = _FULL[node.op]
+        reduce_expr = floats if isfloat else ints
+    source = emitter.function("pc_map", [], ["return %s" % value])
+    result = tools.run_reduction(source, reduce_expr, acc, neutral, emitter)
+    return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
+
+
+def _copy_first(node, tools):
+    """Give a full reduction an input it can count its items from (a fresh
+    contiguous array) when no operand of the region has exactly n items."""
+    arg = node.arg
+    copy = Map("astype", [arg], [arg.dtype], arg.shape, arg.dtype)
+    tools.evaluate(copy)
+    node.arg = copy
+
+
+def _arg_full(node, tools):
+    """argmin/argmax over all axes: the extreme (NaN first), then its first index."""
+    arg = node.arg
+    extreme = "min" if node.op == "argmin" else "max"
+    from .graph import Reduce
+    value = tools.evaluate(Reduce(extreme, arg, None, (), arg.dtype, arg.dtype)).to_host()
+    isnan = arg.dtype.kind == "f" and bool(np.isnan(value))
+    make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
+    emitter, expr = _emit(tools, node, make)
+    if not emitter.first_exact:
+        _copy_first(node, tools)
+        arg = node.arg
+        emitter, expr = _emit(tools, node, make)
+    n = emitter._param("c_n", np.int64(arg.size))
+    if isnan:
+        test = "isnan(%s)" % expr
+    else:
+        target = emitter._param("c_v", arg.dtype.type(value))
+        test = "%s == %s" % (expr, target)
+    source = emitter.function("pc_map", [], ["return i if %s else %s" % (test, n)])
+    result = tools.run_reduction(source, "min(a, b)", np.dtype(np.int64), "INFINITY",
+                                 emitter)
+    return Source((), node.dtype, host=np.asarray(result, dtype=node.dtype))
+
+
+def _along_axis(node, tools):
+    arg, axis = node.arg, node.axis
+    acc = acc_dtype(node.op, arg.dtype, node.dtype)
+    holder = {}
+
+    def make():
+        em = Emitter(arg.shape, tools.device, axis=axis, max_leaves=tools.max_inputs)
+        em._param("m", int(arg.shape[axis]))
+        holder["init"] = em._param("c_init", _init(node.op, acc))
+        return em
+    emitter, expr = _emit(tools, node, make)
+    init = holder["init"]
+    isfloat = arg.dtype.kind == "f"
+    pre = ["acc = %s" % init]
+    if node.op in ("argmin", "argmax"):
+        cmp = "<" if node.op == "argmin" else ">"
+        nan = " or (isnan(v) and not isnan(acc))" if isfloat else ""
+        pre.append("bi = -1")
+        update = ["v = %s" % expr,
+                  "if bi < 0 or v %s acc%s:" % (cmp, nan),
+                  "    acc = v", "    bi = r"]
+        post = ["out[i] = %s" % convert("bi", np.int64, node.dtype)]
+    else:
+        update = ["v = %s" % _acc_value(node.op, expr, arg.dtype, acc)]
+        update += _combine(node.op, acc.kind == "f" and isfloat)
+        post = ["out[i] = %s" % convert("acc", acc, node.dtype)]
+    source = emitter.function("pc_fused", ["out"], [], (pre, update, post))
+    out = tools.run_kernel(source, node, emitter)
+    return out
+
+
+def _acc_value(op, expr, dtype, acc):
+    if op in ("any", "all"):
+        return convert(expr, dtype, np.bool_)
+    return convert(expr, dtype, acc)
+
+
+def _combine(op, isfloat):
+    if op == "sum":
+        return ["acc = acc + v"]
+    if op == "prod":
+        return ["acc = acc * v"]
+    if op in ("max", "min"):
+        cmp = ">" if op == "max" else "<"
+        nan = "isnan(v) or " if isfloat else ""
+        return ["if %sv %s acc:" % (nan, cmp), "    acc = v"]
+    if op == "any":
+        return ["if v:", "    acc = 1"]
+    if op == "all":
+        return ["if not v:", "    acc = 0"]
+    raise ValueError(op)
+
+
+def _init(op, acc):
+    if op in ("sum", "any", "argmin", "argmax"):
+        return acc.type(0)
+    if op in ("prod", "all"):
+        return acc.type(1)
+    if acc.kind == "f":
+        return acc.type(np.inf if op == "min" else -np.inf)
+    info = np.iinfo(acc)
+    return acc.type(info.max if op == "min" else info.min)

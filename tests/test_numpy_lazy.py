@@ -1,0 +1,107 @@
+"""pcompute.numpy against NumPy itself, on every backend (the ``backend`` fixture).
+
+Kernel compiles dominate the time of these tests, so each test uses few kernel
+structures; values, shapes and scalars vary freely (they are kernel arguments).
+"""
+import numpy as np
+import pytest
+
+import pcompute.numpy as pnp
+
+
+@pytest.fixture
+def lazy(backend):
+    """The backend case, with every region run as a kernel (no eager path) and
+    any host fallback an error."""
+    old = pnp.set_options(eager_below=0, fallback="error")
+    pnp.reset_stats()
+    yield backend
+    pnp.set_options(**old)
+
+
+def check(got, want, case):
+    got = np.asarray(got)
+    assert got.dtype == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
+    assert got.shape == np.shape(want)
+    scale = 1.0 + float(np.nanmax(np.abs(want))) if np.size(want) and \
+        np.asarray(want).dtype.kind == "f" else 1.0
+    np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.rtol * scale,
+                               equal_nan=True)
+
+
+def chain(xp, x, y, k, flag):
+    """Mixed dtypes, broadcasting, a Python scalar and a comparison."""
+    return xp.where(flag, xp.sin(x) * 2.5 + y ** 2, xp.sqrt(xp.abs(x)) - k) / (y + 3)
+
+
+def test_elementwise_chain_is_one_kernel(lazy):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 7)).astype(lazy.dtype)
+    y = rng.integers(-5, 5, 7).astype(np.int32)
+    flag = rng.random((5, 1)) > 0.5
+    got = chain(pnp, pnp.asarray(x), pnp.asarray(y), 3, pnp.asarray(flag))
+    check(got, chain(np, x, y, 3, flag), lazy)
+    assert pnp.stats()["kernels"] == 1
+    assert pnp.stats()["fused_ops"] == 10
+
+
+def test_new_values_and_shapes_reuse_the_kernel(lazy):
+    rng = np.random.default_rng(2)
+    for n, k in ((11, 0.5), (3, -2.0), (20, 7.25)):
+        x = rng.standard_normal((2, n)).astype(lazy.dtype)
+        got = pnp.asarray(x) * k + pnp.exp(pnp.asarray(x[0]))
+        check(got, x * k + np.exp(x[0]), lazy)
+    assert pnp.stats()["compiles"] <= 1
+
+
+def test_integer_division_and_modulo_signs(lazy):
+    a = np.array([7, -7, 7, -7, 0, 5, -128], dtype=np.int32)
+    b = np.array([2, 2, -2, -2, 3, 0, -1], dtype=np.int32)
+    with np.errstate(all="ignore"):
+        want = [a // b, a % b]
+    pa, pb = pnp.asarray(a), pnp.asarray(b)
+    for got, w in zip([pa // pb, pa % pb], want):
+        np.testing.assert_array_equal(np.asarray(got), w)
+
+
+def test_float_floor_division_modulo_and_nan(lazy):
+    a = np.array([7.5, -7.5, 1.0, -1.0, 0.0, np.nan, np.inf, 3.0], dtype=lazy.dtype)
+    b = np.array([2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, -np.inf], dtype=lazy.dtype)
+    with np.errstate(all="ignore"):
+        want = (a // b, a % b, np.maximum(a, b), np.minimum(b, a), np.fmax(a, b))
+    pa, pb = pnp.asarray(a), pnp.asarray(b)
+    got = (pa // pb, pa % pb, pnp.maximum(pa, pb), pnp.minimum(pb, pa), pnp.fmax(pa, pb))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "argmin", "argmax",
+                                "mean", "any", "all"])
+def test_reductions_match_numpy(lazy, op):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 6)) * 2).astype(lazy.dtype)
+    x[1, 2] = np.nan if op in ("min", "max", "argmin", "argmax") else x[1, 2]
+    px = pnp.asarray(x)
+    for axis in (None, 0, -1):      # axes 0 and -1 share one kernel
+        with np.errstate(all="ignore"):
+            want = getattr(np, op)(x * 0.5 - 1, axis=axis)
+        got = getattr(pnp, op)(px * 0.5 - 1, axis=axis)
+        check(got, want, lazy)
+
+
+def test_reduction_inside_an_expression(lazy):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(50).astype(lazy.dtype)
+    px = pnp.asarray(x)
+    got = (px - px.mean()) / pnp.sqrt(((px - px.mean()) ** 2).sum() / 50)
+    check(got, (x - x.mean()) / np.sqrt(((x - x.mean()) ** 2).sum() / 50), lazy)
+
+
+def test_views_slicing_transpose_reshape(lazy):
+    x = np.arange(24, dtype=lazy.dtype).reshape(4, 6)
+    px = pnp.asarray(x)
+    check(px[1:, ::2] * 2, x[1:, ::2] * 2, lazy)
+    check(px.T + 1, x.T + 1, lazy)
+    check((px + 1).reshape(3, 8)[:, 1], (x + 1).reshape(3, 8)[:, 1], lazy)
+    check(px[None, 2, :] - px[:, None, 0], x[None, 2, :] - x[:, None, 0], lazy)
+    check(px[..., ::-1].sum(axis=0), x[..., ::-1].sum(axis=0), lazy)
