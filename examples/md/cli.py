@@ -21,7 +21,13 @@ DEFAULT_TF = 50.0
 class OneLineParser(argparse.ArgumentParser):
     """Bad options give one line on stderr and exit code 2."""
 
+    #: True on the ranks of an MPI run other than 0: errors exit without a word
+    #: (rank 0 says it once).
+    silent = False
+
     def error(self, message):
+        if self.silent:
+            self.exit(2)
         self.exit(2, "%s: error: %s (see --help)\n" % (self.prog, message))
 
 
@@ -89,6 +95,10 @@ def make_parser():
     r.add_argument("--skin", type=_number(0.0), default=0.0,
                    help="neighbour skin: rebuild only when a particle moved more "
                         "than skin/2 (default 0: every step)")
+    r.add_argument("--decompose", metavar="GRID",
+                   help="run on MPI ranks, one region of the box each: a grid of ranks "
+                        "like 2 (slabs), 2x2 or 2x2x1; start with `mpiexec -n RANKS "
+                        "python -m examples.md --decompose GRID ...` (needs mpi4py)")
     r.add_argument("--dt", type=_number(0.0, inclusive=False), default=0.02,
                    help="time step (default 0.02)")
     length = r.add_mutually_exclusive_group()
@@ -128,6 +138,9 @@ def describe(sim, openmp):
     if be == "cython":
         be += (" + OpenMP (%s threads)" % os.environ.get("OMP_NUM_THREADS", os.cpu_count())
                if openmp else " (serial)")
+    dec = getattr(sim, "decomposition", None)
+    if dec is not None:
+        be += ", %d MPI ranks (grid %s)" % (dec.size, "x".join(map(str, dec.grid)))
     return "%s, nnps %s%s, dt %g, %s on %s" % (
         what, sim.nnps, ", skin %g" % sim.skin if sim.skin else "", sim.dt,
         sim.dtype.name, be)
@@ -135,6 +148,12 @@ def describe(sim, openmp):
 
 def make_simulation(args):
     """The Simulation the options ask for (ValueError for impossible set-ups)."""
+    if args.decompose:
+        from .decomposed import DistributedSimulation
+        return DistributedSimulation(
+            n=args.n, dim=args.dim, periodic=args.periodic, nnps=args.nnps, dt=args.dt,
+            skin=args.skin, shift=args.shift, temperature=args.temperature,
+            seed=args.seed, grid=args.decompose)
     return Simulation(n=args.n, dim=args.dim, periodic=args.periodic, nnps=args.nnps,
                       dt=args.dt, skin=args.skin, shift=args.shift,
                       temperature=args.temperature, seed=args.seed)
@@ -147,8 +166,9 @@ def run(args, sim, start, out=None, err=None):
     steps = args.steps if args.steps is not None else \
         int(round((DEFAULT_TF if args.tf is None else args.tf) / args.dt))
     log_every = args.log_every or max(1, steps // 10)
-    say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=out,
-                                                                   flush=True))
+    root = getattr(sim, "is_root", True)       # only rank 0 of an MPI run prints
+    say = (lambda *a: None) if args.quiet or not root else (
+        lambda text: print(text, file=out, flush=True))
     history = []
 
     def record():
@@ -174,7 +194,7 @@ def run(args, sim, start, out=None, err=None):
         say("%8d %10.3f %16.9g %16.9g %20.14g %10.2e" % (step, t, ke, pe, total, drift))
 
     log_line()
-    bar = Progress(steps, enabled=not args.quiet, stream=err)
+    bar = Progress(steps, enabled=not args.quiet and root, stream=err)
     t0 = time.perf_counter()
     done = 0
     while done < steps:
@@ -195,18 +215,24 @@ def run(args, sim, start, out=None, err=None):
                 openmp=get_config().use_openmp, setup_s=setup, run_s=elapsed,
                 ms_per_step=1e3 * elapsed / max(steps, 1), rebuilds=sim.rebuilds,
                 box_side=sim.side)
-    if args.output:
-        path = write_csv(args.output, sim, history, info)
+    dec = getattr(sim, "decomposition", None)
+    if dec is not None:
+        info.update(ranks=dec.size, grid=list(dec.grid))
+    if args.output or args.plot:
+        # gathered on rank 0 (a collective call in an MPI run)
+        pos, vel = sim.host_positions(), sim.host_velocities()
+    if args.output and root:
+        path = write_csv(args.output, sim, history, info, pos, vel)
         say("wrote %s, positions.csv and run.json in %s" % (os.path.basename(path),
                                                            args.output))
-    if args.plot:
+    if args.plot and root:
         path = os.path.join(args.output or ".", "md.png")
-        if plot(path, sim, history):
+        if plot(path, sim, history, pos):
             say("wrote %s" % path)
         else:
             print("%s: --plot needs matplotlib (pip install matplotlib); no plot written"
                   % PROG, file=err)
-    if args.profile:
+    if args.profile and root:
         print(profiling.table(), file=out, end="")
     return 0
 
@@ -216,6 +242,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.periodic and args.dim != 3:
         parser.error("--periodic needs --dim 3 (2-D runs have walls)")
+    if args.decompose:
+        try:
+            from pcompute.distributed import abort_on_error, world
+            comm = world()
+        except BackendUnavailableError as exc:
+            parser.error("--decompose: %s" % exc)
+        abort_on_error(comm)      # a failing rank ends the job instead of hanging it
+        parser.silent = comm.Get_rank() != 0
     backend = args.backend or get_config().backend
     openmp = _openmp_default() if args.openmp is None else args.openmp
     settings = dict(backend=backend, use_openmp=openmp)

@@ -7,15 +7,17 @@ import numpy as np
 AXES = "xyz"
 
 
-def write_csv(directory, sim, history, info):
-    """``energies.csv``, ``positions.csv`` and ``run.json`` in ``directory``."""
+def write_csv(directory, sim, history, info, pos=None, vel=None):
+    """``energies.csv``, ``positions.csv`` and ``run.json`` in ``directory``
+    (``pos``/``vel``: (n, dim) host arrays, default the simulation's)."""
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "energies.csv")
     with open(path, "w") as f:
         f.write("step,time,kinetic,potential,total\n")
         for step, time, ke, pe, total in history:
             f.write("%d,%.6f,%.17g,%.17g,%.17g\n" % (step, time, ke, pe, total))
-    pos, vel = sim.host_positions(), sim.host_velocities()
+    pos = sim.host_positions() if pos is None else pos
+    vel = sim.host_velocities() if vel is None else vel
     axes = AXES[:sim.dim]
     header = ",".join(["id"] + list(axes) + ["v" + a for a in axes])
     table = np.column_stack([np.arange(sim.n), pos, vel])
@@ -28,7 +30,7 @@ def write_csv(directory, sim, history, info):
     return path
 
 
-def plot(path, sim, history):
+def plot(path, sim, history, pos=None):
     """A PNG of the energy history and a snapshot; False if matplotlib is missing."""
     try:
         import matplotlib
@@ -44,7 +46,7 @@ def plot(path, sim, history):
     left.set_ylabel("energy")
     left.legend()
     left.set_title("energy, N = %d" % sim.n)
-    pos = sim.host_positions()
+    pos = sim.host_positions() if pos is None else pos
     color = pos[:, 2] if sim.dim == 3 else None
     right.scatter(pos[:, 0], pos[:, 1], s=max(0.05, min(4.0, 4000.0 / sim.n)), c=color)
     right.set_xlim(0, sim.side)

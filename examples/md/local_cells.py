@@ -1,0 +1,107 @@
+"""Kernels of one rank of a decomposed run: cells over the rank's own region
+(owned + ghost layer), and forces on the owned particles from them.
+
+The local region starts at ``lo*`` and has ``nc*`` cells of side ``cs*``
+along each axis; ghosts are images already shifted across periodic
+boundaries, so separations need no minimum image.  ``walls`` adds the walls
+of the (global) box of side ``side``.
+"""
+from math import floor
+
+from pcompute import atomic_inc, cast
+
+from .physics import lj_energy, lj_force, wall_energy, wall_force
+
+
+def local_cell(p, lo, cs, nc):
+    """Cell index (0 .. nc-1) along one axis of the local grid."""
+    c = cast(floor((p - lo) / cs), 'int')
+    if c < 0:
+        c = 0
+    if c >= nc:
+        c = nc - 1
+    return c
+
+
+def bin_local_2d(i, x, y, keys, ranks, counts, lox, loy, csx, csy, ncx, ncy):
+    key = local_cell(x[i], lox, csx, ncx) * ncy + local_cell(y[i], loy, csy, ncy)
+    keys[i] = key
+    ranks[i] = atomic_inc(counts[key])
+
+
+def bin_local_3d(i, x, y, z, keys, ranks, counts, lox, loy, loz, csx, csy, csz, ncx, ncy,
+                 ncz):
+    key = (local_cell(x[i], lox, csx, ncx) * ncy + local_cell(y[i], loy, csy, ncy)) * ncz \
+        + local_cell(z[i], loz, csz, ncz)
+    keys[i] = key
+    ranks[i] = atomic_inc(counts[key])
+
+
+def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, csx, csy,
+                    ncx, ncy, rc2, eshift, side, walls):
+    xi = x[i]
+    yi = y[i]
+    cx = local_cell(xi, lox, csx, ncx)
+    cy = local_cell(yi, loy, csy, ncy)
+    fx = 0.0
+    fy = 0.0
+    e = 0.0
+    for ix in range(max(cx - 1, 0), min(cx + 2, ncx)):
+        for iy in range(max(cy - 1, 0), min(cy + 2, ncy)):
+            c = ix * ncy + iy
+            for k in range(cell_start[c], cell_start[c + 1]):
+                j = cell_particles[k]
+                dx = xi - x[j]
+                dy = yi - y[j]
+                r2 = dx * dx + dy * dy
+                if r2 < rc2 and j != i:
+                    f = lj_force(r2)
+                    fx += f * dx
+                    fy += f * dy
+                    e += lj_energy(r2) - eshift
+    if walls:
+        fx += wall_force(xi, side)
+        fy += wall_force(yi, side)
+        e += wall_energy(xi, side) + wall_energy(yi, side)
+    ax[i] = fx
+    ay[i] = fy
+    pe[i] = e
+
+
+def forces_local_3d(i, ax, ay, az, pe, x, y, z, cell_start, cell_particles, lox, loy, loz,
+                    csx, csy, csz, ncx, ncy, ncz, rc2, eshift, side, walls):
+    xi = x[i]
+    yi = y[i]
+    zi = z[i]
+    cx = local_cell(xi, lox, csx, ncx)
+    cy = local_cell(yi, loy, csy, ncy)
+    cz = local_cell(zi, loz, csz, ncz)
+    fx = 0.0
+    fy = 0.0
+    fz = 0.0
+    e = 0.0
+    for ix in range(max(cx - 1, 0), min(cx + 2, ncx)):
+        for iy in range(max(cy - 1, 0), min(cy + 2, ncy)):
+            for iz in range(max(cz - 1, 0), min(cz + 2, ncz)):
+                c = (ix * ncy + iy) * ncz + iz
+                for k in range(cell_start[c], cell_start[c + 1]):
+                    j = cell_particles[k]
+                    dx = xi - x[j]
+                    dy = yi - y[j]
+                    dz = zi - z[j]
+                    r2 = dx * dx + dy * dy + dz * dz
+                    if r2 < rc2 and j != i:
+                        f = lj_force(r2)
+                        fx += f * dx
+                        fy += f * dy
+                        fz += f * dz
+                        e += lj_energy(r2) - eshift
+    if walls:
+        fx += wall_force(xi, side)
+        fy += wall_force(yi, side)
+        fz += wall_force(zi, side)
+        e += wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
+    ax[i] = fx
+    ay[i] = fy
+    az[i] = fz
+    pe[i] = e
