@@ -38,6 +38,7 @@ import numpy as np
 from .backends.registry import get_backend as _backend_object
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError, PrecisionWarning
+from .types import MAX_NDIM
 
 __all__ = ["Array", "wrap", "wrap_array", "to_device", "zeros", "ones", "empty", "zeros_like",
            "ones_like", "empty_like", "arange", "linspace", "get_backend_name"]
@@ -244,6 +245,33 @@ class Array:
 
     # -- attributes ---------------------------------------------------------------
     @property
+    def shape(self):
+        """The shape (a tuple; ``(length,)`` for a 1-D Array)."""
+        return tuple(self._dev.shape)
+
+    @property
+    def ndim(self):
+        """The number of axes."""
+        return len(self._dev.shape)
+
+    @property
+    def size(self):
+        """The number of elements (the product of the shape)."""
+        return int(np.prod(self._dev.shape, dtype=np.int64))
+
+    @property
+    def strides(self):
+        """The strides in bytes, as numpy gives them."""
+        return tuple(self._dev.strides)
+
+    def _require_1d(self, what):
+        if self.ndim != 1:
+            raise KernelValueError("%s works on 1-D Arrays; this one has shape %s"
+                                   % (what, self.shape),
+                                   hint="work on the n-D array in a kernel, or on a "
+                                        "1-D array: wrap(a.get().ravel())")
+
+    @property
     def dev(self):
         """The device array (numpy on host backends); assigning calls :meth:`set_data`."""
         return self._dev
@@ -269,12 +297,22 @@ class Array:
         if self._backend.on_host:
             return self._dev
         host = self._host
-        if host is None or len(host) != self.length or host.dtype != self.dtype:
-            host = self._host = np.empty(self.length, self.dtype)
+        if host is None or host.shape != self.shape or host.dtype != self.dtype:
+            host = self._host = np.empty(self.shape, self.dtype)
         return host
 
     @data.setter
     def data(self, values):
+        if self.ndim != 1:
+            host = np.ascontiguousarray(np.asarray(values, dtype=self.dtype))
+            if host.shape != self.shape:
+                raise KernelValueError("Array.data: values of shape %s given for an "
+                                       "array of shape %s" % (host.shape, self.shape))
+            if self._backend.on_host:
+                self._dev[...] = host
+            else:
+                self._host = host
+            return
         host = _host_1d(values, self.dtype, "Array.data")
         if len(host) != self.length:
             raise KernelValueError(
@@ -311,7 +349,7 @@ class Array:
         if host is None:
             logger.debug("push() without host data: nothing to send")
             return self
-        if len(host) != self.length:
+        if host.shape != self.shape:
             raise KernelValueError(
                 "push(): the host data has %d elements but the array %d"
                 % (len(host), self.length),
@@ -355,9 +393,9 @@ class Array:
                 "set_data() needs a device array of the %s backend, not a %s"
                 % (self.backend, type(dev).__name__),
                 hint="use set(values) to copy host data to the device")
-        if len(dev.shape) != 1:
-            raise KernelValueError("set_data() needs a 1-D array, got shape %s"
-                                   % (dev.shape,))
+        if not 1 <= len(dev.shape) <= MAX_NDIM:
+            raise KernelValueError("set_data() needs an array of rank 1 to %d, got shape "
+                                   "%s" % (MAX_NDIM, dev.shape,))
         if not dev.flags.c_contiguous:
             raise KernelValueError("set_data() needs a contiguous array")
         self.dtype = _check_dtype(dev.dtype)
@@ -399,6 +437,7 @@ class Array:
 
     def reserve(self, n):
         """Make room for at least ``n`` elements without changing the length."""
+        self._require_1d("reserve()")
         n = _check_length(n)
         if n > self.alloc:
             self._realloc(n)
@@ -411,6 +450,7 @@ class Array:
         never shrinks (see :meth:`squeeze`).  Growing a view beyond its
         capacity gives it its own memory.
         """
+        self._require_1d("resize()")
         n = _check_length(n)
         if n > self.alloc:
             self._realloc(max(n, GROWTH * self.alloc))
@@ -419,6 +459,7 @@ class Array:
 
     def squeeze(self):
         """Release the capacity beyond ``length``."""
+        self._require_1d("squeeze()")
         if self.alloc > self.length:
             self._realloc(self.length)
 
@@ -432,6 +473,7 @@ class Array:
         One small host-to-device transfer per call on device backends: prefer
         :meth:`extend` or a kernel for many values.
         """
+        self._require_1d("append()")
         if not _is_scalar(value):
             self.extend(value)
             return
@@ -444,6 +486,7 @@ class Array:
 
         An Array is copied device to device; host values are sent to the device.
         """
+        self._require_1d("extend()")
         k = self.length
         if isinstance(values, Array):
             self._check_other(values, "extend()")
@@ -466,6 +509,7 @@ class Array:
         for Compyle compatibility.  Runs on the device: the indices clear a
         mask, and a scan compacts the kept elements (stream compaction).
         """
+        self._require_1d("remove()")
         from .primitives.algorithms import take_bool
         from .primitives.elementwise import Elementwise
         idx = indices if isinstance(indices, Array) else None
@@ -484,6 +528,7 @@ class Array:
         """A new Array ``r`` with ``r[i] = self[indices[i]]`` (a gather on the
         device).  ``out``, if given, is an Array receiving the result (resized
         to fit) and is returned."""
+        self._require_1d("align()")
         from .primitives.sort import take
         if out is not None:
             self._check_other(out, "align()")
@@ -494,6 +539,7 @@ class Array:
 
     def update_min_max(self, only_min=False, only_max=False):
         """Store the smallest and largest elements in ``minimum``/``maximum``."""
+        self._require_1d("update_min_max()")
         from .primitives.sort import update_min_max
         update_min_max([self], only_min, only_max, backend=self.backend)
 
@@ -505,6 +551,7 @@ class Array:
         Array are seen by the other (on device backends ``data`` mirrors are
         separate).  The view stops sharing if either is reallocated.
         """
+        self._require_1d("get_view()")
         start = _check_length(offset)
         if length is not None and end is not None:
             raise KernelValueError("get_view(): give length or end, not both")
@@ -689,13 +736,16 @@ def _from_host(values, backend, share):
     on host backends, as the ``data`` mirror on device backends).
     """
     host = np.asarray(values)
-    if host.ndim != 1:
-        raise KernelValueError("only 1-D arrays can be wrapped, got a %d-D array of "
-                               "shape %s" % (host.ndim, host.shape),
-                               hint="pass x.ravel() and index it as x[i*n + j]")
+    if not 1 <= host.ndim <= MAX_NDIM:
+        raise KernelValueError("arrays of rank 1 to %d can be wrapped, got a %d-D array "
+                               "of shape %s" % (MAX_NDIM, host.ndim, host.shape),
+                               hint="wrap a numpy array with at least one axis")
     backend.require()
     dtype = _storage_dtype(host.dtype, backend)
-    converted = _host_1d(host, dtype, "the array")
+    if host.ndim == 1:
+        converted = _host_1d(host, dtype, "the array")
+    else:
+        converted = np.ascontiguousarray(host, dtype=dtype)
     if backend.on_host:
         if not share and converted is host:
             converted = host.copy()

@@ -4,6 +4,8 @@
 text pcompute would compile, for any backend, on any machine: producing CUDA C
 needs neither pycuda nor a GPU.
 """
+from dataclasses import replace
+
 from .backends.registry import get_backend
 from .codegen import printer_for
 from .config import Config, get_config
@@ -40,7 +42,7 @@ def _parse_types(types):
 
 
 def generate_source(func, backend="cython", types=None, kind="elementwise",
-                    config=None):
+                    config=None, index_dims=1):
     """The generated source of ``func`` for ``backend``.
 
     ``types`` gives the types of arguments that are not annotated (a dict or
@@ -48,6 +50,8 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
     Elementwise kernel module, ``kind='function'`` only the translated
     functions (helpers first) for embedding elsewhere.  ``config`` defaults to
     the current configuration (``use_double``, ``use_openmp``, ...).
+    ``index_dims`` (2 or 3) gives an Elementwise over a 2-D or 3-D index space:
+    the first ``index_dims`` parameters are the indices.
     """
     check_is_function(func)
     if kind not in KINDS:
@@ -62,10 +66,14 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
                                "source" % be.name, hint="choose cython, opencl or cuda")
     arg_types = _parse_types(types)
     params = func.__code__.co_varnames[:func.__code__.co_argcount]
-    if kind == "elementwise" and params and params[0] not in arg_types:
-        arg_types.setdefault(params[0], LONG)
+    if index_dims not in (1, 2, 3):
+        raise KernelValueError("index_dims must be 1, 2 or 3, not %r" % (index_dims,))
+    if kind == "elementwise":
+        for index in params[:index_dims]:
+            arg_types.setdefault(index, LONG)
     program = type_kernel(func, arg_types, use_double=config.use_double,
                           demote_double=be.demote_double(config))
+    program = replace(program, index_dims=index_dims)
     if kind == "function":
         printer = printer_for(program, be.dialect)
         runtime, functions = printer.print_program()

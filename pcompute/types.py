@@ -55,12 +55,21 @@ class CType:
     ``pointer`` marks a pointer to ``base``; ``space`` is the address space
     (``'global'``, ``'local'`` or ``''``); ``shape`` is non-empty for a local
     fixed-size array (``declare('matrix(3)')``).
+
+    ``ndim`` is non-zero for an array argument that knows its shape (an n-D
+    array, indexed ``a[i, j]`` and read as ``a.shape[d]``); it is then a
+    pointer whose shape and strides travel as hidden scalar arguments.
+    ``layout`` is ``'C'`` when the last axis is contiguous (its stride is 1
+    element, printed as such) and ``'A'`` for any strides.  A pointer with
+    ``ndim == 0`` is a raw pointer (``gdoublep``), indexed by one flat index.
     """
 
     base: str
     pointer: bool = False
     space: str = ""
     shape: tuple = ()
+    ndim: int = 0
+    layout: str = ""
 
     @property
     def is_scalar(self):
@@ -90,8 +99,15 @@ class CType:
     def is_indexable(self):
         return self.pointer or bool(self.shape)
 
+    @property
+    def is_ndarray(self):
+        """True for an array argument with a shape (``double[:, :]``)."""
+        return self.ndim > 0
+
     def element(self):
-        """The type of ``x[i]``."""
+        """The type of ``x[i]`` (of ``a[i, j]`` for an n-D array)."""
+        if self.ndim:
+            return CType(self.base)
         if self.shape:
             if len(self.shape) > 1:
                 return CType(self.base, False, self.space, self.shape[1:])
@@ -110,9 +126,14 @@ class CType:
         return _DTYPES[self.base]
 
     def with_base(self, base):
-        return CType(base, self.pointer, self.space, self.shape)
+        return CType(base, self.pointer, self.space, self.shape, self.ndim, self.layout)
 
     def __str__(self):
+        if self.ndim:
+            axes = [":"] * self.ndim
+            if self.layout == "C":
+                axes[-1] = "::1"
+            return "%s[%s]" % (self.base, ", ".join(axes))
         if self.shape:
             dims = self.shape[0] if len(self.shape) == 1 else self.shape
             text = "matrix(%s, %r)" % (dims, self.base)
@@ -204,7 +225,38 @@ class KnownType:
 
 
 _MATRIX = re.compile(r"^matrix\((.*)\)$", re.S)
-_POINTER_NAME = re.compile(r"^([gl]?)([a-z_]+?)p$")
+_POINTER_NAME = re.compile(r"^([gl]?)([a-z_]+?)p([1-8]?)$")
+_MEMORYVIEW = re.compile(r"^([a-z_ ]+?)\s*\[([:\s,1]*)\]$")
+
+#: The largest rank of an array argument.
+MAX_NDIM = 8
+
+
+def ndarray_type(base, ndim, layout="C"):
+    """The :class:`CType` of an n-D array argument of ``base`` elements."""
+    if not 1 <= ndim <= MAX_NDIM:
+        raise KernelTypeError("arrays of rank %d are not supported in kernels" % ndim,
+                              hint="use arrays of rank 1 to %d" % MAX_NDIM)
+    return CType(base, True, "global", (), ndim, layout)
+
+
+def _parse_memoryview(text):
+    """``'double[:, :]'`` (any strides) or ``'double[:, ::1]'`` (last axis
+    contiguous), as Cython's memoryviews are written; None if not that form."""
+    m = _MEMORYVIEW.match(text)
+    if not m:
+        return None
+    base = _scalar_name(m.group(1))
+    axes = [a.strip() for a in m.group(2).split(",")]
+    if base is None or not all(a in (":", "::1") for a in axes):
+        raise KernelTypeError(
+            "cannot read the array type %r" % text,
+            hint="write e.g. 'double[:, :]' (any strides) or 'double[:, ::1]' "
+                 "(last axis contiguous)")
+    if "::1" in axes[:-1]:
+        raise KernelTypeError("only the last axis can be marked contiguous (::1) in %r"
+                              % text, hint="write e.g. 'double[:, ::1]'")
+    return ndarray_type(base, len(axes), "C" if axes[-1] == "::1" else "A")
 
 
 def _scalar_name(text):
@@ -273,6 +325,10 @@ def parse_type(spec):
     m = _MATRIX.match(text)
     if m:
         return _parse_matrix(m.group(1), space)
+    if text.endswith("]"):
+        parsed = _parse_memoryview(text)
+        if parsed is not None:
+            return parsed
     if text.endswith(" *"):
         base = _scalar_name(text[:-2])
         if base is not None:
@@ -285,11 +341,17 @@ def parse_type(spec):
         base = _scalar_name(m.group(2))
         if base is not None:
             sp = {"g": "global", "l": "local", "": ""}[m.group(1)]
+            if m.group(3):
+                if sp == "local":
+                    raise KernelTypeError("%r: n-D arrays live in global memory" % spec,
+                                          hint="write g%sp%s" % (base, m.group(3)))
+                return ndarray_type(base, int(m.group(3)), "C")
             return CType(base, True, sp or "global")
     raise KernelTypeError(
         "unknown type %r" % spec,
         hint="use a scalar name (int, uint, long, ulong, float, double), a pointer "
-             "name (gdoublep, gintp, lfloatp, ...) or 'matrix(n)'")
+             "name (gdoublep, gintp, lfloatp, ...), an n-D array ('gdoublep2', "
+             "'double[:, :]') or 'matrix(n)'")
 
 
 # Compyle-compatible type names, with Compyle's KnownType values: ``floatp`` is

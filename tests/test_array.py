@@ -140,12 +140,21 @@ def test_wrap_shares_with_numpy(backend):
         np.testing.assert_array_equal(x, np.full(6, 3, backend.dtype))
 
 
-@pytest.mark.parametrize("shape", [(2, 3), (), (1, 1, 1)])
-def test_wrap_rejects_non_1d(backend, shape):
-    with pytest.raises(KernelValueError, match="1-D"):
-        wrap(np.zeros(shape, backend.dtype))
+def test_wrap_rejects_rank_zero(backend):
+    with pytest.raises(KernelValueError, match="0-D"):
+        wrap(np.zeros((), backend.dtype))
     with pytest.raises(KernelValueError):
-        wrap(np.zeros(4, backend.dtype), np.zeros(shape, backend.dtype))
+        wrap(np.zeros(4, backend.dtype), np.zeros((), backend.dtype))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (1, 1, 1), (3, 1, 2, 2)])
+def test_wrap_keeps_the_shape(backend, shape):
+    x = np.arange(int(np.prod(shape))).reshape(shape).astype(backend.dtype)
+    a = wrap(x)
+    assert a.shape == shape and a.ndim == len(shape) and a.size == x.size
+    assert len(a) == shape[0]
+    np.testing.assert_array_equal(a.get(), x)
+    assert a.get().shape == shape and a.pull().data.shape == shape
 
 
 def test_wrap_non_contiguous_is_copied(backend):

@@ -29,7 +29,7 @@ def config_for(dialect, use_double=True):
 def source_of(kernel, dialect, use_double=True):
     dtype = np.float64 if use_double else np.float32
     return generate_source(kernel.func, backend=dialect, types=kernel.types(dtype),
-                           config=config_for(dialect, use_double))
+                           config=config_for(dialect, use_double), index_dims=kernel.dims)
 
 
 @pytest.mark.parametrize("name", NAMES)

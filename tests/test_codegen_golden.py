@@ -38,7 +38,8 @@ def golden_config(dialect):
 
 def generate(kernel, dialect):
     return generate_source(kernel.func, backend=dialect, types=kernel.types(),
-                           kind="elementwise", config=golden_config(dialect))
+                           kind="elementwise", config=golden_config(dialect),
+                           index_dims=kernel.dims)
 
 
 @pytest.fixture

@@ -7,11 +7,37 @@ import numpy as np
 
 from ..build import cuda_builder
 from ..codegen import print_programs, printer_for
+from ..codegen.arrays import expanded_names, hidden_names, meta_values
 from ..templates import render
 from ._device import DeviceArrays, check_double, scalar_dtype
 from .base import Backend
 
 BLOCK = 256
+# Thread blocks of 2-D and 3-D index spaces: x (the last index) fastest.
+BLOCK_ND = {2: (32, 8, 1), 3: (32, 4, 2)}
+
+
+def launch_format(types):
+    """pycuda's prepare() format of the arguments: P for a pointer, then an
+    n-D array's shape and strides (q each), else the scalar's dtype char."""
+    out = ""
+    for t in types:
+        if t.is_pointer:
+            out += "P" + "q" * len(hidden_names("", t))
+        else:
+            out += scalar_dtype(t).char
+    return out
+
+
+def launch_values(types, args):
+    values = []
+    for t, a in zip(types, args):
+        if t.is_pointer:
+            values.append(a.gpudata)
+            values.extend(np.int64(v) for v in meta_values(t, a))
+        else:
+            values.append(a)
+    return values
 
 
 class CUDABackend(DeviceArrays, Backend):
@@ -61,10 +87,13 @@ class CUDABackend(DeviceArrays, Backend):
         printer = printer_for(program, "cuda")
         runtime, functions = printer.print_program()
         entry = program.entry
-        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
-        args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
+        dims = program.index_dims
+        params = [printer.param(entry.cname(n), t) for n, t in entry.args[dims:]]
+        index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
+        args = ", ".join(index + expanded_names(entry, dims))
         return render("elementwise_cuda", entry=entry.name, runtime=runtime, serial=serial,
-                      functions=functions, params=params,
+                      functions=functions, params=params, dims=dims,
+                      axes="xyz"[:dims][::-1],
                       call="%s(%s);" % (entry.c_name, args))
 
     def build_elementwise(self, program, func, config):
@@ -73,27 +102,40 @@ class CUDABackend(DeviceArrays, Backend):
         source = self.generate_elementwise(program, func, config)
         kernel = cuda_builder.build_cuda(source, ["pc_elementwise"])["pc_elementwise"]
         entry = program.entry
-        pointers = [t.is_pointer for _, t in entry.args[1:]]
-        kernel.prepare("q" + "".join("P" if p else scalar_dtype(t).char
-                                     for p, (_, t) in zip(pointers, entry.args[1:])))
+        dims = program.index_dims
+        types = [t for _, t in entry.args[dims:]]
+        kernel.prepare("q" * dims + launch_format(types))
         block = config.wgs or BLOCK
 
         def run(n, args):
             if n == 0:
                 return
             grid = (1, 1) if serial else (min((n + block - 1) // block, 65535 * 8), 1)
-            values = [a.gpudata if p else a for p, a in zip(pointers, args)]
+            values = launch_values(types, args)
             kernel.prepared_async_call(grid, (block, 1, 1), None, np.int64(n), *values)
-        run.source = source
-        return run
+
+        def run_nd(n, args):
+            if 0 in n:
+                return
+            shape = BLOCK_ND[dims]
+            axes = n[::-1]  # x: the last index
+            grid = (1, 1, 1) if serial else tuple(
+                min((axes[d] + shape[d] - 1) // shape[d], 65535) if d < dims else 1
+                for d in range(3))
+            values = launch_values(types, args)
+            kernel.prepared_async_call(grid[:2] if dims == 2 else grid,
+                                       (1, 1, 1) if serial else shape, None,
+                                       *(np.int64(v) for v in n), *values)
+        run_nd.source = run.source = source
+        return run if dims == 1 else run_nd
 
     def generate_reduction(self, spec, config):
         """The CUDA source of a two-stage Reduction (needs no GPU)."""
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cuda")
         entry = spec.map_program.entry
-        params = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
-        cargs = [entry.cname(n) for n, _ in entry.args[1:]]
+        params = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
+        cargs = expanded_names(entry, 1)
         return render("reduction_cuda", name=spec.name,
                       expr=spec.reduce_func.source.split("return ")[1].strip(),
                       wg=config.wgs or BLOCK, runtime=runtime, functions=functions,
@@ -106,9 +148,8 @@ class CUDABackend(DeviceArrays, Backend):
         kernels = cuda_builder.build_cuda(source, ["pc_reduce_stage1", "pc_reduce_stage2"])
         stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
         entry = spec.map_program.entry
-        pointers = [t.is_pointer for _, t in entry.args[1:]]
-        stage1.prepare("q" + "".join("P" if p else scalar_dtype(t).char
-                                     for p, (_, t) in zip(pointers, entry.args[1:])) + "P")
+        types = [t for _, t in entry.args[1:]]
+        stage1.prepare("q" + launch_format(types) + "P")
         stage2.prepare("qPP")
         wg = config.wgs or BLOCK
         dtype = spec.out_type.dtype
@@ -119,7 +160,7 @@ class CUDABackend(DeviceArrays, Backend):
             if n == 0:
                 return spec.neutral
             groups = min(wg, (n + wg - 1) // wg)
-            values = [a.gpudata if p else a for p, a in zip(pointers, args)]
+            values = launch_values(types, args)
             stage1.prepared_call((groups, 1), (wg, 1, 1), np.int64(n), *values,
                                  partial.gpudata)
             stage2.prepared_call((1, 1), (wg, 1, 1), np.int64(groups), partial.gpudata,

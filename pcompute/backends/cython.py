@@ -6,6 +6,7 @@ import numpy as np
 from ..build import toolchain
 from ..build.cython_builder import build_cython
 from ..codegen import print_programs, printer_for
+from ..codegen.arrays import expanded_names, hidden_names, meta_values
 from ..templates import render
 from ..types import dtype_to_ctype
 from .base import Backend
@@ -71,38 +72,73 @@ class CythonBackend(Backend):
                 unpack.append("cdef %s %s = <%s>pc_a_%s" % (
                     printer.type_name(t), cname, printer.type_name(t), name))
                 convert.append(array_address)
+                # An n-D array's shape and strides follow (codegen/arrays.py).
+                params.extend("long long %s" % h for h in hidden_names(cname, t))
             else:
                 params.append("%s %s" % (printer.type_name(t), cname))
                 convert.append(None)
         return params, unpack, convert
 
+    @staticmethod
+    def launch_converter(entry, first):
+        """A function turning the argument values into the values of the
+        module's ``run``: addresses for arrays, then an n-D array's shape and
+        strides; None when every value is passed as it is."""
+        kinds = [t for _, t in entry.args[first:]]
+        if not any(t.is_pointer for t in kinds):
+            return None
+        if not any(t.is_ndarray for t in kinds):
+            slots = [k for k, t in enumerate(kinds) if t.is_pointer]
+
+            def convert(args):
+                args = list(args)
+                for k in slots:
+                    args[k] = array_address(args[k])
+                return args
+            return convert
+
+        def convert_nd(args):
+            out = []
+            for t, a in zip(kinds, args):
+                if t.is_pointer:
+                    out.append(array_address(a))
+                    out.extend(meta_values(t, a))
+                else:
+                    out.append(a)
+            return out
+        return convert_nd
+
     def generate_elementwise(self, program, func, config):
         """(source, converters) of an Elementwise module; compiles nothing."""
         printer = printer_for(program, "cython")
         runtime, functions = printer.print_program()
-        params, unpack, convert = self.entry_parts(program, printer)
+        dims = program.index_dims
+        params, unpack, convert = self.entry_parts(program, printer, first=dims)
         entry = program.entry
-        args = ", ".join(["pc_i"] + [entry.cname(n) for n, _ in entry.args[1:]])
+        index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
+        args = ", ".join(index + expanded_names(entry, dims))
         openmp = self.use_openmp(config) and not getattr(func, "__pcompute_serial__", False)
         source = render(
-            "elementwise_cython", entry=entry.name, openmp=openmp,
+            "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
         return source, openmp, convert
 
     def build_elementwise(self, program, func, config):
-        source, openmp, convert = self.generate_elementwise(program, func, config)
+        source, openmp, _ = self.generate_elementwise(program, func, config)
         module = build_cython(source, program.entry.name, openmp)
         kernel = module.run
-        pointer_slots = [k for k, c in enumerate(convert) if c is not None]
+        convert = self.launch_converter(program.entry, program.index_dims)
+        nd = program.index_dims > 1
 
         def run(n, args):
-            if pointer_slots:
-                args = list(args)
-                for k in pointer_slots:
-                    args[k] = array_address(args[k])
-            kernel(n, *args)
+            if convert is not None:
+                args = convert(args)
+            if nd:
+                kernel(*n, *args)
+            else:
+                kernel(n, *args)
         run.source = source
         return run
 
@@ -112,8 +148,8 @@ class CythonBackend(Backend):
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cython")
         params, unpack, _ = self.entry_parts(spec.map_program, printer)
         entry = spec.map_program.entry
-        cparams = ["%s %s" % (printer.type_name(t), entry.cname(n)) for n, t in entry.args[1:]]
-        cargs = [entry.cname(n) for n, _ in entry.args[1:]]
+        cparams = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
+        cargs = expanded_names(entry, 1)
         neutral = printer.literal(spec.neutral.item(), spec.out_type)
         openmp = self.use_openmp(config)
         expr = spec.reduce_func.source.split("return ")[1].strip()
@@ -134,15 +170,12 @@ class CythonBackend(Backend):
     def build_reduction(self, spec, config):
         source, openmp = self.generate_reduction(spec, config)
         kernel = build_cython(source, "reduce_" + spec.name, openmp).run
-        pointer_slots = [k for k, (_, t) in enumerate(spec.map_program.entry.args[1:])
-                         if t.is_pointer]
+        convert = self.launch_converter(spec.map_program.entry, 1)
         dtype = spec.out_type.dtype
 
         def run(n, args):
-            if pointer_slots:
-                args = list(args)
-                for k in pointer_slots:
-                    args[k] = array_address(args[k])
+            if convert is not None:
+                args = convert(args)
             return dtype.type(kernel(n, *args))
         run.source = source
         return run

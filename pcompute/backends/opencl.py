@@ -3,46 +3,57 @@ import numpy as np
 
 from ..build import opencl_builder
 from ..codegen import print_programs, printer_for
+from ..codegen.arrays import hidden_names, meta_values
 from ..templates import render
 from ._device import DeviceArrays, check_double, scalar_dtype, uses_double
 from .base import Backend
 
 
-def pointer_parts(entry, printer):
-    """Kernel parameters for the entry's arguments: pointers travel as a buffer
-    and an element offset (so views of arrays work), unpacked at kernel start.
+def pointer_parts(entry, printer, first=1):
+    """Kernel parameters for the entry's arguments (from position ``first``):
+    pointers travel as a buffer and an element offset (so views of arrays
+    work), unpacked at kernel start; an n-D array's shape and strides follow.
 
     Returns (params, unpack lines, argument names for the call).
     """
     params, unpack, names = [], [], []
-    for name, t in entry.args[1:]:
+    for name, t in entry.args[first:]:
         cname = entry.cname(name)
         if t.is_pointer:
             tname = printer.type_name(t)
             params += ["%s pc_b_%s" % (tname, name), "long pc_o_%s" % name]
             unpack.append("%s %s = pc_b_%s + pc_o_%s;" % (tname, cname, name, name))
+            hidden = hidden_names(cname, t)
+            params += ["long %s" % h for h in hidden]
         else:
+            hidden = []
             params.append("%s %s" % (printer.type_name(t), cname))
         names.append(cname)
+        names.extend(hidden)
     return params, unpack, names
 
 
-def launch_values(pointers, args):
-    """The kernel argument values: (buffer, element offset) for arrays."""
+def launch_values(types, args):
+    """The kernel argument values: (buffer, element offset) for arrays, then
+    an n-D array's shape and strides."""
     values = []
-    for p, a in zip(pointers, args):
-        if p:
+    for t, a in zip(types, args):
+        if t.is_pointer:
             values += [a.base_data, np.int64(a.offset // a.dtype.itemsize)]
+            values += meta_values(t, a)
         else:
             values.append(a)
     return values
 
 
-def arg_dtypes(entry):
+def arg_dtypes(entry, first=1):
     """set_scalar_arg_dtypes entries for the entry's arguments."""
     out = []
-    for _, t in entry.args[1:]:
-        out += [None, np.int64] if t.is_pointer else [scalar_dtype(t)]
+    for _, t in entry.args[first:]:
+        if t.is_pointer:
+            out += [None, np.int64] + [np.int64] * len(hidden_names("", t))
+        else:
+            out.append(scalar_dtype(t))
     return out
 
 
@@ -92,11 +103,13 @@ class OpenCLBackend(DeviceArrays, Backend):
         printer = printer_for(program, "opencl")
         runtime, functions = printer.print_program()
         entry = program.entry
-        params, unpack, names = pointer_parts(entry, printer)
-        args = ", ".join(["pc_i"] + names)
+        dims = program.index_dims
+        params, unpack, names = pointer_parts(entry, printer, dims)
+        index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
+        args = ", ".join(index + names)
         serial = getattr(func, "__pcompute_serial__", False)
         source = render("elementwise_opencl", entry=entry.name, double=uses_double(program),
-                        serial=serial, unpack=unpack,
+                        serial=serial, unpack=unpack, dims=dims,
                         runtime=runtime, functions=functions, params=params,
                         call="%s(%s);" % (entry.c_name, args))
         return source
@@ -105,17 +118,18 @@ class OpenCLBackend(DeviceArrays, Backend):
         check_double(self, program)
         source = self.generate_elementwise(program, func, config)
         entry = program.entry
+        dims = program.index_dims
         serial = getattr(func, "__pcompute_serial__", False)
         kernel = opencl_builder.build_opencl(source, ["pc_elementwise"])["pc_elementwise"]
-        pointers = [t.is_pointer for _, t in entry.args[1:]]
-        kernel.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry))
+        types = [t for _, t in entry.args[dims:]]
+        kernel.set_scalar_arg_dtypes([np.int64] * dims + arg_dtypes(entry, dims))
         queue = self.queue
         wgs = config.wgs
 
         def run(n, args):
             if n == 0:
                 return
-            values = launch_values(pointers, args)
+            values = launch_values(types, args)
             if serial:
                 kernel(queue, (1,), None, n, *values)
             elif wgs:
@@ -123,8 +137,23 @@ class OpenCLBackend(DeviceArrays, Backend):
                 kernel(queue, (gsize,), (wgs,), n, *values)
             else:
                 kernel(queue, (n,), None, n, *values)
-        run.source = source
-        return run
+
+        def run_nd(n, args):
+            # The last index on axis 0, the fastest varying one (coalesced).
+            if 0 in n:
+                return
+            values = launch_values(types, args)
+            if serial:
+                kernel(queue, (1,) * dims, None, *n, *values)
+                return
+            gsize = n[::-1]
+            local = None
+            if wgs:
+                gsize = ((n[-1] + wgs - 1) // wgs * wgs,) + tuple(gsize[1:])
+                local = (wgs,) + (1,) * (dims - 1)
+            kernel(queue, gsize, local, *n, *values)
+        run_nd.source = run.source = source
+        return run if dims == 1 else run_nd
 
     def generate_reduction(self, spec, config):
         """The OpenCL C source of a two-stage Reduction; needs no device."""
@@ -148,7 +177,7 @@ class OpenCLBackend(DeviceArrays, Backend):
                                                        "pc_reduce_stage2"])
         stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
         entry = spec.map_program.entry
-        pointers = [t.is_pointer for _, t in entry.args[1:]]
+        types = [t for _, t in entry.args[1:]]
         stage1.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry) + [None])
         stage2.set_scalar_arg_dtypes([np.int64, None, None])
         wg = reduction_wg(config)
@@ -161,7 +190,7 @@ class OpenCLBackend(DeviceArrays, Backend):
             if n == 0:
                 return spec.neutral
             groups = min(wg, (n + wg - 1) // wg)
-            values = launch_values(pointers, args)
+            values = launch_values(types, args)
             stage1(queue, (groups * wg,), (wg,), n, *values, partial.data)
             stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
             return out.get()[0]

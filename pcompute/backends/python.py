@@ -3,6 +3,8 @@
 It is the reference every other backend is tested against, and the debugging
 mode: the original function runs, so breakpoints and print() work.
 """
+import itertools
+
 from .base import Backend
 from .pyexec import python_callable
 
@@ -19,7 +21,12 @@ class PythonBackend(Backend):
         def run(n, args):
             for i in range(n):
                 kernel(i, *args)
-        return run
+
+        def run_nd(n, args):
+            # In order, the last index fastest (as nested loops would).
+            for index in itertools.product(*(range(d) for d in n)):
+                kernel(*index, *args)
+        return run if program.index_dims == 1 else run_nd
 
     def build_reduction(self, spec, config):
         map_fn = python_callable(spec.map_func)

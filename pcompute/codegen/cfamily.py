@@ -10,7 +10,8 @@ import ast
 import math
 
 from ..errors import InternalError
-from ..types import CType
+from ..types import CType, LONG
+from .arrays import flat_index, hidden_names, shape_name
 from .runtime import SIGNED, UNSIGNED, helper_name, runtime_source
 
 # C operator precedence (higher binds tighter).
@@ -123,6 +124,9 @@ class CPrinter:
         if t.shape:
             return "%s%s %s%s" % (self.param_array_prefix(t.space), self.type_name_of(t.base),
                                   name, "".join("[%d]" % d for d in t.shape))
+        if t.is_ndarray:  # the pointer, then its shape and strides (codegen/arrays.py)
+            return ", ".join(["%s %s" % (self.type_name(t), name)] + [
+                "%s %s" % (self.type_name(LONG), h) for h in hidden_names(name, t)])
         return "%s %s" % (self.type_name(t), name)
 
     def param_array_prefix(self, space):
@@ -255,7 +259,7 @@ class CPrinter:
             target = target.value
         text = self.expr(target)[0]
         for sub, tmp in reversed(list(zip(levels, temps))):
-            index = self.expr(sub.slice)[0]
+            index = self.index_text(sub)
             if tmp is not None:
                 code.add(self.assign_line(tmp, index))
                 index = tmp
@@ -384,9 +388,47 @@ class CPrinter:
         return self.fn.cname(node.id), self.prec["atom"]
 
     def expr_Subscript(self, node):
-        base = self.expr(node.value)
+        value = node.value
+        if isinstance(value, ast.Attribute):  # a.shape[d]
+            return shape_name(self.fn.cname(value.value.id), node.slice.value), \
+                self.prec["atom"]
+        base_type = self.fn.type_of(value)
+        if base_type.shape and isinstance(node.slice, ast.Tuple):  # m[i, j] on a matrix
+            text = self.expr(value)[0]
+            for index in node.slice.elts:
+                text += "[%s]" % self.expr(index)[0]
+            return text, self.prec["atom"]
+        base = self.expr(value)
         return "%s[%s]" % (self.wrap(base[0], base[1], self.prec["atom"]),
-                           self.expr(node.slice)[0]), self.prec["atom"]
+                           self.index_text(node)), self.prec["atom"]
+
+    def index_text(self, node):
+        """The text between the brackets of ``node`` (a Subscript): the flat
+        offset of an n-D array element, else the index itself."""
+        base_type = self.fn.type_of(node.value)
+        if not base_type.is_ndarray:
+            return self.expr(node.slice)[0]
+        indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        texts = [self.wrap(*self.expr(i), self.prec["*"]) for i in indices]
+        return flat_index(self.fn.cname(node.value.id), base_type, texts)
+
+    def expr_Attribute(self, node):
+        """``a.ndim`` (a constant of the type) and ``a.size`` (the product of
+        the hidden shape scalars)."""
+        t = self.fn.type_of(node.value)
+        if node.attr == "ndim":
+            return str(t.ndim), self.prec["atom"]
+        cname = self.fn.cname(node.value.id)
+        names = [shape_name(cname, d) for d in range(t.ndim)]
+        if len(names) == 1:
+            return names[0], self.prec["atom"]
+        return " * ".join(names), self.prec["*"]
+
+    def call_len(self, node):
+        t = self.fn.type_of(node.args[0])
+        if t.shape:
+            return self.literal(t.shape[0], LONG), self.prec["atom"]
+        return shape_name(self.fn.cname(node.args[0].id), 0), self.prec["atom"]
 
     def expr_UnaryOp(self, node):
         operand = self.expr(node.operand)
@@ -500,8 +542,13 @@ class CPrinter:
     def expr_Call(self, node):
         kind, target = self.fn.calls[id(node)]
         if kind == "helper":
-            args = ", ".join(self.expr(a)[0] for a in node.args)
-            return "%s(%s)" % (target, args), self.prec["atom"]
+            args = []
+            for a in node.args:
+                args.append(self.expr(a)[0])
+                t = self.fn.type_of(a)
+                if t.is_ndarray:  # its shape and strides follow the pointer
+                    args.extend(hidden_names(self.fn.cname(a.id), t))
+            return "%s(%s)" % (target, ", ".join(args)), self.prec["atom"]
         if kind == "extern":
             args = ", ".join(self.expr(a)[0] for a in node.args)
             func = node.func

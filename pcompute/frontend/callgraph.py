@@ -29,7 +29,7 @@ BUILTINS = {
     "abs": (1, 1), "min": (2, 16), "max": (2, 16), "int": (1, 1),
     "float": (1, 1), "printf": (1, 32), "declare": (1, 2), "cast": (2, 2),
     "address": (1, 1), "atomic_inc": (1, 1), "atomic_dec": (1, 1),
-    "local_barrier": (0, 0),
+    "local_barrier": (0, 0), "len": (1, 1),
 }
 
 NAMED_CONSTANTS = {"pi": math.pi, "M_PI": math.pi, "INFINITY": math.inf,
@@ -139,10 +139,6 @@ class Resolver:
             raise self.src.error(KernelSyntaxError, call,
                                  "range() can only be used as `for k in range(...)`",
                                  "write `for k in range(n):` and use k inside the loop")
-        if name == "len":
-            raise self.src.error(KernelSyntaxError, call,
-                                 "len() is not available in kernels",
-                                 "pass the length as an integer argument (e.g. n)")
         if hasattr(builtins, name):
             raise self.src.error(
                 KernelSyntaxError, call, "the Python builtin %s() is not available in "

@@ -137,6 +137,10 @@ class CallTyper:
 
     def call_helper(self, node, func):
         arg_types = [self.expr(a) for a in node.args]
+        for a, t in zip(node.args, arg_types):
+            if t is not None and t.is_ndarray and not isinstance(a, ast.Name):
+                self.fail(KernelTypeError, a, "an n-D array is passed to a helper by "
+                          "its name only", "pass the array argument itself: f(a, i, j)")
         if any(t is None for t in arg_types):
             self.pending.append(node)
             return None

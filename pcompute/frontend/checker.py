@@ -105,6 +105,9 @@ OPERATOR_TEXT = {"MatMult": "@", "Add": "+", "Sub": "-", "Mult": "*", "Div": "/"
                  "FloorDiv": "//", "Mod": "%", "Pow": "**", "LShift": "<<",
                  "RShift": ">>", "BitOr": "|", "BitXor": "^", "BitAnd": "&"}
 
+# Attributes of array arguments readable in kernels (a.shape[d], a.ndim, a.size).
+ARRAY_ATTRIBUTES = ("shape", "ndim", "size")
+
 # Calls whose first argument may be a string.
 STRING_CALLS = ("printf", "declare", "cast")
 
@@ -455,6 +458,8 @@ class Checker:
                       "(math.pi, mymodule.CONSTANT) in kernels",
                       "import the value at module level, or pass it as an argument")
         kind = self.local_kind(base.id)
+        if kind == "the argument" and node.attr in ARRAY_ATTRIBUTES:
+            return  # a.shape[d], a.ndim, a.size of an array argument (typed later)
         if kind is not None:
             if node.attr in ("shape", "size", "ndim", "nbytes", "dtype"):
                 hint = "pass the length as an integer argument (e.g. n) instead of " \
@@ -470,25 +475,51 @@ class Checker:
         index = node.slice
         if isinstance(index, ast.Slice):
             self.visit(index)
-        if isinstance(index, ast.Tuple):
-            self.fail(node, "multi-dimensional subscripts x[i, j] are not supported",
-                      "index a flat array as x[i*n + j], or a declared matrix as m[i][j]")
+        indices = index.elts if isinstance(index, ast.Tuple) else [index]
+        for k, sub in enumerate(indices):
+            if isinstance(sub, ast.Slice):
+                self.fail(sub, "slicing is not supported in kernels",
+                          "index single elements: x[i, k] inside a `for k in "
+                          "range(a, b):` loop, or pass a view (a[1:-1, ::2]) as "
+                          "the argument")
+            if isinstance(sub, ast.Starred):
+                self.fail(sub, "starred indices x[*idx] are not supported in kernels",
+                          "write every index: x[i, j]")
         base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == "shape" \
+                and isinstance(base.value, ast.Name):
+            self.check_shape_index(node)
+            return
         if not isinstance(base, (ast.Name, ast.Subscript)):
             self.fail(node, "only names can be subscripted in kernels (no pointer "
                       "arithmetic or indexing of call results)",
                       "assign the value to a local first, or index the array with the "
                       "offset added: x[k + 1]")
-        if (isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub)
-                and isinstance(index.operand, ast.Constant)
-                and isinstance(index.operand.value, int)
-                and index.operand.value > 0):
-            self.fail(index, "negative indices count from the end in Python but read "
-                      "before the start of the array in C",
-                      "index from the start with the length passed as an argument: "
-                      "x[n - %d]" % index.operand.value)
+        for k, sub in enumerate(indices):
+            if (isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.USub)
+                    and isinstance(sub.operand, ast.Constant)
+                    and isinstance(sub.operand.value, int)
+                    and sub.operand.value > 0):
+                where = "x.shape[%d] - %d" % (k, sub.operand.value) \
+                    if isinstance(index, ast.Tuple) else "n - %d" % sub.operand.value
+                self.fail(sub, "negative indices count from the end in Python but "
+                          "read before the start of the array in C",
+                          "index from the start: x[%s] (n-D arrays know their shape: "
+                          "x.shape[d]; for a 1-D pointer pass the length n as an "
+                          "argument)" % where)
         self.visit(base)
-        self.visit(index)
+        self.visit_all(indices)
+
+    def check_shape_index(self, node):
+        """``a.shape[d]``: ``d`` must be an integer literal."""
+        self.visit(node.value)
+        index = node.slice
+        if not (isinstance(index, ast.Constant) and type(index.value) is int
+                and index.value >= 0):
+            self.fail(index, "the axis in %s.shape[d] must be a non-negative integer "
+                      "literal" % node.value.value.id,
+                      "write %s.shape[0], %s.shape[1], ..."
+                      % (node.value.value.id, node.value.value.id))
 
     def check_Tuple(self, node):
         self.fail(node, "tuples are not values in kernels",

@@ -76,6 +76,9 @@ class TypedProgram:
     functions: tuple
     use_double: bool
     recursive: frozenset = field(default_factory=frozenset)
+    # The entry's leading index arguments: 1 for f(i, ...), 2 for an
+    # Elementwise over a 2-D index space f(i, j, ...), 3 for f(i, j, k, ...).
+    index_dims: int = 1
 
     @property
     def features(self):

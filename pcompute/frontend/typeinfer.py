@@ -12,6 +12,7 @@ import copy
 
 from ..errors import InternalError, KernelSyntaxError, KernelTypeError
 from ..types import BOOL, DOUBLE, FLOAT, INT, LONG, VOID, parse_type, promote
+from .arrays import ArrayTyper
 from .calls import CallTyper
 from .callgraph import Resolver
 from .ir import LoopInfo, TypedFunction, _join
@@ -75,7 +76,7 @@ def _fold_int(node):
 
 
 
-class FunctionTyper(CallTyper):
+class FunctionTyper(ArrayTyper, CallTyper):
     """Types one function for one set of argument types."""
 
     def __init__(self, program, src, arg_types, ret_hint):
@@ -202,6 +203,8 @@ class FunctionTyper(CallTyper):
                 return node
 
             def visit_Attribute(self, node):
+                if isinstance(node.value, ast.Name) and typer.is_variable(node.value.id):
+                    return node  # a.shape, a.ndim, a.size of an array argument
                 value = typer.resolver.attribute_constant(node)
                 return ast.copy_location(ast.Constant(value), node)
 
@@ -288,6 +291,10 @@ class FunctionTyper(CallTyper):
 
     def assign_target(self, target, vtype, node):
         if isinstance(target, ast.Name):
+            if vtype is not None and vtype.is_ndarray:
+                self.fail(KernelTypeError, node, "an n-D array cannot be assigned to a "
+                          "local name", "use the argument itself: %s"
+                          % ast.unparse(node.value))
             if vtype is not None and vtype.shape:
                 self.fail(KernelTypeError, node, "a local array cannot be assigned to "
                           "a name: in Python both names would be the same array, in C "
@@ -509,20 +516,6 @@ class FunctionTyper(CallTyper):
         if t is None and node.id not in self.locals and node.id not in self.assigned:
             raise InternalError("unresolved name %r" % node.id)
         return t
-
-    def expr_Subscript(self, node):
-        base = self.expr(node.value)
-        index = self.expr(node.slice)
-        if index is not None and not index.is_int:
-            self.fail(KernelTypeError, node.slice, "array indices must be integers, "
-                      "got %s" % index, "convert with int(...)")
-        if base is None:
-            return None
-        if not base.is_indexable:
-            self.fail(KernelTypeError, node, "%s is a %s and cannot be indexed"
-                      % (ast.unparse(node.value), base),
-                      "only arrays and declare('matrix(n)') locals can be indexed")
-        return base.element()
 
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import KernelTypeError, KernelValueError
 from ..frontend.source import check_is_function
-from ..types import CType, LONG, DOUBLE, FLOAT, dtype_to_ctype
+from ..types import CType, LONG, DOUBLE, FLOAT, MAX_NDIM, dtype_to_ctype, ndarray_type
 
 
 def parameter_names(func):
@@ -29,13 +29,26 @@ def _array_class():
     return _ARRAY_CLASS[0]
 
 
-def value_type(value, name, where, float_type):
-    """The kernel type of a call argument's value."""
+def value_type(value, name, where, float_type, nd=False):
+    """The kernel type of a call argument's value.
+
+    With ``nd`` (primitives that take n-D arrays) an array of rank 2 or more,
+    or a strided 1-D view, is an n-D array type (its rank and whether its last
+    axis is contiguous are part of the type); a contiguous 1-D array is a raw
+    pointer, as without ``nd``.
+    """
     if isinstance(value, _array_class()):
-        return CType(_element_type(value.dtype, name, where).base, True, "global")
+        base = _element_type(value.dtype, name, where).base
+        if nd:
+            return _nd_type(base, value.dev, name, where)
+        return CType(base, True, "global")
     if isinstance(value, np.ndarray):
+        base = _element_type(value.dtype, name, where).base
+        if nd:
+            check_writable(value, name, where)
+            return _nd_type(base, value, name, where)
         check_numpy_array(value, name, where)
-        return CType(_element_type(value.dtype, name, where).base, True, "global")
+        return CType(base, True, "global")
     if isinstance(value, (bool, np.bool_)):
         return CType("int")
     if isinstance(value, (int,)):
@@ -67,6 +80,43 @@ def _element_type(dtype, name, where):
     except KernelTypeError as exc:
         raise KernelTypeError("argument %r of %s: %s" % (name, where, exc.message),
                               hint=exc.hint)
+
+
+def _nd_type(base, dev, name, where):
+    """The type of a (device or numpy) array ``dev`` of any rank."""
+    shape, strides, item = dev.shape, dev.strides, dev.dtype.itemsize
+    if not 1 <= len(shape) <= MAX_NDIM:
+        raise KernelValueError("argument %r of %s is a %d-D array; kernels take arrays "
+                               "of rank 1 to %d" % (name, where, len(shape), MAX_NDIM),
+                               hint="pass an array of rank 1 or more (a number is "
+                                    "passed as a scalar)" if not shape else
+                               "reshape it to fewer axes")
+    if any(s % item for s in strides):
+        raise KernelValueError("argument %r of %s has strides %s that are not multiples "
+                               "of its item size %d" % (name, where, strides, item),
+                               hint="pass numpy.ascontiguousarray(x)")
+    last_contiguous = strides[-1] == item or shape[-1] <= 1
+    if len(shape) == 1 and last_contiguous:
+        return CType(base, True, "global")
+    return ndarray_type(base, len(shape), "C" if last_contiguous else "A")
+
+
+def shaped(types, names):
+    """``types`` with the raw 1-D pointers among ``names`` made 1-D arrays that
+    know their length (for kernels reading len(x), x.shape, x.size, x.ndim)."""
+    out = dict(types)
+    for name in names:
+        t = out.get(name)
+        if t is not None and t.is_pointer and not t.is_ndarray:
+            out[name] = ndarray_type(t.base, 1, "C")
+    return out
+
+
+def check_writable(value, name, where):
+    """Raise if the numpy array ``value`` is read-only."""
+    if not value.flags.writeable:
+        raise KernelValueError("argument %r of %s is a read-only array" % (name, where),
+                               hint="pass a writable copy: x.copy()")
 
 
 def check_numpy_array(value, name, where):
@@ -101,14 +151,26 @@ def device_value(value, name, where, backend):
                 "argument %r of %s is a numpy array; the %s backend needs device "
                 "arrays" % (name, where, backend.name),
                 hint="wrap it first: x = pcompute.wrap(x)")
-        check_numpy_array(value, name, where)
+        if getattr(value, "ndim", 1) == 1:
+            check_numpy_array(value, name, where)
         return value
     return value
 
 
+def _layout(a):
+    """(rank, last axis contiguous) of an array, None for other values."""
+    dev = getattr(a, "dev", a) if isinstance(a, _array_class()) else a
+    strides = getattr(dev, "strides", None)
+    if strides is None or not isinstance(a, (np.ndarray, _array_class())):
+        return None
+    shape = dev.shape
+    return len(shape), (not shape or strides[-1] == dev.dtype.itemsize or shape[-1] <= 1)
+
+
 def signature(args):
-    """A cheap key of the argument kinds: dtype for arrays, type for scalars."""
-    return tuple((type(a), getattr(a, "dtype", None)) for a in args)
+    """A cheap key of the argument kinds: dtype, rank and layout for arrays,
+    type for scalars."""
+    return tuple((type(a), getattr(a, "dtype", None), _layout(a)) for a in args)
 
 
 def device_values(names, args, where, backend):
@@ -151,8 +213,16 @@ def device_precision(given, name, where, backend, demote):
     return given.with_base("float")
 
 
-def check_declared(declared, given, name, where):
+def check_declared(declared, given, name, where, value=None):
     """Compare an annotated argument type with the value's type."""
+    if declared.is_pointer and given.is_pointer and declared.ndim != given.ndim:
+        _check_rank(declared, given, name, where, value)
+    if declared.is_ndarray and declared.layout == "C" and given.layout == "A":
+        raise KernelValueError(
+            "argument %r of %s is annotated %s (last axis contiguous) but a view whose "
+            "last axis is strided was passed" % (name, where, declared),
+            hint="annotate it '%s[%s:]' to accept any strides, or pass a contiguous "
+                 "copy" % (declared.base, ":, " * (declared.ndim - 1)))
     if declared.is_pointer != given.is_pointer:
         what = "an array" if declared.is_pointer else "a number"
         raise KernelTypeError("argument %r of %s must be %s (annotated %s), got a %s"
@@ -163,6 +233,31 @@ def check_declared(declared, given, name, where):
             "argument %r of %s is annotated %s but an array of %s was passed"
             % (name, where, declared, given.dtype),
             hint="pass an array of dtype %s, or change the annotation" % declared.dtype)
+
+
+def _check_rank(declared, given, name, where, value):
+    """The annotated rank must be the array's (a raw pointer takes contiguous
+    1-D arrays)."""
+    if declared.ndim == 1 and given.ndim == 0:
+        return  # a contiguous 1-D array
+    if not declared.is_ndarray:
+        if given.ndim == 1:
+            raise KernelValueError(
+                "argument %r of %s is annotated %s (a 1-D pointer to contiguous data) "
+                "but a strided view was passed" % (name, where, declared),
+                hint="annotate it '%s' to pass the view with its strides, or pass "
+                     "numpy.ascontiguousarray(x)" % ndarray_type(declared.base, 1, "A"))
+        raise KernelValueError(
+            "argument %r of %s is annotated %s (a 1-D pointer) but a %d-D array was "
+            "passed" % (name, where, declared, given.ndim),
+            hint="annotate it as an n-D array ('g%sp%d' or '%s') and index it "
+                 "x[i, j], or pass x.ravel()"
+                 % (declared.base, given.ndim, ndarray_type(declared.base, given.ndim,
+                                                            "A")))
+    raise KernelValueError(
+        "argument %r of %s is annotated %s (%d-D) but a %d-D array was passed"
+        % (name, where, declared, declared.ndim, given.ndim or 1),
+        hint="pass a %d-D array, or change the annotation" % declared.ndim)
 
 
 __all__ = ["parameter_names", "value_type", "device_value", "array_length",

@@ -1,18 +1,34 @@
-"""Elementwise: ``func(i, *args)`` for every ``i`` in ``[0, n)``."""
+"""Elementwise: ``func(i, *args)`` for every ``i`` in ``[0, n)``, or
+``func(i, j, *args)`` / ``func(i, j, k, *args)`` over a 2-D / 3-D index space."""
+import numbers
+from dataclasses import replace
+
+import numpy as np
+
 from ..backends.registry import get_backend
 from ..config import get_config
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
+from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
 from ..frontend.source import check_is_function, read_function
 from ..profile import compile_timer, kernel_timer
 from ..types import DOUBLE, FLOAT, LONG
-from .args import (check_declared, device_precision, device_values, parameter_names,
-                   signature, value_type)
+from .args import (array_length, check_declared, device_precision, device_value,
+                   device_values, parameter_names, shaped, signature, value_type)
+
+#: The largest index space of an Elementwise: f(i, j, k, ...).
+MAX_INDEX_DIMS = 3
 
 
 class Elementwise:
     """Run ``func(i, *args)`` for ``i`` in ``[0, n)``, n = len(first array argument).
+
+    A function with two or three index parameters before its arguments,
+    ``func(i, j, *args)`` or ``func(i, j, k, *args)``, runs over a 2-D or 3-D
+    index space: the shape of the first array argument of that rank, or the
+    ``shape=`` given at the call (``e(a, b, shape=(ny, nx))``).  The number of
+    index parameters is the number of parameters less the number of arguments.
 
     Construction is cheap; the kernel is generated and compiled at the first
     call and memoised per argument types, backend and configuration, so a
@@ -41,29 +57,73 @@ class Elementwise:
     def _where(self):
         return "%s()" % self.name
 
-    def _types(self, args, backend, config):
+    def _types(self, args, backend, config, dims=1):
         where = self._where()
         src = read_function(self.func)
         declared, _ = annotation_types(self.func, src)
         float_type = DOUBLE if config.use_double or backend.on_host else FLOAT
         types = {}
-        for name, value in zip(self._params[1:], args):
-            given = device_precision(value_type(value, name, where, float_type), name,
-                                     where, backend, backend.demote_double(config))
+        for name, value in zip(self._params[dims:], args):
+            given = device_precision(value_type(value, name, where, float_type, nd=True),
+                                     name, where, backend, backend.demote_double(config))
             if name in declared:
                 want = declared[name]
                 if backend.demote_double(config) and want.base == "double":
                     want = want.with_base("float")
-                check_declared(want, given, name, where)
+                check_declared(want, given, name, where, value)
                 continue
             types[name] = given
-        if self._params[0] not in declared:
-            types[self._params[0]] = LONG
+        types = shaped(types, shape_reads(src))
+        for index in self._params[:dims]:
+            if index not in declared:
+                types[index] = LONG
         return types
 
-    def _program(self, types, backend, config):
+    def _index_dims(self, args):
+        """The number of index parameters of a call with ``args``."""
+        dims = len(self._params) - len(args)
+        if not 1 <= dims <= MAX_INDEX_DIMS:
+            nargs = len(self._params) - 1
+            raise KernelTypeError("%s takes %d argument(s) after the index (%s), got %d"
+                                  % (self._where(), nargs, ", ".join(self._params[1:]),
+                                     len(args)),
+                                  hint="call it with the arguments of %s() after i (or "
+                                  "after i, j for a 2-D index space)" % self.name)
+        return dims
+
+    def _domain(self, args, dims, shape):
+        """The extents of the index space: ``shape``, else the shape of the first
+        array argument of rank ``dims``."""
+        if shape is not None:
+            extents = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+            if len(extents) != dims or not all(
+                    isinstance(e, (numbers.Integral, np.integer)) and e >= 0
+                    for e in extents):
+                raise KernelValueError("%s: shape=%r does not describe a %d-D index "
+                                       "space" % (self._where(), shape, dims),
+                                       hint="pass %d non-negative integers, one per index "
+                                       "parameter (%s)" % (dims, ", ".join(
+                                           self._params[:dims])))
+            extents = tuple(int(e) for e in extents)
+            return extents[0] if dims == 1 else extents
+        if dims == 1:
+            return None
+        for a in args:
+            dev = a.dev if hasattr(a, "dev") and array_length(a) is not None else a
+            if array_length(a) is not None and len(dev.shape) == dims:
+                return tuple(int(e) for e in dev.shape)
+        nargs = len(self._params) - 1
+        raise KernelTypeError(
+            "%s takes %d argument(s) after the index (%s), got %d"
+            % (self._where(), nargs, ", ".join(self._params[1:]), len(args)),
+            hint="pass every argument; or, if %s() runs over a %d-D index space "
+                 "(%s), pass a %d-D array argument or shape=(...) to give its extents"
+                 % (self.name, dims, ", ".join(self._params[:dims]), dims))
+
+    def _program(self, types, backend, config, dims=1):
         program = type_kernel(self.func, types, use_double=config.use_double,
                               demote_double=backend.demote_double(config))
+        program = replace(program, index_dims=dims)
         if "work_items" in program.features:
             raise KernelSyntaxError(
                 "%s uses work-item names (LID_0, GID_0, ...) or local_barrier(), which "
@@ -72,37 +132,37 @@ class Elementwise:
                      "Elementwise the index i identifies the item")
         return program
 
-    def _build(self, args, backend, config):
-        types = self._types(args, backend, config)
-        key = (backend.name, config.codegen_key(), tuple(sorted(
+    def _build(self, args, backend, config, dims=1):
+        types = self._types(args, backend, config, dims)
+        key = (backend.name, config.codegen_key(), dims, tuple(sorted(
             (k, str(v)) for k, v in types.items())))
         run = self._built.get(key)
         if run is None:
             with compile_timer(self.name):
-                program = self._program(types, backend, config)
+                program = self._program(types, backend, config, dims)
                 run = backend.build_elementwise(program, self.func, config)
             self._built[key] = run
         self._last = run
         return run
 
-    def __call__(self, *args):
-        nargs = len(self._params) - 1
-        if len(args) != nargs:
-            raise KernelTypeError("%s takes %d argument(s) after the index (%s), got %d"
-                                  % (self._where(), nargs, ", ".join(self._params[1:]),
-                                     len(args)),
-                                  hint="call it with the arguments of %s() after i"
-                                  % self.name)
+    def __call__(self, *args, shape=None):
+        dims = self._index_dims(args)
+        domain = self._domain(args, dims, shape)
         config = get_config()
         backend = get_backend(self._backend)
-        fast_key = (backend.name, config.codegen_key(), signature(args))
+        fast_key = (backend.name, config.codegen_key(), dims, signature(args))
         run = self._fast.get(fast_key)
         if run is None:
             backend.require()
-            run = self._build(args, backend, config)
+            run = self._build(args, backend, config, dims)
             self._fast[fast_key] = run
         self._last = run
-        values, n = device_values(self._params[1:], args, self._where(), backend)
+        if dims == 1 and domain is None:
+            values, n = device_values(self._params[1:], args, self._where(), backend)
+        else:
+            values = [device_value(a, name, self._where(), backend)
+                      for name, a in zip(self._params[dims:], args)]
+            n = domain
         if config.profile:
             with kernel_timer(self.name, backend):
                 run(n, values)

@@ -8,11 +8,12 @@ from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
+from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
 from ..profile import compile_timer, kernel_timer
 from ..types import LONG, dtype_to_ctype
 from .args import (check_declared, device_precision, device_values, parameter_names,
-                   signature, value_type)
+                   shaped, signature, value_type)
 from .exprfunc import make_function, neutral_value
 
 
@@ -79,15 +80,17 @@ class Reduction:
         if self.map_func is not None:
             declared, _ = annotation_types(self._map, read_function(self._map))
         for name, value in zip(self._params[1:], args):
-            given = device_precision(value_type(value, name, self._where(), float_type),
+            given = device_precision(value_type(value, name, self._where(), float_type,
+                                                nd=self.map_func is not None),
                                      name, self._where(), backend, demote)
             if name in declared:
                 want = declared[name]
                 if demote and want.base == "double":
                     want = want.with_base("float")
-                check_declared(want, given, name, self._where())
+                check_declared(want, given, name, self._where(), value)
                 continue
             types[name] = given
+        types = shaped(types, shape_reads(read_function(self._map)))
         if self._params[0] not in declared:
             types[self._params[0]] = LONG
         map_program = type_kernel(self._map, types, use_double=config.use_double,

@@ -112,15 +112,15 @@ CASES = [
     Case("string_concat", S, "'a'", "number", "strings"),
     Case("fstring", S, 'f"', "printf", "f-string"),
     Case("print", S, "print", "printf", "print"),
-    Case("attribute_arg", S, "x.shape", "length", "attribute"),
+    Case("attribute_arg", S, "x.shape", "shape[0]", "tuple"),
     Case("attribute_local", S, "a.real", "argument", "attribute"),
     Case("attribute_object", S, "HOLDER", "module-level number", "only allowed on modules"),
     Case("method_call", S, "x.sum", "loop", "methods"),
     Case("unknown_function", S, "no_such_function", "define", "unknown function"),
     Case("unknown_name", S, "no_such_name", "argument", "unknown name"),
-    Case("len", S, "len", "length", "len()"),
+    Case("len", T, "len", "length", "len(x): x is a 1-D pointer"),
     Case("range_value", S, "range", "for k in range", "range()"),
-    Case("multi_subscript", S, "x[i, 0]", "x[i*n + j]", "multi-dimensional"),
+    Case("multi_subscript", T, "x[i, 0]", "x[i*n + j]", "1-D pointer"),
     Case("negative_index", S, "-1", "x[n - 1]", "negative indices"),
     Case("and_value", T, "a and b", "compare", "and"),
     Case("or_value", T, "a or b", "compare", "or"),
@@ -467,13 +467,20 @@ def _readonly():
 
 CALL_CASES = [
     # id, kernel, args, exception, words in the message, word in the hint
-    ("wrong_count", "k_copy", lambda: (_x(),), KernelTypeError, ["2 argument"], None),
+    ("wrong_count", "k_copy", lambda: (_x(),), KernelTypeError, ["2 argument"], "2-D"),
     ("wrong_dtype", "k_copy_float", lambda: (_x(), _x(dtype=np.float32)), KernelTypeError,
      ["'x'", "annotated"], "float32"),
-    ("two_d", "k_copy", lambda: (np.zeros((2, 4)), _x()), KernelValueError,
-     ["'x'", "2-D"], "ravel"),
-    ("non_contiguous", "k_copy", lambda: (_x(16)[::2], _x()), KernelValueError,
-     ["'x'", "contiguous"], "ascontiguousarray"),
+    # A 2-D array where the kernel indexes x[i]: a located typing error (n-D
+    # arrays are indexed with one index per axis).
+    ("two_d", "k_copy", lambda: (np.zeros((2, 4)), _x()), KernelTypeError,
+     ["x is a 2-D array", "2 indices"], "x[i, j]"),
+    # Strided views are passed with their strides (tests/test_ndarray.py); strides
+    # that are not whole elements cannot be.
+    ("odd_strides", "k_copy", lambda: (np.lib.stride_tricks.as_strided(
+        _x(16), shape=(4,), strides=(12,)), _x(4)), KernelValueError,
+     ["'x'", "strides"], "ascontiguousarray"),
+    ("rank_zero", "k_copy", lambda: (np.zeros(()), _x()), KernelValueError,
+     ["'x'", "0-D"], "scalar"),
     ("read_only", "k_copy", lambda: (_x(), _readonly()), KernelValueError,
      ["'y'", "read-only"], "copy"),
     ("none", "k_copy", lambda: (_x(), None), KernelTypeError, ["'y'", "None"], "array"),

@@ -21,7 +21,7 @@ from math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, copysign, 
 import numpy as np
 
 from pcompute.errors import KernelSyntaxError
-from pcompute.types import atomic_dec, atomic_inc, cast, declare, printf
+from pcompute.types import atomic_dec, atomic_inc, cast, declare, parse_type, printf
 
 CORPUS = {}
 
@@ -45,6 +45,7 @@ class Kernel:
     opencl_error: tuple = None
     only: tuple = None
     reason: str = ""
+    dims: int = 1          # index parameters: 2 for f(i, j, ...) over a 2-D space
 
     @property
     def name(self):
@@ -53,7 +54,7 @@ class Kernel:
     @property
     def params(self):
         code = self.func.__code__
-        return code.co_varnames[1:code.co_argcount]
+        return code.co_varnames[self.dims:code.co_argcount]
 
     def args(self, n, dtype, rng):
         """Fresh arguments (a list) for ``n`` items with float arrays of ``dtype``."""
@@ -68,8 +69,15 @@ class Kernel:
 
     def types(self, dtype=np.float64):
         """The argument types (for generate_source) of the arguments at ``dtype``."""
+        from pcompute.frontend.arrays import shape_reads
+        from pcompute.frontend.source import read_function
+        from pcompute.primitives.args import shaped
         args = self.args(16, dtype, np.random.default_rng(0))
-        return {name: type_of_value(value) for name, value in zip(self.params, args)}
+        types = {name: type_of_value(value) for name, value in zip(self.params, args)}
+        # As Elementwise types them: 1-D arrays whose length is read know it.
+        return {k: str(v) for k, v in shaped(
+            {k: parse_type(v) for k, v in types.items()},
+            shape_reads(read_function(self.func))).items()}
 
     def skip_reason(self, backend_name):
         """Why this kernel is not run on ``backend_name`` (None: it is)."""
@@ -84,9 +92,10 @@ class Kernel:
 
 def type_of_value(value):
     """The type string pcompute infers for an argument value."""
+    from pcompute.primitives.args import value_type
     from pcompute.types import dtype_to_ctype
     if isinstance(value, np.ndarray):
-        return "g%sp" % dtype_to_ctype(value.dtype).base
+        return str(value_type(value, "x", "corpus", None, nd=True))
     if isinstance(value, bool):
         return "int"
     if isinstance(value, int):
@@ -1089,3 +1098,7 @@ def printf_kernel(i, x):
     k = 3
     printf("item %d: %f\n", k, x[i])
     printf("no arguments\n")
+
+
+# The n-D kernels (2-D and 3-D arrays, n-D index spaces) register themselves here.
+from . import nd_corpus  # noqa: E402,F401

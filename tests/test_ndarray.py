@@ -1,0 +1,269 @@
+"""n-D arrays in kernels: ``a[i, j]``, ``a.shape[d]``, n-D index spaces, and the
+errors for misuse.  Cross-backend cases run through the ``backend`` fixture and
+compare with NumPy; the corpus (tests/kernels/nd_corpus.py) adds the stencils,
+gemm, transpose and 3-D kernels compared with the python backend."""
+import inspect
+
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute import Elementwise, annotate, declare
+from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
+from pcompute.generate import generate_source
+
+
+def grid(shape, dtype, seed=0):
+    return np.random.default_rng(seed).random(shape).astype(dtype)
+
+
+def on_device(*arrays):
+    out = [pc.wrap(a) for a in arrays]
+    return out[0] if len(out) == 1 else out
+
+
+def host(a):
+    return a.pull().data
+
+
+def laplace(i, j, u, out):
+    if i > 0 and j > 0 and i < u.shape[0] - 1 and j < u.shape[1] - 1:
+        out[i, j] = u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
+
+
+def laplace_numpy(u):
+    out = np.zeros_like(u)
+    out[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+                       - 4 * u[1:-1, 1:-1])
+    return out
+
+
+def test_laplace_matches_numpy_and_a_new_shape_does_not_recompile(backend):
+    e = Elementwise(laplace)
+    for shape in [(13, 21), (30, 9)]:
+        u = grid(shape, backend.dtype)
+        ua, oa = on_device(u, np.zeros_like(u))
+        e(ua, oa)
+        np.testing.assert_allclose(host(oa), laplace_numpy(u), rtol=backend.rtol,
+                                   atol=backend.rtol)
+    assert len(e._built) == 1, "a new shape must not recompile"
+
+
+def gemm(i, j, c, a, b):
+    """The index space is the shape of c, the first 2-D array argument."""
+    acc = 0.0
+    for k in range(a.shape[1]):
+        acc += a[i, k] * b[k, j]
+    c[i, j] = acc
+
+
+def test_gemm_matches_numpy(backend):
+    a, b = grid((9, 5), backend.dtype, 1), grid((5, 7), backend.dtype, 2)
+    aa, ba, ca = on_device(a, b, np.zeros((9, 7), backend.dtype))
+    Elementwise(gemm)(ca, aa, ba)
+    np.testing.assert_allclose(host(ca), a @ b, rtol=backend.rtol)
+
+
+def fill3(i, j, k, a, scale):
+    a[i, j, k] = scale * (i * 100 + j * 10 + k)
+
+
+def test_3d_index_space_and_rank_8(backend):
+    a = on_device(np.zeros((4, 3, 5), backend.dtype))
+    Elementwise(fill3)(a, 2)
+    i, j, k = np.indices((4, 3, 5))
+    np.testing.assert_array_equal(host(a), 2 * (i * 100 + j * 10 + k))
+
+
+def rank8(i, a, out):
+    out[i] = a[i, 1, 0, 1, 0, 1, 0, 1] + a.ndim
+
+
+def test_rank_8_array(backend):
+    a = grid((3, 2, 1, 2, 1, 2, 1, 2), backend.dtype)
+    aa, oa = on_device(a, np.zeros(3, backend.dtype))
+    Elementwise(rank8)(aa, oa)
+    np.testing.assert_allclose(host(oa), a[:, 1, 0, 1, 0, 1, 0, 1] + 8, rtol=backend.rtol)
+
+
+def flat_fill(i, j, a, ncols):
+    a[i * ncols + j] = i * 10 + j
+
+
+def test_explicit_shape(backend):
+    a = on_device(np.zeros(12, np.int64))
+    Elementwise(flat_fill)(a, 4, shape=(3, 4))
+    np.testing.assert_array_equal(host(a), [10 * (k // 4) + k % 4 for k in range(12)])
+    with pytest.raises(KernelValueError, match="shape="):
+        Elementwise(flat_fill)(a, 4, shape=(3, 4, 1))
+
+
+def row_info(i, a, total, n):
+    s = 0.0
+    for j in range(a.shape[1]):
+        s += a[i, j]
+    total[i] = s
+    n[i] = len(total) * 1000 + a.size + a.ndim
+
+
+def test_shape_size_ndim_len(backend):
+    a = grid((6, 4), backend.dtype)
+    aa, ta, na = on_device(a, np.zeros(6, backend.dtype), np.zeros(6, np.int64))
+    Elementwise(row_info)(aa, ta, na)
+    np.testing.assert_allclose(host(ta), a.sum(axis=1), rtol=backend.rtol)
+    np.testing.assert_array_equal(host(na), np.full(6, 6 * 1000 + 24 + 2))
+
+
+@annotate(i="int", j="int", a="gdoublep2", b="double[:, :]")
+def annotated_copy(i, j, a, b):
+    b[i, j] = a[i, j] + 1.0
+
+
+def py3_copy(i: "long", j: "long", a: "double[:, ::1]", b: "gdoublep2"):
+    b[i, j] = 2.0 * a[i, j]
+
+
+def test_annotations_spell_ranks(backend):
+    if not backend.use_double:
+        pytest.skip("the kernels are annotated double; float64 data is used")
+    a = grid((5, 6), np.float64)
+    aa, ba = on_device(a, np.zeros_like(a))
+    Elementwise(annotated_copy)(aa, ba)
+    np.testing.assert_allclose(host(ba), a + 1.0)
+    Elementwise(py3_copy)(aa, ba)
+    np.testing.assert_allclose(host(ba), 2.0 * a)
+
+
+def corner_sum(a, i, j):
+    return a[i, j] + a[i + 1, j + 1]
+
+
+def with_helper(i, j, a, out):
+    if i < a.shape[0] - 1 and j < a.shape[1] - 1:
+        out[i, j] = corner_sum(a, i, j)
+
+
+def test_helper_takes_an_nd_array(backend):
+    a = grid((7, 8), backend.dtype)
+    aa, oa = on_device(a, np.zeros_like(a))
+    Elementwise(with_helper)(aa, oa)
+    want = np.zeros_like(a)
+    want[:-1, :-1] = a[:-1, :-1] + a[1:, 1:]
+    np.testing.assert_allclose(host(oa), want, rtol=backend.rtol)
+
+
+def matrix_local(i, x):
+    m = declare("matrix((2, 2))")
+    m[0, 1] = x[i]
+    m[1][0] = 2.0
+    x[i] = m[0, 1] + m[1, 0]
+
+
+def test_local_matrix_takes_a_tuple_index(backend):
+    x = grid(10, backend.dtype)
+    xa = on_device(x.copy())
+    Elementwise(matrix_local)(xa)
+    np.testing.assert_allclose(host(xa), x + 2.0, rtol=backend.rtol)
+
+
+# -- the generated code ------------------------------------------------------------
+
+def test_generated_code_passes_shapes_and_64_bit_strides():
+    src = generate_source(laplace, backend="cython", types={"u": "gdoublep2",
+                                                            "out": "double[:, :]"},
+                          index_dims=2)
+    assert "long long pc_s0_u" in src and "long long pc_n1_out" in src
+    assert "u[(i - 1) * pc_s0_u + j]" in src          # last axis contiguous: stride 1
+    assert "out[i * pc_s0_out + j * pc_s1_out]" in src  # any strides
+    for dialect in ("opencl", "cuda"):
+        text = generate_source(laplace, backend=dialect, types={"u": "gdoublep2",
+                                                                "out": "gdoublep2"},
+                               index_dims=2)
+        assert "pc_elementwise(" in text and "pc_n1_u" in text
+
+
+# -- errors --------------------------------------------------------------------------
+
+def chained(i, j, a):
+    a[i][j] = 0.0
+
+
+def too_few(i, a):
+    a[i] = 0.0
+
+
+def too_many(i, j, a):
+    a[i, j, 0] = 0.0
+
+
+def bad_axis(i, j, a):
+    a[i, j] = a.shape[2]
+
+
+def var_axis(i, j, a):
+    a[i, j] = a.shape[i]
+
+
+def bare_shape(i, j, a):
+    s = a.shape
+    a[i, j] = 0.0
+
+
+def local_alias(i, j, a):
+    b = a
+    b[i, j] = 0.0
+
+
+def negative(i, j, a):
+    a[i, j] = a[i, -1]
+
+
+def raw_shape(i, x):
+    x[i] = x.shape[0]
+
+
+ERRORS = [
+    (chained, KernelTypeError, "a is a 2-D array: it takes 2 indices, got 1", "a[i, j]"),
+    (too_few, KernelTypeError, "takes 2 indices, got 1", "a[i, j]"),
+    (too_many, KernelTypeError, "takes 2 indices, got 3", "a[i, j]"),
+    (bad_axis, KernelTypeError, "no axis 2", "0 to 1"),
+    (var_axis, KernelSyntaxError, "integer literal", "a.shape[0]"),
+    (bare_shape, KernelSyntaxError, "tuple", "a.shape[0]"),
+    (local_alias, KernelTypeError, "cannot be assigned to a local", "argument itself"),
+    (negative, KernelSyntaxError, "negative indices", "x.shape[1] - 1"),
+]
+
+
+@pytest.mark.parametrize("func, cls, message, hint", ERRORS,
+                         ids=[e[0].__name__ for e in ERRORS])
+def test_misuse_is_a_located_error(func, cls, message, hint):
+    nparams = len(inspect.signature(func).parameters)
+    with pytest.raises(cls) as info:
+        generate_source(func, backend="cython", types={"a": "gdoublep2"},
+                        index_dims=nparams - 1)
+    exc = info.value
+    assert message in exc.message and hint in exc.hint, str(exc)
+    assert exc.location.filename == __file__
+    line = inspect.getsourcelines(func)[1]
+    assert line < exc.location.lineno <= line + 3, str(exc)
+
+
+def test_shape_of_a_raw_pointer_says_what_to_pass():
+    with pytest.raises(KernelTypeError) as info:
+        generate_source(raw_shape, backend="cython", types={"x": "gdoublep"})
+    assert "1-D pointer" in info.value.message and "gdoublep2" in info.value.hint
+
+
+def test_call_errors():
+    a2 = np.zeros((4, 5))
+    with pytest.raises(KernelTypeError, match="takes 3 argument"):
+        Elementwise(laplace, backend="cython")(a2)       # (i, j, u) and no 3-D array
+    with pytest.raises(KernelValueError, match="last axis is strided"):
+        Elementwise(py3_copy, backend="cython")(a2[:, ::2], a2[:, :2].copy())
+    with pytest.raises(KernelValueError, match="3-D array was passed"):
+        Elementwise(annotated_copy, backend="cython")(a2, np.zeros((4, 5, 1)))
+    with pytest.raises(KernelValueError, match="2-D array was passed"):
+        @annotate(x="gdoublep")
+        def flat(i, x):
+            x[i] = 1.0
+        Elementwise(flat, backend="cython")(a2)
