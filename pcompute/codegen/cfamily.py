@@ -213,7 +213,22 @@ class CPrinter:
             for elt, tmp in zip(target.elts, temps):
                 code.add(self.assign_line(self.expr(elt)[0], tmp))
             return
-        code.add(self.assign_line(self.expr(target)[0], self.expr(node.value)[0]))
+        value = self.store_value(self.fn.type_of(target), self.fn.type_of(node.value),
+                                 self.expr(node.value))
+        code.add(self.assign_line(self.expr(target)[0], value))
+
+    def store_value(self, ttype, vtype, part):
+        """The text of ``part`` (of type ``vtype``) converted for a store into
+        ``ttype``, as Python/NumPy store it: a float into an integer truncates
+        towards zero (an explicit cast, never an implicit narrowing), anything
+        into a bool element is its truth value."""
+        if ttype is None or vtype is None or ttype == vtype or not ttype.is_scalar:
+            return part[0]
+        if ttype.base == "bool":
+            return "%s != 0" % self.wrap(part[0], part[1], self.prec["!="] + 1)
+        if ttype.is_int and vtype.is_float:
+            return self.cast(ttype, *part)
+        return part[0]
 
     def print_declare(self, code, node, t):
         target = node.targets[0]
@@ -243,12 +258,15 @@ class CPrinter:
         ttype = self.fn.type_of(node.target)
         rtype = self.fn.type_of(node.value)
         op = BINOPS[type(node.op)]
-        if op in "+-*&|^" or op in ("<<", ">>"):
+        result = self.fn.types[id(node)]
+        converts = ttype.is_scalar and (ttype.base == "bool" or
+                                        (ttype.is_int and result.is_float))
+        if (op in "+-*&|^" or op in ("<<", ">>")) and not converts:
             code.add("%s %s= %s;" % (target_text, op, self.expr(node.value)[0]))
             return
-        text, _ = self.binop_text(op, (target_text, self.prec["atom"]), ttype,
-                                  self.expr(node.value), rtype, self.fn.types[id(node)])
-        code.add(self.assign_line(target_text, text))
+        part = self.binop_text(op, (target_text, self.prec["atom"]), ttype,
+                               self.expr(node.value), rtype, result)
+        code.add(self.assign_line(target_text, self.store_value(ttype, result, part)))
 
     def hoisted_target(self, code, target, temps):
         """The text of a subscript target whose indices with calls are first
@@ -569,8 +587,13 @@ class CPrinter:
                 return "0", self.prec["atom"]
             return "%s(%s)" % (name, text[0]), self.prec["atom"]
         args = [self.as_type(self.expr(a), self.fn.type_of(a), result) for a in node.args]
-        return "%s(%s)" % (self.math_name(name, result.base), ", ".join(args)), \
-            self.prec["atom"]
+        text = "%s(%s)" % (self.math_name(name, result.base), ", ".join(args))
+        if name in ("floor", "ceil", "trunc"):
+            # Python's floor/ceil/trunc give an int, so never -0.0: adding +0.0
+            # turns C's -0.0 into 0.0 and leaves every other value unchanged.
+            return self.infix("+", (text, self.prec["atom"]),
+                              (self.literal(0.0, result), self.prec["atom"]))
+        return text, self.prec["atom"]
 
     def call_abs(self, node):
         t = self.fn.type_of(node)

@@ -2,7 +2,7 @@
 import ast
 
 from ..errors import KernelSyntaxError, KernelTypeError
-from ..types import BOOL, DOUBLE, FLOAT, INT, VOID, parse_type, promote
+from ..types import BOOL, DOUBLE, FLOAT, INT, LONG, VOID, parse_type, promote
 from .callgraph import BUILTINS, MATH_FUNCS
 from .ir import _join
 
@@ -64,8 +64,14 @@ class CallTyper:
     builtin_max = builtin_min
 
     def builtin_int(self, node):
-        self.expr(node.args[0])
-        return INT
+        """``int(x)`` loses no value that fits in 64 bits: an integer keeps its
+        width (at least int), a float becomes a 64-bit integer."""
+        t = self.expr(node.args[0])
+        if t is None:
+            return None
+        if not t.is_scalar:
+            self.fail(KernelTypeError, node, "int() needs a number, not a %s" % t)
+        return promote(t, INT) if t.is_int else LONG
 
     def builtin_float(self, node):
         self.expr(node.args[0])

@@ -128,6 +128,13 @@ class ProgramTyper:
                         raise caller_src.error(
                             KernelTypeError, node, "argument %r of %s() is a %s but a %s "
                             "is passed" % (p, src.name, want, given))
+                    if given is not None and given.is_float and want.is_int:
+                        raise caller_src.error(
+                            KernelTypeError, node, "argument %r of %s() is annotated %s "
+                            "but a %s is passed: Python would not convert it, C would "
+                            "truncate it" % (p, src.name, want, given),
+                            "convert it explicitly: %s(int(...)), or annotate the "
+                            "parameter as a float" % src.name)
                     types[p] = want
                     continue
                 old = sig.get(p) if sig else None

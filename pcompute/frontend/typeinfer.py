@@ -142,6 +142,12 @@ class FunctionTyper(ArrayTyper, CallTyper):
                 self.fail(KernelTypeError, node,
                           "%r is declared as %s and cannot be assigned a %s"
                           % (name, old, ctype), "use another local name")
+            if ctype is not None and old.is_int and ctype.is_float:
+                self.fail(KernelTypeError, node,
+                          "%r is declared %s but is assigned a %s here: Python would "
+                          "make it a float, C would truncate it" % (name, old, ctype),
+                          "write %s = int(...) to truncate towards zero, or declare "
+                          "it as a float" % name)
             return
         if name not in self.locals:
             self.order.append(name)
@@ -474,6 +480,13 @@ class FunctionTyper(ArrayTyper, CallTyper):
         if t is not None and not t.is_scalar:
             self.fail(KernelTypeError, node.value, "kernels can only return numbers, "
                       "not a %s" % t, "write results into an array argument")
+        if (t is not None and self.ret_hint is not None and self.ret_hint.is_int
+                and t.is_float):
+            self.fail(KernelTypeError, node.value, "%s() is annotated to return %s but "
+                      "returns a %s here: Python would return the float, C would "
+                      "truncate it" % (self.src.name, self.ret_hint, t),
+                      "return int(...) to truncate towards zero, or annotate the "
+                      "return type as a float")
         joined = _join(self.ret, t)
         self.ret = joined
 
@@ -604,7 +617,8 @@ class FunctionTyper(ArrayTyper, CallTyper):
         numpy's Python ints do: ``u + 1`` stays uint32."""
         if other is None or other.base not in ("uint", "ulong") or t == other:
             return t
-        if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        if isinstance(node, ast.Constant) and type(node.value) is int and \
+                0 <= node.value <= INT32_MAX:
             self.types[id(node)] = other
             return other
         return t
@@ -635,11 +649,45 @@ class FunctionTyper(ArrayTyper, CallTyper):
                           "%s and %s" % (left, right), "convert with int(...) first")
         if isinstance(op, ast.Pow) and left.is_int and right.is_int:
             exponent = node.right
-            if (isinstance(exponent, ast.UnaryOp) and isinstance(exponent.op, ast.USub)) \
-                    or (_int_constant(exponent) or 0) < 0:
+            value = _int_constant(exponent)
+            if value is not None and value < 0:
                 self.fail(KernelTypeError, node, "an integer raised to a negative power "
                           "is a float in Python", "write float(a) ** b")
+            if value is None and not self.non_negative(exponent):
+                self.fail(KernelTypeError, node.right,
+                          "this integer exponent may be negative, and an integer to a "
+                          "negative power is a float in Python (an integer in C)",
+                          "make it a float power, float(a) ** b, or show the exponent "
+                          "is not negative: a ** abs(b), a ** (b % n), or an unsigned "
+                          "exponent")
         return promote(left, right)
+
+    def non_negative(self, node):
+        """True when the integer expression ``node`` cannot be negative, by its
+        form: a literal >= 0, an unsigned value, ``abs(...)``, ``x % m`` or
+        ``x & m`` with a literal m >= 0 (m > 0 for %), and sums, products,
+        floor quotients, shifts and powers of such expressions."""
+        t = self.types.get(id(node))
+        if t is not None and t.base in ("bool", "uchar", "ushort", "uint", "ulong"):
+            return True
+        value = _int_constant(node)
+        if value is not None:
+            return value >= 0
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "abs" and self.calls.get(id(node), ("",))[0] == "builtin":
+            return True
+        if isinstance(node, ast.BinOp):
+            right = _int_constant(node.right)
+            if isinstance(node.op, ast.Mod) and right is not None:
+                return right > 0
+            if isinstance(node.op, ast.BitAnd) and (
+                    (right is not None and right >= 0) or self.non_negative(node.right)
+                    or self.non_negative(node.left)):
+                return True
+            if isinstance(node.op, (ast.Add, ast.Mult, ast.FloorDiv, ast.LShift,
+                                    ast.RShift, ast.BitOr, ast.Pow)):
+                return self.non_negative(node.left) and self.non_negative(node.right)
+        return False
 
     def result(self, c_name, ret):
         locs = tuple((n, self.locals[n]) for n in self.order)

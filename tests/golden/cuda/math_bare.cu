@@ -33,9 +33,9 @@ __device__ void math_bare(long long i, double* x, double* out)
     out[o + 18] = log2(v);
     out[o + 19] = sqrt(v);
     out[o + 20] = fabs(-v);
-    out[o + 21] = floor(v * 10.0);
-    out[o + 22] = ceil(v * 10.0);
-    out[o + 23] = trunc((double)-v * 10.0);
+    out[o + 21] = floor(v * 10.0) + 0.0;
+    out[o + 22] = ceil(v * 10.0) + 0.0;
+    out[o + 23] = trunc((double)-v * 10.0) + 0.0;
     out[o + 24] = fmod(v * 10.0, 3.0);
     out[o + 25] = hypot(v, 2.0);
     out[o + 26] = copysign(v, -1.0);

@@ -4,7 +4,7 @@
 from cython.parallel import prange
 
 cdef inline void casts(long long i, double* x, int* a, double* y, int* out) noexcept nogil:
-    out[i] = <int>x[i] + <int>(-2.75) + <int>(<double>a[i] / 4) + <int>(i * 0.5)
+    out[i] = <long long>x[i] + <long long>(-2.75) + <long long>(<double>a[i] / 4) + <long long>(i * 0.5)
     y[i] = <double>a[i] / 4.0 + <float>x[i] + <double>a[i] * 0.5 + <double>i
 
 def run(long long pc_n, size_t pc_a_x, size_t pc_a_a, size_t pc_a_y, size_t pc_a_out):

@@ -5,6 +5,11 @@ from cython.parallel import prange
 
 cdef extern from *:
     """
+    static inline int pc_abs_int(int a)
+    {
+        return a < 0 ? -a : a;
+    }
+
     static inline int pc_ipow_int(int b, int e)
     {
         int r = 1;
@@ -27,6 +32,13 @@ cdef extern from *:
         return r;
     }
 
+    static inline int pc_mod_int(int a, int b)
+    {
+        int r = a % b;
+        if ((r != 0) && ((r < 0) != (b < 0))) r += b;
+        return r;
+    }
+
     static inline long long pc_mod_long(long long a, long long b)
     {
         long long r = a % b;
@@ -34,14 +46,16 @@ cdef extern from *:
         return r;
     }
     """
+    int pc_abs_int(int a) nogil
     int pc_ipow_int(int a, int b) nogil
     long long pc_ipow_long(long long a, long long b) nogil
+    int pc_mod_int(int a, int b) nogil
     long long pc_mod_long(long long a, long long b) nogil
 
 cdef inline void int_pow(long long i, int* a, int* e, long long* out) noexcept nogil:
     cdef long long k
-    out[3 * i] = pc_ipow_int(a[i], e[i])
-    out[3 * i + 1] = pc_ipow_int(2, e[i]) + pc_ipow_int(-3, e[i])
+    out[3 * i] = pc_ipow_int(a[i], pc_abs_int(e[i]))
+    out[3 * i + 1] = pc_ipow_int(2, pc_mod_int(e[i], 7)) + pc_ipow_int(-3, pc_abs_int(e[i]))
     k = pc_mod_long(i, 5)
     out[3 * i + 2] = pc_ipow_long(k - 2, 3) + pc_ipow_long(k, 0)
 

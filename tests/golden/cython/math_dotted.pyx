@@ -14,13 +14,13 @@ cdef inline void math_dotted(long long i, double* x, double* out) noexcept nogil
     out[o + 2] = exp(v)
     out[o + 3] = sqrt(v)
     out[o + 4] = atan2(v, 2.0)
-    out[o + 5] = floor(v * 10.0)
+    out[o + 5] = floor(v * 10.0) + 0.0
     out[o + 6] = log(v)
     out[o + 7] = fabs(-v)
     out[o + 8] = hypot(v, 1.0)
     out[o + 9] = 3.141592653589793 * v
     out[o + 10] = 2.718281828459045 * v
-    out[o + 11] = tanh(v) + ceil(v)
+    out[o + 11] = tanh(v) + (ceil(v) + 0.0)
 
 def run(long long pc_n, size_t pc_a_x, size_t pc_a_out):
     cdef double* x = <double*>pc_a_x

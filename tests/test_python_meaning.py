@@ -1,0 +1,151 @@
+"""Kernels mean what Python means (issue 24): one regression test per class of
+defect found by an independent random-kernel generator.
+
+Each kernel runs on every backend through the ``backend`` fixture and is
+compared with the *plain Python call* of the same function on Python numbers
+(:mod:`plain_python`), not with the python backend.  Where the language rule
+rejects a construct, every backend must raise the same located error.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute import Elementwise, annotate, declare
+from pcompute.errors import KernelTypeError
+
+from plain_python import plain_call
+
+
+def run(func, args):
+    """Run ``func`` as an Elementwise kernel; return the arrays afterwards."""
+    device = [pc.wrap(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
+    Elementwise(func)(*device)
+    out = []
+    for d in device:
+        if hasattr(d, "pull"):
+            d.pull()
+            out.append(d.data)
+        else:
+            out.append(d)
+    return out
+
+
+def check(func, args, backend, exact=True):
+    """``func`` on ``backend`` gives what the plain Python call gives."""
+    n = len(args[0])
+    want = plain_call(func, n, args)
+    got = run(func, args)
+    for k, (g, w) in enumerate(zip(got, want)):
+        if not isinstance(w, np.ndarray):
+            continue
+        message = "%s: argument %d on %s" % (func.__name__, k, backend.id)
+        assert g.dtype == w.dtype, message
+        if exact or w.dtype.kind in "iub":
+            np.testing.assert_array_equal(g, w, err_msg=message)
+        else:
+            np.testing.assert_allclose(g, w, rtol=backend.rtol, err_msg=message)
+    return got
+
+
+# -- 1. int(x) keeps 64 bits ----------------------------------------------------
+def int_of_wide(i, xl, x, out, out2):
+    out[i] = int(xl[i]) - 7
+    out2[i] = int(x[i] * 1e9) + int(-x[i])
+
+
+def test_int_keeps_64_bits(backend):
+    xl = np.array([3000000000, -3000000005, 5, -(2 ** 40)], np.int64)
+    x = np.array([5.0, -2.5, 3.0, -0.75], backend.dtype)  # exact in float32 too
+    got = check(int_of_wide, [xl, x, np.zeros(4, np.int64), np.zeros(4, np.int64)],
+                backend)
+    assert got[2][0] == 2999999993 and got[3][0] == 5000000000 - 5
+
+
+# -- 2. integer powers with a run-time exponent ---------------------------------
+def runtime_negative_power(i, e, out):
+    out[i] = 2 ** e[i]
+
+
+def runtime_power(i, a, e, out):
+    out[i] = a[i] ** abs(e[i]) + 2 ** (e[i] % 5) + (-3) ** (i & 3)
+
+
+def test_runtime_power_that_may_be_negative_is_a_located_error(backend):
+    e = np.array([-2, 3], np.int64)
+    with pytest.raises(KernelTypeError, match="may be negative") as info:
+        run(runtime_negative_power, [e, np.zeros(2)])
+    text = str(info.value)
+    assert "test_python_meaning.py" in text and "2 ** e[i]" in text and "^" in text
+    assert "abs(b)" in text
+
+
+def test_runtime_power_with_a_non_negative_exponent(backend):
+    a = np.array([3, -2, 7, 0, 1, -1], np.int64)
+    e = np.array([-2, 3, 4, 0, -7, 5], np.int32)
+    check(runtime_power, [a, e, np.zeros(6, np.int64)], backend)
+
+
+# -- 3. floats stored into integer targets ---------------------------------------
+def float_into_int(i, x, out, acc, flags):
+    out[i] = x[i] * 1.5
+    acc[i] += x[i] * 1.5
+    acc[i] //= 2.0
+    flags[i] = x[i] * 0.25
+
+
+def test_float_into_integer_array_truncates(backend):
+    x = np.array([3.0, -3.0, 0.5, -1.25, 7.75], backend.dtype)
+    acc = np.array([1, 2, -3, 4, 5], np.int32)
+    check(float_into_int, [x, np.zeros(5, np.int32), acc, np.zeros(5, np.bool_)],
+          backend)
+
+
+def float_into_declared_int(i, x, out):
+    t = declare('int')
+    t = x[i] * 1.5
+    out[i] = t
+
+
+def test_float_into_declared_int_is_a_located_error(backend):
+    with pytest.raises(KernelTypeError, match="declared int but is assigned a") as info:
+        run(float_into_declared_int, [np.ones(3), np.zeros(3, np.int32)])
+    assert "t = x[i] * 1.5" in str(info.value) and "int(...)" in str(info.value)
+
+
+# -- 4. helper arguments and the parameter's annotation ---------------------------
+@annotate(a='int', return_='int')
+def twice(a):
+    return a * 2
+
+
+def float_to_int_parameter(i, x, out):
+    out[i] = twice(x[i])
+
+
+def int_to_int_parameter(i, x, out):
+    out[i] = twice(int(x[i])) + twice(i)
+
+
+def test_float_to_int_parameter_is_a_located_error(backend):
+    with pytest.raises(KernelTypeError, match="annotated int but a") as info:
+        run(float_to_int_parameter, [np.array([2.5]), np.zeros(1)])
+    assert "twice(x[i])" in str(info.value)
+
+
+def test_int_argument_to_int_parameter(backend):
+    x = np.array([2.5, -3.5, 7.0], backend.dtype)
+    check(int_to_int_parameter, [x, np.zeros(3, backend.dtype)], backend)
+
+
+# -- 7. floor / ceil never give -0.0 -------------------------------------
+def rounding_signs(i, x, out):
+    out[2 * i] = math.floor(x[i])
+    out[2 * i + 1] = math.ceil(x[i])
+
+
+def test_floor_ceil_have_no_negative_zero(backend):
+    x = np.array([-0.5, -0.25, 0.5, -1.5, 2.5], backend.dtype)
+    got = check(rounding_signs, [x, np.zeros(10, backend.dtype)], backend)
+    assert not np.signbit(got[1][got[1] == 0]).any()
