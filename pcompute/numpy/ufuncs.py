@@ -93,7 +93,7 @@ def _power(kind, dt, a, b):
     if kind == "f":
         return "pow(%s, %s)" % (a, b)
     if kind in "iu":     # by squaring; a negative exponent gives 1 (NumPy raises)
-        return "(%s ** %s)" % (a, b)
+        return "(%s ** abs(%s) if %s >= 0 else 1)" % (a, b, b)
     return None
 
 
