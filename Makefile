@@ -12,7 +12,7 @@ STAMP := $(VENV)/.pcompute-installed
 DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 BENCH_STAMP := $(VENV)/.pcompute-bench-installed
 
-.PHONY: all venv opencl-device test compyle-openmp md bench bench-peers bench-full bench-md bench-publish docs clean distclean
+.PHONY: all venv opencl-device test compyle-openmp md bench bench-peers bench-full bench-md bench-mpi bench-publish docs clean distclean
 
 all: test
 
@@ -68,6 +68,13 @@ bench-full: bench-peers
 # The MD suite alone (2-D N = 10^3..10^5 + 3-D at 10^4; BENCH_ARGS=--full adds 10^6).
 bench-md: bench-peers
 	$(VPY) -m benchmarks --only md $(BENCH_ARGS)
+
+# The cost of MPI decomposition on this machine: the MD at N = 10^5 and 10^6 as
+# 1 process x 2 threads and as 2 ranks x 1 thread, pcompute and LAMMPS (a few
+# minutes; BENCH_MPI_ARGS="--n 1e5" for one size).
+BENCH_MPI_ARGS ?=
+bench-mpi: bench-peers
+	$(VPY) -m benchmarks.mpi $(BENCH_MPI_ARGS)
 
 # Rewrite the README / docs tables from the committed results file
 # (benchmarks/results/published.json; PUBLISH=path/to/run.json publishes a run).

@@ -62,3 +62,9 @@ def test_missing_mpi4py_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py", None)
     with pytest.raises(BackendUnavailableError, match=r"pip install pcompute\[mpi\]"):
         mpi()
+
+
+def test_documented_example_runs():
+    """examples/distributed_primitives.py, shown in docs/distributed.rst."""
+    out = check_ok(run_mpi(2, ["examples/distributed_primitives.py"]))
+    assert "sum 1999000 over 2 ranks" in out
