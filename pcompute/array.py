@@ -537,6 +537,13 @@ class Array:
                            backend=self.backend)
         return take(self, indices, backend=self.backend, out=out)
 
+    def copy_values(self, indices, dest):
+        """``dest[i] = self[indices[i]]`` for ``i < len(indices)``, on the
+        device (Compyle's ``copy_values``); ``dest`` is an Array of this
+        backend and dtype, at least as long as ``indices``."""
+        from .primitives.sort import copy_values
+        copy_values(self, indices, dest)
+
     def update_min_max(self, only_min=False, only_max=False):
         """Store the smallest and largest elements in ``minimum``/``maximum``."""
         self._require_1d("update_min_max()")
@@ -758,7 +765,9 @@ def _wrap_one(value, backend):
     if isinstance(value, Array):
         if value._backend is backend:
             return value
-        return _from_host(value.get(), backend, share=False)
+        # get() is a private host copy: it becomes the new Array's host data
+        # (valid without a pull, as in Compyle), never shared with ``value``.
+        return _from_host(value.get(), backend, share=True)
     if not backend.on_host and backend.is_device_array(value):
         return Array._wrap_device(value, backend)
     return _from_host(value, backend, share=True)

@@ -84,5 +84,4 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
             parts.extend(line + "\n" for line in printer.cimports())
         parts += [runtime, "\n\n" if runtime else "", functions, "\n"]
         return "".join(parts).lstrip("\n")
-    result = be.generate_elementwise(program, func, config)
-    return result[0] if isinstance(result, tuple) else result
+    return be.generate_elementwise(program, func, config).source

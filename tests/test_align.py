@@ -73,8 +73,13 @@ def test_diff(backend, n):
 def test_diff_edge_cases(backend):
     x = pc.wrap(rand(4, backend.dtype))
     assert diff(x, 0).get().tolist() == x.get().tolist()
-    assert len(diff(pc.wrap(rand(1, backend.dtype)))) == 0
-    assert len(diff(x, 6)) == 0
+    assert len(diff(x, 3)) == 1
+    # Compyle's rule (numpy would return an empty array): 0 <= n < len(a).
+    for bad in (4, 6, -1):
+        with pytest.raises(ValueError, match="diff"):
+            diff(x, bad)
+    with pytest.raises(ValueError, match="diff"):
+        diff(pc.wrap(rand(1, backend.dtype)))
 
 
 def test_trapezoid(backend):

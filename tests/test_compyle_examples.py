@@ -43,10 +43,6 @@ _LITERALS = ("float literals are printed in single precision on the CPU when "
 _PRIVATE = ("a helper annotated result='doublep' called with a local "
             "declare('matrix(2)') is printed __global double* and PoCL refuses the "
             "private pointer: codegen, issue 24 / issue 13")
-_SERIAL = ("@serial marks the function in Compyle, which then wraps it itself "
-           "(Elementwise(count_bins)); here @serial returns an Elementwise: primitives, "
-           "issue 14")
-
 
 def cases(*backends, pending=None):
     """Parametrise the shared ``backend`` fixture with ``backends``;
@@ -240,8 +236,7 @@ def test_md_2d_simple(backend, capsys):
     check_md(solver, start, cut_at_3, capsys)
 
 
-@pytest.mark.parametrize("count_sort", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="pending (issue 13 part 2): " + _SERIAL))], ids=["radix", "count"])
+@pytest.mark.parametrize("count_sort", [False, True], ids=["radix", "count"])
 @cases(CYTHON, OPENMP, OPENCL_DOUBLE)
 def test_md_2d_nnps(backend, count_sort, capsys):
     with example(MD2, "md_nnps") as (md,):
@@ -260,8 +255,7 @@ def test_md_3d_simple(backend, capsys):
     check_md(solver, start, cut_at_3, capsys)
 
 
-@pytest.mark.parametrize("count_sort", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True, reason="pending (issue 13 part 2): " + _SERIAL))], ids=["radix", "count"])
+@pytest.mark.parametrize("count_sort", [False, True], ids=["radix", "count"])
 @pytest.mark.parametrize("periodic", [False, True], ids=["walls", "periodic"])
 @cases(CYTHON, OPENMP, OPENCL_DOUBLE)
 def test_md_3d_nnps(backend, periodic, count_sort, capsys):

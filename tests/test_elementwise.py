@@ -78,9 +78,12 @@ def prefix_serial(i, x):
 
 
 def test_serial_runs_in_order(backend):
-    x = np.arange(1, 101).astype(np.int32)
+    # As in Compyle, @serial only marks the function; Elementwise runs it.
+    marked = serial(prefix_serial)
+    assert marked is prefix_serial and marked.is_serial
+    x = np.arange(1, 3001).astype(np.int32)
     xa = pc.wrap(x.copy())
-    serial(prefix_serial)(xa)
+    Elementwise(marked)(xa)
     xa.pull()
     np.testing.assert_array_equal(xa.data, np.cumsum(x))
 

@@ -13,6 +13,12 @@ import numpy as np
 from ..errors import BackendUnavailableError
 
 
+def is_serial(func):
+    """True if the user marked ``func`` with ``@serial``: its items run in
+    order, one at a time, on every backend."""
+    return bool(getattr(func, "is_serial", False))
+
+
 class Backend:
     """Base class of the backends; subclasses set ``name`` and ``dialect``."""
 

@@ -8,9 +8,10 @@ import numpy as np
 from ..build import cuda_builder
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names, meta_values
+from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import DeviceArrays, check_double, scalar_dtype
-from .base import Backend
+from .base import Backend, is_serial
 
 BLOCK = 256
 # Thread blocks of 2-D and 3-D index spaces: x (the last index) fastest.
@@ -82,8 +83,9 @@ class CUDABackend(DeviceArrays, Backend):
 
     # -- kernels -------------------------------------------------------------------
     def generate_elementwise(self, program, func, config):
-        """The CUDA source of an Elementwise kernel (needs no GPU)."""
-        serial = getattr(func, "__pcompute_serial__", False)
+        """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise
+        kernel (needs no GPU)."""
+        serial = is_serial(func)
         printer = printer_for(program, "cuda")
         runtime, functions = printer.print_program()
         entry = program.entry
@@ -91,19 +93,22 @@ class CUDABackend(DeviceArrays, Backend):
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[dims:]]
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
-        return render("elementwise_cuda", entry=entry.name, runtime=runtime, serial=serial,
-                      functions=functions, params=params, dims=dims,
-                      axes="xyz"[:dims][::-1],
-                      call="%s(%s);" % (entry.c_name, args))
+        source = render("elementwise_cuda", entry=entry.name, runtime=runtime,
+                        serial=serial, functions=functions, params=params, dims=dims,
+                        axes="xyz"[:dims][::-1],
+                        call="%s(%s);" % (entry.c_name, args))
+        return GeneratedKernel("elementwise", entry.name, "cuda", source,
+                               ("pc_elementwise",), tuple(entry.args[dims:]),
+                               (("serial", serial), ("index_dims", dims)))
 
     def build_elementwise(self, program, func, config):
         check_double(self, program)
-        serial = getattr(func, "__pcompute_serial__", False)
-        source = self.generate_elementwise(program, func, config)
-        kernel = cuda_builder.build_cuda(source, ["pc_elementwise"])["pc_elementwise"]
-        entry = program.entry
+        generated = self.generate_elementwise(program, func, config)
+        serial = generated.option("serial")
+        kernel = cuda_builder.build_cuda(generated.source,
+                                         ["pc_elementwise"])["pc_elementwise"]
         dims = program.index_dims
-        types = [t for _, t in entry.args[dims:]]
+        types = [t for _, t in generated.args]
         kernel.prepare("q" * dims + launch_format(types))
         block = config.wgs or BLOCK
 
@@ -126,32 +131,36 @@ class CUDABackend(DeviceArrays, Backend):
             kernel.prepared_async_call(grid[:2] if dims == 2 else grid,
                                        (1, 1, 1) if serial else shape, None,
                                        *(np.int64(v) for v in n), *values)
-        run_nd.source = run.source = source
-        return run if dims == 1 else run_nd
+        return BuiltKernel(generated, self.name, run if dims == 1 else run_nd)
 
     def generate_reduction(self, spec, config):
-        """The CUDA source of a two-stage Reduction (needs no GPU)."""
+        """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
+        Reduction (needs no GPU)."""
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cuda")
         entry = spec.map_program.entry
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
         cargs = expanded_names(entry, 1)
-        return render("reduction_cuda", name=spec.name,
-                      expr=spec.reduce_func.source.split("return ")[1].strip(),
-                      wg=config.wgs or BLOCK, runtime=runtime, functions=functions,
-                      T=printer.type_name(spec.out_type),
-                      neutral=printer.literal(spec.neutral.item(), spec.out_type),
-                      params=params, cargs=cargs)
+        wg = config.wgs or BLOCK
+        source = render("reduction_cuda", name=spec.name,
+                        expr=spec.reduce_func.source.split("return ")[1].strip(),
+                        wg=wg, runtime=runtime, functions=functions,
+                        T=printer.type_name(spec.out_type),
+                        neutral=printer.literal(spec.neutral.item(), spec.out_type),
+                        params=params, cargs=cargs)
+        return GeneratedKernel("reduction", spec.name, "cuda", source,
+                               ("pc_reduce_stage1", "pc_reduce_stage2"),
+                               tuple(entry.args[1:]), (("wg", wg),))
 
     def build_reduction(self, spec, config):
-        source = self.generate_reduction(spec, config)
-        kernels = cuda_builder.build_cuda(source, ["pc_reduce_stage1", "pc_reduce_stage2"])
+        generated = self.generate_reduction(spec, config)
+        kernels = cuda_builder.build_cuda(generated.source, list(generated.entries))
         stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
         entry = spec.map_program.entry
         types = [t for _, t in entry.args[1:]]
         stage1.prepare("q" + launch_format(types) + "P")
         stage2.prepare("qPP")
-        wg = config.wgs or BLOCK
+        wg = generated.option("wg")
         dtype = spec.out_type.dtype
         partial = self.empty(wg, dtype)
         out = self.empty(1, dtype)
@@ -166,5 +175,4 @@ class CUDABackend(DeviceArrays, Backend):
             stage2.prepared_call((1, 1), (wg, 1, 1), np.int64(groups), partial.gpudata,
                                  out.gpudata)
             return out.get()[0]
-        run.source = source
-        return run
+        return BuiltKernel(generated, self.name, run)

@@ -7,9 +7,10 @@ from ..build import toolchain
 from ..build.cython_builder import build_cython
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names, meta_values
+from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ..types import dtype_to_ctype
-from .base import Backend
+from .base import Backend, is_serial
 
 log = logging.getLogger("pcompute.backends.cython")
 
@@ -43,6 +44,50 @@ def reduce_operator(expr):
 def array_address(a):
     """The address of a contiguous numpy array's data."""
     return a.__array_interface__["data"][0]
+
+
+def launch_converter(types):
+    """A function turning argument values into the values of a compiled
+    module's ``run``: addresses for arrays, then an n-D array's shape and
+    strides; None when every value is passed as it is.  ``types`` are the
+    arguments' CTypes."""
+    kinds = list(types)
+    if not any(t.is_pointer for t in kinds):
+        return None
+    if not any(t.is_ndarray for t in kinds):
+        slots = [k for k, t in enumerate(kinds) if t.is_pointer]
+
+        def convert(args):
+            args = list(args)
+            for k in slots:
+                args[k] = array_address(args[k])
+            return args
+        return convert
+
+    def convert_nd(args):
+        out = []
+        for t, a in zip(kinds, args):
+            if t.is_pointer:
+                out.append(array_address(a))
+                out.extend(meta_values(t, a))
+            else:
+                out.append(a)
+        return out
+    return convert_nd
+
+
+def pointer_launcher(kernel, generated, index_dims=1):
+    """``launch(n, args)`` calling a compiled ``run(n, *args)`` (``run(*n,
+    *args)`` over an n-D index space) with the arguments of ``generated``
+    converted by :func:`launch_converter`."""
+    convert = launch_converter(t for _, t in generated.args)
+    if index_dims > 1:
+        if convert is None:
+            return lambda n, args: kernel(*n, *args)
+        return lambda n, args: kernel(*n, *convert(args))
+    if convert is None:
+        return lambda n, args: kernel(n, *args)
+    return lambda n, args: kernel(n, *convert(args))
 
 
 class CythonBackend(Backend):
@@ -79,71 +124,39 @@ class CythonBackend(Backend):
                 convert.append(None)
         return params, unpack, convert
 
-    @staticmethod
-    def launch_converter(entry, first):
-        """A function turning the argument values into the values of the
-        module's ``run``: addresses for arrays, then an n-D array's shape and
-        strides; None when every value is passed as it is."""
-        kinds = [t for _, t in entry.args[first:]]
-        if not any(t.is_pointer for t in kinds):
-            return None
-        if not any(t.is_ndarray for t in kinds):
-            slots = [k for k, t in enumerate(kinds) if t.is_pointer]
-
-            def convert(args):
-                args = list(args)
-                for k in slots:
-                    args[k] = array_address(args[k])
-                return args
-            return convert
-
-        def convert_nd(args):
-            out = []
-            for t, a in zip(kinds, args):
-                if t.is_pointer:
-                    out.append(array_address(a))
-                    out.extend(meta_values(t, a))
-                else:
-                    out.append(a)
-            return out
-        return convert_nd
-
     def generate_elementwise(self, program, func, config):
-        """(source, converters) of an Elementwise module; compiles nothing."""
+        """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise
+        module; compiles nothing."""
         printer = printer_for(program, "cython")
         runtime, functions = printer.print_program()
         dims = program.index_dims
-        params, unpack, convert = self.entry_parts(program, printer, first=dims)
+        params, unpack, _ = self.entry_parts(program, printer, first=dims)
         entry = program.entry
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
-        openmp = self.use_openmp(config) and not getattr(func, "__pcompute_serial__", False)
+        openmp = self.use_openmp(config) and not is_serial(func)
         source = render(
             "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
-        return source, openmp, convert
+        return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
+                               tuple(entry.args[dims:]),
+                               (("openmp", openmp), ("index_dims", dims)))
+
+    def _module(self, generated, module_name):
+        """The compiled module's ``run`` of a generated Cython kernel."""
+        return build_cython(generated.source, module_name, generated.option("openmp")).run
 
     def build_elementwise(self, program, func, config):
-        source, openmp, _ = self.generate_elementwise(program, func, config)
-        module = build_cython(source, program.entry.name, openmp)
-        kernel = module.run
-        convert = self.launch_converter(program.entry, program.index_dims)
-        nd = program.index_dims > 1
-
-        def run(n, args):
-            if convert is not None:
-                args = convert(args)
-            if nd:
-                kernel(*n, *args)
-            else:
-                kernel(n, *args)
-        run.source = source
-        return run
+        generated = self.generate_elementwise(program, func, config)
+        kernel = self._module(generated, program.entry.name)
+        return BuiltKernel(generated, self.name,
+                           pointer_launcher(kernel, generated, program.index_dims))
 
     def generate_reduction(self, spec, config):
-        """(source, openmp) of a Reduction module; compiles nothing."""
+        """The :class:`~pcompute.records.GeneratedKernel` of a Reduction
+        module; compiles nothing."""
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cython")
         params, unpack, _ = self.entry_parts(spec.map_program, printer)
@@ -165,17 +178,12 @@ class CythonBackend(Backend):
             add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
             leaf=2048 if interleave else 1024, neutral=neutral, params=params,
             unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW)
-        return source, openmp
+        return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
+                               tuple(entry.args[1:]), (("openmp", openmp),))
 
     def build_reduction(self, spec, config):
-        source, openmp = self.generate_reduction(spec, config)
-        kernel = build_cython(source, "reduce_" + spec.name, openmp).run
-        convert = self.launch_converter(spec.map_program.entry, 1)
+        generated = self.generate_reduction(spec, config)
+        kernel = self._module(generated, "reduce_" + spec.name)
         dtype = spec.out_type.dtype
-
-        def run(n, args):
-            if convert is not None:
-                args = convert(args)
-            return dtype.type(kernel(n, *args))
-        run.source = source
-        return run
+        launch = pointer_launcher(kernel, generated)
+        return BuiltKernel(generated, self.name, lambda n, args: dtype.type(launch(n, args)))

@@ -4,9 +4,10 @@ import numpy as np
 from ..build import opencl_builder
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import hidden_names, meta_values
+from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import DeviceArrays, check_double, scalar_dtype, uses_double
-from .base import Backend
+from .base import Backend, is_serial
 
 
 def pointer_parts(entry, printer, first=1):
@@ -99,7 +100,8 @@ class OpenCLBackend(DeviceArrays, Backend):
 
     # -- kernels -------------------------------------------------------------------
     def generate_elementwise(self, program, func, config):
-        """The OpenCL C source of an Elementwise kernel; needs no device."""
+        """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise
+        kernel; needs no device."""
         printer = printer_for(program, "opencl")
         runtime, functions = printer.print_program()
         entry = program.entry
@@ -107,21 +109,24 @@ class OpenCLBackend(DeviceArrays, Backend):
         params, unpack, names = pointer_parts(entry, printer, dims)
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + names)
-        serial = getattr(func, "__pcompute_serial__", False)
+        serial = is_serial(func)
         source = render("elementwise_opencl", entry=entry.name, double=uses_double(program),
                         serial=serial, unpack=unpack, dims=dims,
                         runtime=runtime, functions=functions, params=params,
                         call="%s(%s);" % (entry.c_name, args))
-        return source
+        return GeneratedKernel("elementwise", entry.name, "opencl", source,
+                               ("pc_elementwise",), tuple(entry.args[dims:]),
+                               (("serial", serial), ("index_dims", dims)))
 
     def build_elementwise(self, program, func, config):
         check_double(self, program)
-        source = self.generate_elementwise(program, func, config)
+        generated = self.generate_elementwise(program, func, config)
         entry = program.entry
         dims = program.index_dims
-        serial = getattr(func, "__pcompute_serial__", False)
-        kernel = opencl_builder.build_opencl(source, ["pc_elementwise"])["pc_elementwise"]
-        types = [t for _, t in entry.args[dims:]]
+        serial = generated.option("serial")
+        kernel = opencl_builder.build_opencl(generated.source,
+                                             ["pc_elementwise"])["pc_elementwise"]
+        types = [t for _, t in generated.args]
         kernel.set_scalar_arg_dtypes([np.int64] * dims + arg_dtypes(entry, dims))
         queue = self.queue
         wgs = config.wgs
@@ -152,35 +157,37 @@ class OpenCLBackend(DeviceArrays, Backend):
                 gsize = ((n[-1] + wgs - 1) // wgs * wgs,) + tuple(gsize[1:])
                 local = (wgs,) + (1,) * (dims - 1)
             kernel(queue, gsize, local, *n, *values)
-        run_nd.source = run.source = source
-        return run if dims == 1 else run_nd
+        return BuiltKernel(generated, self.name, run if dims == 1 else run_nd)
 
     def generate_reduction(self, spec, config):
-        """The OpenCL C source of a two-stage Reduction; needs no device."""
+        """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
+        Reduction; needs no device."""
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "opencl")
         entry = spec.map_program.entry
         params, unpack, cargs = pointer_parts(entry, printer)
         double = uses_double(spec.map_program) or uses_double(spec.reduce_program)
-        return render("reduction_opencl", name=spec.name, unpack=unpack,
-                      expr=spec.reduce_func.source.split("return ")[1].strip(),
-                      double=double, wg=reduction_wg(config), runtime=runtime,
-                      functions=functions, T=printer.type_name(spec.out_type),
-                      neutral=printer.literal(spec.neutral.item(), spec.out_type),
-                      params=params, cargs=cargs)
+        source = render("reduction_opencl", name=spec.name, unpack=unpack,
+                        expr=spec.reduce_func.source.split("return ")[1].strip(),
+                        double=double, wg=reduction_wg(config), runtime=runtime,
+                        functions=functions, T=printer.type_name(spec.out_type),
+                        neutral=printer.literal(spec.neutral.item(), spec.out_type),
+                        params=params, cargs=cargs)
+        return GeneratedKernel("reduction", spec.name, "opencl", source,
+                               ("pc_reduce_stage1", "pc_reduce_stage2"),
+                               tuple(entry.args[1:]), (("wg", reduction_wg(config)),))
 
     def build_reduction(self, spec, config):
         check_double(self, spec.map_program)
         check_double(self, spec.reduce_program)
-        source = self.generate_reduction(spec, config)
-        kernels = opencl_builder.build_opencl(source, ["pc_reduce_stage1",
-                                                       "pc_reduce_stage2"])
+        generated = self.generate_reduction(spec, config)
+        kernels = opencl_builder.build_opencl(generated.source, list(generated.entries))
         stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
         entry = spec.map_program.entry
         types = [t for _, t in entry.args[1:]]
         stage1.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry) + [None])
         stage2.set_scalar_arg_dtypes([np.int64, None, None])
-        wg = reduction_wg(config)
+        wg = generated.option("wg")
         dtype = spec.out_type.dtype
         queue = self.queue
         partial = self.empty(wg, dtype)
@@ -194,8 +201,7 @@ class OpenCLBackend(DeviceArrays, Backend):
             stage1(queue, (groups * wg,), (wg,), n, *values, partial.data)
             stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
             return out.get()[0]
-        run.source = source
-        return run
+        return BuiltKernel(generated, self.name, run)
 
 
 def reduction_wg(config):

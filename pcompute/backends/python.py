@@ -1,12 +1,21 @@
 """The python backend: runs the user's functions directly, serially.
 
 It is the reference every other backend is tested against, and the debugging
-mode: the original function runs, so breakpoints and print() work.
+mode: the original function runs, so breakpoints and print() work.  Its
+generated "source" is the user's own Python text.
 """
+import ast
 import itertools
 
+from ..frontend.source import read_function
+from ..records import BuiltKernel, GeneratedKernel
 from .base import Backend
 from .pyexec import python_callable
+
+
+def python_source(*funcs):
+    """The Python text of ``funcs`` (what the python backend runs)."""
+    return "\n\n\n".join(ast.unparse(read_function(f).tree) + "\n" for f in funcs)
 
 
 class PythonBackend(Backend):
@@ -14,6 +23,12 @@ class PythonBackend(Backend):
 
     name = "python"
     dialect = None
+
+    def generate_elementwise(self, program, func, config):
+        dims = program.index_dims
+        return GeneratedKernel("elementwise", func.__name__, "python", python_source(func),
+                               (func.__name__,), tuple(program.entry.args[dims:]),
+                               (("index_dims", dims),))
 
     def build_elementwise(self, program, func, config):
         kernel = python_callable(func)
@@ -26,7 +41,14 @@ class PythonBackend(Backend):
             # In order, the last index fastest (as nested loops would).
             for index in itertools.product(*(range(d) for d in n)):
                 kernel(*index, *args)
-        return run if program.index_dims == 1 else run_nd
+        return BuiltKernel(self.generate_elementwise(program, func, config), self.name,
+                           run if program.index_dims == 1 else run_nd)
+
+    def generate_reduction(self, spec, config):
+        return GeneratedKernel("reduction", spec.name, "python",
+                               python_source(spec.map_func, spec.reduce_func),
+                               (spec.map_func.__name__, spec.reduce_func.__name__),
+                               tuple(spec.map_program.entry.args[1:]))
 
     def build_reduction(self, spec, config):
         map_fn = python_callable(spec.map_func)
@@ -38,4 +60,4 @@ class PythonBackend(Backend):
             for i in range(n):
                 acc = reduce_fn(acc, map_fn(i, *args))
             return dtype.type(acc)
-        return run
+        return BuiltKernel(self.generate_reduction(spec, config), self.name, run)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..build import cuda_builder
 from ..codegen import print_programs
+from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import check_double, scalar_dtype
 from .cuda import BLOCK
@@ -31,7 +32,7 @@ def generate_scan(backend, spec, config):
     segment_call = None
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
-    return render(
+    source = render(
         "scan_cuda", name=spec.name, expr=spec.expr, wg=scan_block(config),
         runtime=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
@@ -40,14 +41,16 @@ def generate_scan(backend, spec, config):
         input_call=spec.call_text("input", i="pc_i", N="pc_n"),
         output_call=spec.call_text("output", i="pc_i", item="pc_acc", prev_item="pc_prev",
                                    last_item="pc_last", N="pc_n"))
+    return GeneratedKernel("scan", spec.name, "cuda", source, tuple(KERNELS),
+                           tuple(zip(spec.arg_names, spec.arg_types)), ())
 
 
 def build_scan(backend, spec, config):
-    """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+    """The BuiltKernel performing the scan described by ``spec``."""
     for f in spec.functions:
         check_double(backend, f.program)
-    source = generate_scan(backend, spec, config)
-    kernels = cuda_builder.build_cuda(source, KERNELS)
+    generated = generate_scan(backend, spec, config)
+    kernels = cuda_builder.build_cuda(generated.source, KERNELS)
     pass1, pass2, pass3 = (kernels[k] for k in KERNELS)
     pointers = [t.is_pointer for t in spec.arg_types]
     user = "".join("P" if p else scalar_dtype(t).char for p, t in zip(pointers, spec.arg_types))
@@ -86,5 +89,4 @@ def build_scan(backend, spec, config):
                                   flags.gpudata, carry.gpudata, total.gpudata)
         pass3.prepared_async_call(grid, (block, 1, 1), None, n64, chunk64, *values,
                                   carry.gpudata, total.gpudata, *extra)
-    run.source = source
-    return run
+    return BuiltKernel(generated, backend.name, run)

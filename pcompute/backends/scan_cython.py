@@ -12,8 +12,9 @@ the ``nogil`` code.
 """
 from ..build.cython_builder import build_cython
 from ..codegen import print_programs
+from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from .cython import SERIAL_BELOW, array_address
+from .cython import SERIAL_BELOW, pointer_launcher
 
 #: Blocks per OpenMP thread, handed out dynamically: on a busy machine a thread
 #: that gets less CPU time does fewer blocks.
@@ -21,7 +22,7 @@ BLOCKS_PER_THREAD = 4
 
 
 def generate_scan(backend, spec, config):
-    """The Cython source of the scan described by ``spec``; compiles nothing."""
+    """The GeneratedKernel (Cython) of the scan described by ``spec``; compiles nothing."""
     runtime, functions, printer = print_programs(spec.programs(), "cython")
     cnames = spec.arg_cnames()
     params, unpack, cparams = [], [], []
@@ -46,7 +47,7 @@ def generate_scan(backend, spec, config):
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     openmp = backend.use_openmp(config)
     neutral = printer.literal(spec.neutral.item(), spec.out_type)  # before cimports()
-    return render(
+    source = render(
         "scan_cython", name=spec.name, expr=spec.expr, openmp=openmp,
         cimports=printer.cimports(), runtime=runtime, functions=functions,
         T=printer.type_name(spec.out_type),
@@ -57,20 +58,14 @@ def generate_scan(backend, spec, config):
         lanes=segment_call is None, complex_map=spec.complex_map,
         need_last=spec.needs("last_item"),
         serial_below=SERIAL_BELOW, blocks_per_thread=BLOCKS_PER_THREAD)
+    return GeneratedKernel("scan", spec.name, "cython", source, ("run",),
+                           tuple(zip(spec.arg_names, spec.arg_types)),
+                           (("openmp", openmp),))
 
 
 def build_scan(backend, spec, config):
-    """A callable ``run(n, args)`` performing the scan described by ``spec``."""
-    source = generate_scan(backend, spec, config)
-    openmp = backend.use_openmp(config)
-    kernel = build_cython(source, "scan_" + spec.name, openmp).run
-    pointer_slots = [k for k, t in enumerate(spec.arg_types) if t.is_pointer]
-
-    def run(n, args):
-        if pointer_slots:
-            args = list(args)
-            for k in pointer_slots:
-                args[k] = array_address(args[k])
-        kernel(n, *args)
-    run.source = source
-    return run
+    """The BuiltKernel performing the scan described by ``spec``."""
+    generated = generate_scan(backend, spec, config)
+    kernel = build_cython(generated.source, "scan_" + spec.name,
+                          generated.option("openmp")).run
+    return BuiltKernel(generated, backend.name, pointer_launcher(kernel, generated))

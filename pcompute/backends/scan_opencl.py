@@ -12,6 +12,7 @@ import numpy as np
 
 from ..build import opencl_builder
 from ..codegen import print_programs
+from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import check_double, scalar_dtype, uses_double
 
@@ -34,14 +35,14 @@ def kernel_params(spec, printer):
 
 
 def generate_scan(backend, spec, config):
-    """The OpenCL C source of the scan described by ``spec``; needs no device."""
+    """The GeneratedKernel (OpenCL C) of the scan described by ``spec``; needs no device."""
     runtime, functions, printer = print_programs(spec.programs(), "opencl")
     segment_call = None
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     double = any(uses_double(f.program) for f in spec.functions) or \
         uses_double(spec.scan_program)
-    return render(
+    source = render(
         "scan_opencl", name=spec.name, expr=spec.expr, double=double, wg=scan_wg(config),
         runtime=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
@@ -50,6 +51,8 @@ def generate_scan(backend, spec, config):
         input_call=spec.call_text("input", i="pc_i", N="pc_n"),
         output_call=spec.call_text("output", i="pc_i", item="pc_acc", prev_item="pc_prev",
                                    last_item="pc_last", N="pc_n"))
+    return GeneratedKernel("scan", spec.name, "opencl", source, tuple(KERNELS),
+                           tuple(zip(spec.arg_names, spec.arg_types)), ())
 
 
 def work_items(device):
@@ -61,12 +64,12 @@ def work_items(device):
 
 
 def build_scan(backend, spec, config):
-    """A callable ``run(n, args)`` performing the scan described by ``spec``."""
+    """The BuiltKernel performing the scan described by ``spec``."""
     for f in spec.functions:
         check_double(backend, f.program)
     check_double(backend, spec.scan_program)
-    source = generate_scan(backend, spec, config)
-    kernels = opencl_builder.build_opencl(source, KERNELS)
+    generated = generate_scan(backend, spec, config)
+    kernels = opencl_builder.build_opencl(generated.source, KERNELS)
     pass1, pass2, pass3 = (kernels[k] for k in KERNELS)
     pointers = [t.is_pointer for t in spec.arg_types]
     user = [None if p else scalar_dtype(t) for p, t in zip(pointers, spec.arg_types)]
@@ -105,5 +108,4 @@ def build_scan(backend, spec, config):
         pass1(queue, (p,), local, n, chunk, *values, sums.data, flags.data, *extra)
         pass2(queue, (wg,), (wg,), p, sums.data, flags.data, carry.data, total.data)
         pass3(queue, (p,), local, n, chunk, *values, carry.data, total.data, *extra)
-    run.source = source
-    return run
+    return BuiltKernel(generated, backend.name, run)

@@ -5,7 +5,9 @@ output() asks for ``last_item`` a first pass computes it (the scan value at the
 last element, segments respected); the main pass then evaluates, for each i
 in order, is_segment(i), input(i) and output(i).
 """
+from ..records import BuiltKernel, GeneratedKernel
 from .pyexec import python_callable
+from .python import python_source
 
 
 def _caller(function, user):
@@ -17,8 +19,16 @@ def _caller(function, user):
     return lambda specials: fn(*[specials[p] if p in specials else user[p] for p in params])
 
 
+def generate_scan(backend, spec, config):
+    """The GeneratedKernel of the scan: the user's functions, run as they are."""
+    funcs = [spec.scan_func] + [f.func for f in spec.functions]
+    return GeneratedKernel("scan", spec.name, "python", python_source(*funcs),
+                           tuple(f.__name__ for f in funcs),
+                           tuple(zip(spec.arg_names, spec.arg_types)))
+
+
 def build_scan(backend, spec, config):
-    """A callable ``run(n, args)`` performing the scan serially."""
+    """The BuiltKernel performing the scan serially."""
     op = spec.scan_func
     cast = spec.out_type.dtype.type
     neutral = spec.neutral
@@ -53,4 +63,4 @@ def build_scan(backend, spec, config):
             acc = cast(op(acc, x))
             specials["item"] = acc
             out_fn(specials)
-    return run
+    return BuiltKernel(generate_scan(backend, spec, config), backend.name, run)

@@ -1,6 +1,7 @@
 """Array algorithms built on Scan and Reduction.
 
-``cumsum``, ``where`` and ``take_bool`` (stream compaction) are scans;
+``cumsum``, ``where(cond)`` and ``take_bool`` (stream compaction) are scans;
+``where(cond, a, b)`` is an Elementwise kernel;
 ``sum``, ``dot``, ``minimum`` and ``maximum`` are reductions.  They take
 :class:`~pcompute.array.Array` objects (or numpy arrays, wrapped on the
 backend first) and run on the Array's backend unless ``backend`` is given.
@@ -10,7 +11,8 @@ as numpy scalars.
 """
 import numpy as np
 
-from ..errors import KernelValueError
+from ..errors import KernelTypeError, KernelValueError
+from .elementwise import Elementwise
 from .reduction import Reduction
 from .scan import Scan
 
@@ -105,10 +107,47 @@ def _compact(kind, cond, values, backend):
     return result
 
 
-def where(cond, backend=None):
-    """The indices ``i`` (int64) where ``cond[i] != 0``, as an Array
-    (``numpy.flatnonzero``), by stream compaction with a scan."""
-    return _compact("where", cond, None, backend)
+def _select(i, cond, a, b, out):
+    if cond[i] != 0:
+        out[i] = a[i]
+    else:
+        out[i] = b[i]
+
+
+def where(cond, a=None, b=None, backend=None):
+    """``where(cond, a, b)``: a new Array with ``a[i]`` where ``cond[i] != 0``
+    and ``b[i]`` elsewhere (Compyle's and ``numpy.where``'s three-argument
+    form; ``a`` and ``b`` must be Arrays of one backend and one dtype).
+
+    ``where(cond)``: the indices ``i`` (int64) where ``cond[i] != 0``, as an
+    Array (``numpy.flatnonzero``), by stream compaction with a scan.
+    """
+    if a is None and b is None:
+        return _compact("where", cond, None, backend)
+    if a is None or b is None:
+        raise KernelTypeError("where() takes one argument (cond) or three (cond, a, b), "
+                              "not two", hint="write where(cond, a, b)")
+    from ..array import Array, empty
+    for what, x in (("a", a), ("b", b)):
+        if not isinstance(x, Array):
+            raise KernelTypeError("where(cond, a, b): %s is a %s, not an Array"
+                                  % (what, type(x).__name__), hint="wrap it first: wrap(x)")
+    if a.backend != b.backend:
+        raise KernelTypeError("where(cond, a, b): a is on the %s backend, b on %s"
+                              % (a.backend, b.backend),
+                              hint="create both on one backend")
+    if a.dtype != b.dtype:
+        raise KernelTypeError("where(cond, a, b): a has dtype %s, b %s"
+                              % (a.dtype, b.dtype), hint="convert one: b.astype(a.dtype)")
+    name, (cond, a, b) = _on_backend([cond, a, b], backend or a.backend)
+    if not len(cond) == len(a) == len(b):
+        raise KernelValueError("where(cond, a, b): lengths differ (%d, %d, %d)"
+                               % (len(cond), len(a), len(b)))
+    out = empty(len(a), a.dtype, backend=name)
+    if len(out):
+        _cached(("select", name), lambda: Elementwise(_select, backend=name))(cond, a, b,
+                                                                              out)
+    return out
 
 
 def take_bool(a, mask, backend=None):

@@ -262,3 +262,40 @@ def _check_rank(declared, given, name, where, value):
 
 __all__ = ["parameter_names", "value_type", "device_value", "array_length",
            "check_declared", "check_numpy_array", "DOUBLE", "FLOAT"]
+
+
+def scalar_float_type(backend, config):
+    """The kernel type of a Python ``float`` argument (the one rule every
+    primitive uses): double, except on a device computing in float32."""
+    if backend.demote_double(config):
+        return FLOAT
+    return DOUBLE if config.use_double or backend.on_host else FLOAT
+
+
+def argument_types(names, values, declared, where, backend, config, strict=True,
+                   nd=False):
+    """The kernel types of call arguments ``values`` (named ``names``).
+
+    ``declared`` maps annotated names to their types; each such argument is
+    checked against its value and left out of the result (the annotation
+    types it).  Returns ``{name: CType}`` for the others.  On a device
+    computing in float32 a double value becomes float; a float64 array there
+    is an error unless ``strict`` is False (generating source only).  ``nd``:
+    the primitive takes n-D arrays (see :func:`value_type`).
+    """
+    demote = backend.demote_double(config)
+    float_type = scalar_float_type(backend, config)
+    types = {}
+    for name, value in zip(names, values):
+        given = value_type(value, name, where, float_type, nd=nd)
+        if demote and given.base == "double":
+            given = (device_precision(given, name, where, backend, demote) if strict
+                     else given.with_base("float"))
+        want = declared.get(name)
+        if want is not None:
+            if demote and want.base == "double":
+                want = want.with_base("float")
+            check_declared(want, given, name, where, value)
+            continue
+        types[name] = given
+    return types

@@ -5,23 +5,22 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..backends.registry import get_backend
-from ..config import get_config
+from ..backends.base import is_serial  # noqa: F401 (Compyle's helper)
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
 from ..frontend.source import check_is_function, read_function
-from ..profile import compile_timer, kernel_timer
-from ..types import DOUBLE, FLOAT, LONG
-from .args import (array_length, check_declared, device_precision, device_value,
-                   device_values, parameter_names, shaped, signature, value_type)
+from ..types import LONG
+from .args import (argument_types, array_length, device_value, device_values,
+                   parameter_names, shaped)
+from .base import Primitive
 
 #: The largest index space of an Elementwise: f(i, j, k, ...).
 MAX_INDEX_DIMS = 3
 
 
-class Elementwise:
+class Elementwise(Primitive):
     """Run ``func(i, *args)`` for ``i`` in ``[0, n)``, n = len(first array argument).
 
     A function with two or three index parameters before its arguments,
@@ -33,46 +32,36 @@ class Elementwise:
     Construction is cheap; the kernel is generated and compiled at the first
     call and memoised per argument types, backend and configuration, so a
     new scalar value never recompiles and switching the backend through the
-    configuration between calls works.
+    configuration (or :meth:`set_backend`) between calls works.  A function
+    marked with :func:`serial` runs its items in order, one at a time.
     """
 
     def __init__(self, func, backend=None):
         check_is_function(func)
+        Primitive.__init__(self, backend)
         self.func = func
         self.name = func.__name__
-        self._backend = backend
         self._params = parameter_names(func)
         if not self._params:
             raise KernelTypeError("%s() must take the index i as its first argument"
                                   % self.name)
         self._built = {}
-        self._fast = {}
-        self._last = None
 
     @property
-    def backend(self):
-        """The backend name this primitive runs on now."""
-        return get_backend(self._backend).name
+    def elementwise(self):
+        """Compyle's name for the built kernel: None until the first call, then
+        the :class:`~pcompute.records.BuiltKernel` (its ``.backend`` is the
+        backend name)."""
+        return self._last
 
     def _where(self):
         return "%s()" % self.name
 
     def _types(self, args, backend, config, dims=1):
-        where = self._where()
         src = read_function(self.func)
         declared, _ = annotation_types(self.func, src)
-        float_type = DOUBLE if config.use_double or backend.on_host else FLOAT
-        types = {}
-        for name, value in zip(self._params[dims:], args):
-            given = device_precision(value_type(value, name, where, float_type, nd=True),
-                                     name, where, backend, backend.demote_double(config))
-            if name in declared:
-                want = declared[name]
-                if backend.demote_double(config) and want.base == "double":
-                    want = want.with_base("float")
-                check_declared(want, given, name, where, value)
-                continue
-            types[name] = given
+        types = argument_types(self._params[dims:], args, declared, self._where(), backend,
+                               config, nd=True)
         types = shaped(types, shape_reads(src))
         for index in self._params[:dims]:
             if index not in declared:
@@ -132,56 +121,30 @@ class Elementwise:
                      "Elementwise the index i identifies the item")
         return program
 
-    def _build(self, args, backend, config, dims=1):
+    def _build(self, args, backend, config):
+        dims = self._index_dims(args)
         types = self._types(args, backend, config, dims)
-        key = (backend.name, config.codegen_key(), dims, tuple(sorted(
+        key = (backend, config.codegen_key(), dims, tuple(sorted(
             (k, str(v)) for k, v in types.items())))
-        run = self._built.get(key)
-        if run is None:
-            with compile_timer(self.name):
-                program = self._program(types, backend, config, dims)
-                run = backend.build_elementwise(program, self.func, config)
-            self._built[key] = run
-        self._last = run
-        return run
+        built = self._built.get(key)
+        if built is None:
+            program = self._program(types, backend, config, dims)
+            built = backend.build_elementwise(program, self.func, config)
+            self._built[key] = built
+        return built
 
     def __call__(self, *args, shape=None):
         dims = self._index_dims(args)
         domain = self._domain(args, dims, shape)
-        config = get_config()
-        backend = get_backend(self._backend)
-        fast_key = (backend.name, config.codegen_key(), dims, signature(args))
-        run = self._fast.get(fast_key)
-        if run is None:
-            backend.require()
-            run = self._build(args, backend, config, dims)
-            self._fast[fast_key] = run
-        self._last = run
+        config, backend = self._call_setup()
+        built = self._kernel(args, backend, config)
         if dims == 1 and domain is None:
             values, n = device_values(self._params[1:], args, self._where(), backend)
         else:
             values = [device_value(a, name, self._where(), backend)
                       for name, a in zip(self._params[dims:], args)]
             n = domain
-        if config.profile:
-            with kernel_timer(self.name, backend):
-                run(n, values)
-        else:
-            run(n, values)
-
-    @property
-    def all_source(self):
-        """The whole generated source of the last kernel built (after a call)."""
-        if self._last is None:
-            raise KernelValueError("%s has not been called yet, so no kernel is built"
-                                   % self._where(),
-                                   hint="call it once, or use pcompute.generate.generate_source()")
-        return getattr(self._last, "source", "")
-
-    @property
-    def source(self):
-        """The generated source of the last kernel built (after a call)."""
-        return self.all_source
+        self._launch(built, backend, config, n, values)
 
 
 def elementwise(func=None, backend=None):
@@ -191,10 +154,12 @@ def elementwise(func=None, backend=None):
     return Elementwise(func, backend=backend)
 
 
-def serial(func=None, backend=None):
-    """Like :func:`elementwise` but the loop over ``i`` runs in order, one item
-    at a time, on every backend (for code with dependencies between items)."""
-    def make(f):
-        f.__pcompute_serial__ = True
-        return Elementwise(f, backend=backend)
-    return make if func is None else make(func)
+def serial(func=None, **options):
+    """Mark ``func`` to run its items in order, one at a time (Compyle's
+    ``@serial``): ``Elementwise(func)`` then loops serially on every backend,
+    for code with dependencies between items.  Returns ``func`` itself, with
+    ``func.is_serial = True``; options are accepted for Compyle's signature."""
+    def mark(f):
+        f.is_serial = True
+        return f
+    return mark if func is None else mark(func)

@@ -3,17 +3,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.registry import get_backend
-from ..config import get_config
-from ..errors import KernelTypeError, KernelValueError
+from ..errors import KernelTypeError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
-from ..profile import compile_timer, kernel_timer
 from ..types import LONG, dtype_to_ctype
-from .args import (check_declared, device_precision, device_values, parameter_names,
-                   shaped, signature, value_type)
+from .args import argument_types, device_values, parameter_names, shaped
+from .base import Primitive
 from .exprfunc import make_function, neutral_value
 
 
@@ -30,7 +27,7 @@ class ReductionSpec:
     ordered: bool = False    # keep the items' order even if the operator commutes
 
 
-class Reduction:
+class Reduction(Primitive):
     """Reduce an array, or ``map_func(i, *args)`` for i < n, with ``reduce_expr``.
 
     ``reduce_expr`` is an associative expression over ``a`` and ``b``
@@ -48,12 +45,12 @@ class Reduction:
 
     def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral="0",
                  backend=None, ordered=False):
+        Primitive.__init__(self, backend)
         self.reduce_expr = reduce_expr
         self.map_func = map_func
         self.dtype_out = np.dtype(dtype_out)
         dtype_to_ctype(self.dtype_out)
         self.neutral = neutral
-        self._backend = backend
         self.ordered = bool(ordered)
         self._reduce = make_function("reduce_op", ("a", "b"), reduce_expr, "reduce_expr")
         neutral_value(neutral, self.dtype_out)
@@ -64,7 +61,12 @@ class Reduction:
             self._map = map_func
             self._params = parameter_names(map_func)
         self.name = getattr(map_func, "__name__", "reduction")
-        self._fast = {}
+
+    @property
+    def reduction(self):
+        """Compyle's name for the built kernel: None until the first call, then
+        the :class:`~pcompute.records.BuiltKernel` (``.backend`` is its backend)."""
+        return self._last
 
     def _where(self):
         return "Reduction(%r)" % (self.reduce_expr,)
@@ -74,22 +76,11 @@ class Reduction:
         out = dtype_to_ctype(self.dtype_out)
         if demote and out.base == "double":
             out = out.with_base("float")
-        float_type = out if out.is_float else dtype_to_ctype(np.float64)
-        types = {}
         declared = {}
         if self.map_func is not None:
             declared, _ = annotation_types(self._map, read_function(self._map))
-        for name, value in zip(self._params[1:], args):
-            given = device_precision(value_type(value, name, self._where(), float_type,
-                                                nd=self.map_func is not None),
-                                     name, self._where(), backend, demote)
-            if name in declared:
-                want = declared[name]
-                if demote and want.base == "double":
-                    want = want.with_base("float")
-                check_declared(want, given, name, self._where(), value)
-                continue
-            types[name] = given
+        types = argument_types(self._params[1:], args, declared, self._where(), backend,
+                               config, nd=self.map_func is not None)
         types = shaped(types, shape_reads(read_function(self._map)))
         if self._params[0] not in declared:
             types[self._params[0]] = LONG
@@ -101,27 +92,19 @@ class Reduction:
                              neutral_value(self.neutral, out.dtype), self._map,
                              self._reduce, self.name, self.ordered)
 
+    def _build(self, args, backend, config):
+        return backend.build_reduction(self._spec(args, backend, config), config)
+
     def __call__(self, *args):
         nargs = len(self._params) - 1
         if len(args) != nargs:
             raise KernelTypeError("%s takes %d argument(s) (%s), got %d"
                                   % (self._where(), nargs, ", ".join(self._params[1:]),
                                      len(args)))
-        config = get_config()
-        backend = get_backend(self._backend)
-        key = (backend.name, config.codegen_key(), signature(args))
-        run = self._fast.get(key)
-        if run is None:
-            backend.require()
-            with compile_timer(self.profile_name):
-                run = backend.build_reduction(self._spec(args, backend, config), config)
-            self._fast[key] = run
+        config, backend = self._call_setup()
+        built = self._kernel(args, backend, config)
         values, n = device_values(self._params[1:], args, self._where(), backend)
-        self._last = run
-        if config.profile:
-            with kernel_timer(self.profile_name, backend):
-                return run(n, values)
-        return run(n, values)
+        return self._launch(built, backend, config, n, values)
 
     @property
     def profile_name(self):
@@ -129,11 +112,3 @@ class Reduction:
         ``<map function>[<expr>]`` with a map function."""
         base = "reduce" if self.map_func is None else self.name
         return "%s[%s]" % (base, self.reduce_expr)
-
-    @property
-    def source(self):
-        """The generated source of the last kernel built (after a call)."""
-        last = getattr(self, "_last", None)
-        if last is None:
-            raise KernelValueError("%s has not been called yet" % self._where())
-        return getattr(last, "source", "")

@@ -50,8 +50,8 @@ from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.program import annotation_types
 from ..types import LONG, dtype_to_ctype
-from .args import (check_declared, device_precision, device_values, parameter_names,
-                   signature, value_type)
+from .args import argument_types, device_values, parameter_names
+from .base import Primitive
 from .exprfunc import _NAMESPACE, make_function, neutral_value
 
 # Parameters of output() filled by the scan itself, and those of input/is_segment.
@@ -134,17 +134,17 @@ class ScanSpec:
         return self.scan_func.source.split("return ", 1)[1].strip()
 
 
-class Scan:
+class Scan(Primitive):
     """A parallel prefix scan; see the module docstring for the interface."""
 
     def __init__(self, input=None, output=None, scan_expr="a+b", is_segment=None,
                  dtype=np.float64, neutral="0", complex_map=False, backend=None):
+        Primitive.__init__(self, backend)
         self.dtype = np.dtype(dtype)
         dtype_to_ctype(self.dtype)
         self.scan_expr = scan_expr
         self.neutral = neutral
         self.complex_map = bool(complex_map)
-        self._backend = backend
         self._scan = make_function("scan_op", ("a", "b"), scan_expr, "scan_expr")
         neutral_value(neutral, self.dtype)
         self.input_func = input
@@ -179,13 +179,17 @@ class Scan:
                     order.append(p)
         self.arg_names = tuple(order)
         self.name = getattr(input, "__name__", None) or getattr(output, "__name__", "scan")
-        self._fast = {}
-        self._last = None
 
     @property
-    def backend(self):
-        """The backend name this scan runs on now."""
-        return get_backend(self._backend).name
+    def scan(self):
+        """Compyle's name for the built kernel: None until the first call, then
+        the :class:`~pcompute.records.BuiltKernel` (``.backend`` is its backend)."""
+        return self._last
+
+    @property
+    def profile_name(self):
+        """The name of this scan's timings: ``scan[<expr>]`` after its function."""
+        return "%s[%s]" % (self.name, self.scan_expr)
 
     def _where(self):
         return "Scan(%r)" % (self.scan_expr,)
@@ -198,6 +202,11 @@ class Scan:
                                   % (self._where(), len(names), ", ".join(names), len(args)))
         values = dict(zip(names, args))
         for key, value in kwargs.items():
+            if key == "input" and key not in names and self.input_func is not None \
+                    and any(value is v for k, v in kwargs.items() if k != key):
+                # Compyle code passes the scanned array as input= as well as under
+                # its own name; the input function reads it under that name.
+                continue
             if key not in names:
                 raise KernelTypeError("%s got an unexpected argument %r" % (self._where(), key),
                                       hint="its arguments are: %s" % ", ".join(names))
@@ -216,8 +225,6 @@ class Scan:
     def _arg_types(self, values, backend, config, strict=True):
         """One type per user argument, shared by the functions that take it."""
         demote = backend.demote_double(config)
-        out = self._out_type(backend, config)
-        float_type = out if out.is_float else dtype_to_ctype(np.float64)
         declared = {}
         for role in self._params:
             func = self._func(role)
@@ -233,19 +240,9 @@ class Scan:
                         "another" % (name, self._where(), declared[name], t),
                         hint="annotate it the same way everywhere")
                 declared[name] = t
-        types = []
-        for name, value in zip(self.arg_names, values):
-            given = value_type(value, name, self._where(), float_type)
-            if demote and given.base == "double":
-                if strict:
-                    given = device_precision(given, name, self._where(), backend, demote)
-                else:
-                    given = given.with_base("float")
-            if name in declared:
-                check_declared(declared[name], given, name, self._where())
-                given = declared[name] if not given.is_pointer else given
-            types.append(given)
-        return types
+        given = argument_types(self.arg_names, values, declared, self._where(), backend,
+                               config, strict)
+        return [given[name] if name in given else declared[name] for name in self.arg_names]
 
     def _func(self, role):
         return {"input": self._input, "segment": self._segment, "output": self._output}[role]
@@ -302,19 +299,15 @@ class Scan:
                     % (name, self._where(), t, entry.name, want),
                     hint="annotate it the same way in every function")
 
+    def _build(self, values, backend, config):
+        return backend.build_scan(self._spec(values, backend, config), config)
+
     def __call__(self, *args, **kwargs):
         values = self._bind(args, kwargs)
-        config = get_config()
-        backend = get_backend(self._backend)
-        key = (backend.name, config.codegen_key(), signature(values))
-        run = self._fast.get(key)
-        if run is None:
-            backend.require()
-            run = backend.build_scan(self._spec(values, backend, config), config)
-            self._fast[key] = run
-        self._last = run
+        config, backend = self._call_setup()
+        built = self._kernel(values, backend, config)
         dev, n = device_values(self.arg_names, values, self._where(), backend)
-        run(n, dev)
+        self._launch(built, backend, config, n, dev)
 
     def generate(self, backend, *args, **kwargs):
         """The source the scan would compile on ``backend`` (a name) for these
@@ -327,17 +320,8 @@ class Scan:
             raise KernelValueError("the %s backend runs Python directly and generates "
                                    "no source" % be.name)
         config = get_config()
-        return be.generate_scan(self._spec(values, be, config, strict=False), config)
-
-    @property
-    def source(self):
-        """The generated source of the last kernel built (after a call)."""
-        if self._last is None:
-            raise KernelValueError("%s has not been called yet" % self._where(),
-                                   hint="call it once to build its kernel")
-        return getattr(self._last, "source", "")
-
-    all_source = source
+        return be.generate_scan(self._spec(values, be, config, strict=False),
+                                config).source
 
 
 __all__ = ["Scan", "ScanSpec", "ScanFunction"]

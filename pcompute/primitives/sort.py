@@ -253,13 +253,47 @@ def take(a, indices, backend=None, out=None):
     return align([a], indices, out_list=None if out is None else [out], backend=backend)[0]
 
 
+def copy_values(a, indices, dest):
+    """``dest[i] = a[indices[i]]`` for ``i < len(indices)`` (Compyle's
+    ``Array.copy_values``): a gather into the existing Array ``dest``, which
+    must be on ``a``'s backend, of ``a``'s dtype and at least as long as
+    ``indices``; indices are checked to lie in ``[0, len(a))``."""
+    a, be = _one_array(a, None, "copy_values()")
+    order, _ = _one_array(indices, be.name, "copy_values()")
+    if not isinstance(dest, Array) or dest.backend != be.name or dest.dtype != a.dtype:
+        raise KernelTypeError("copy_values(): dest must be an Array of the %s backend "
+                              "with dtype %s" % (be.name, a.dtype),
+                              hint="dest = pcompute.array.empty(len(indices), a.dtype)")
+    if order.dtype.kind not in "iu":
+        raise KernelTypeError("copy_values(): indices must hold integers, not %s"
+                              % order.dtype)
+    n = len(order)
+    if len(dest) < n:
+        raise KernelValueError("copy_values(): dest has %d elements, fewer than the %d "
+                               "indices" % (len(dest), n))
+    if n and _unsigned_max(order, be) >= len(a):
+        raise KernelValueError("copy_values(): indices must lie in [0, %d)" % len(a))
+    if n:
+        target = dest if len(dest) == n else Array._wrap_device(dest.dev[:n], be)
+        _align_kernel(1, be)(order, _bits_view(a, be), _bits_view(target, be))
+
+
 # ------------------------------------------------------- differences, integrals
 
 def diff(a, n=1, backend=None):
-    """``out[i] = a[i + 1] - a[i]``, ``n`` times (like ``numpy.diff``)."""
+    """``out[i] = a[i + 1] - a[i]``, ``n`` times (like ``numpy.diff``).
+
+    As in Compyle, ``n`` must lie in ``[0, len(a))`` (numpy would return an
+    empty array for larger ``n``); other values raise ``ValueError``.
+    """
     a, be = _one_array(a, backend, "diff()")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise KernelValueError("diff(): n must be a non-negative integer, not %r" % (n,))
+    if n and n >= len(a):
+        raise KernelValueError("diff(): n = %d needs more than %d elements, the array "
+                               "has %d" % (n, n, len(a)),
+                               hint="use n < len(a) (numpy.diff would give an empty "
+                                    "array)")
     kernel = _kernel("diff", (be.name,), lambda: Elementwise(_function(
         "pc_diff", ["i", "out", "a"], ["out[i] = a[i + 1] - a[i]"]), backend=be.name))
     for _ in range(int(n)):

@@ -62,25 +62,6 @@ XFAILS = {
         "pending", _DEFAULT_ARGS),
     "test_parallel.py::TestParallelUtils*::test_reduction_works_with_external_func_*": (
         "pending", _DEFAULT_ARGS),
-    "test_parallel.py::TestParallelUtils*::test_reduction_works_without_map_*": (
-        "pending", "Reduction.all_source: primitives, issue 14"),
-    "test_change_backend.py::TestChangeBackend::test_*_late_binding": (
-        "pending", "Elementwise.elementwise / Reduction.reduction / Scan.scan (None "
-                   "until the first call): primitives, issue 14"),
-    "test_change_backend.py::TestChangeBackend::test_*_supports_changing_backend": (
-        "pending", "set_backend() and .elementwise.backend on the primitives; Scan "
-                   "called with input= beside an input function: primitives, issue 14"),
-    "test_change_backend.py::TestChangeBackend::test_wrap_can_wrap_array_to_different_backend": (
-        "pending", "wrap(cython Array) on OpenCL leaves the host copy .data "
-                   "uninitialised: array.py, issue 14"),
-    "test_array.py::test_copy_values[*]": (
-        "pending", "Array.copy_values(indices, dest): array.py, issue 14"),
-    "test_array.py::test_diff[*]": (
-        "pending", "array.diff(a, n) must raise ValueError for n < 0 or n >= len(a): "
-                   "primitives/sort.py, issue 14"),
-    "test_array.py::test_where[*]": (
-        "pending", "array.where(cond, a, b), the three-argument form: "
-                   "primitives/algorithms.py, issue 14"),
     "test_profile.py::test_profile_ctx": (
         "pending", "get_profile_info() as a list of per-level dicts "
                    "(info[0]['name']['calls']): profile.py, issue 14"),

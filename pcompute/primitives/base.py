@@ -1,0 +1,107 @@
+"""What every primitive shares: backend choice, memoised builds, timers, source.
+
+A primitive (:class:`~pcompute.primitives.elementwise.Elementwise`,
+:class:`~pcompute.primitives.reduction.Reduction`,
+:class:`~pcompute.primitives.scan.Scan`, the low-level ``Kernel``) is cheap
+to construct.  Its first call on a backend types the user's functions,
+asks the :class:`~pcompute.backends.base.Backend` object to generate and
+build the kernel, and memoises the resulting
+:class:`~pcompute.records.BuiltKernel` per backend object, configuration and
+argument signature; later calls only convert arguments and launch.
+Subclasses implement :meth:`Primitive._build` and say what they are called.
+"""
+from ..backends.registry import get_backend
+from ..config import get_config
+from ..errors import KernelValueError
+from ..profile import compile_timer, kernel_timer
+from .args import signature
+
+
+class Primitive:
+    """Base class of the primitives (see the module docstring).
+
+    ``backend`` is a backend name (or Backend object); None follows the
+    configuration at each call, so ``use_config(backend=...)`` between
+    calls switches it.
+    """
+
+    def __init__(self, backend=None):
+        if backend is not None:
+            get_backend(backend)            # an unknown name fails here, not at the call
+        self._backend = backend
+        self._memo = {}                     # (Backend, codegen key, signature) -> BuiltKernel
+        self._last = None                   # the BuiltKernel of the last call
+
+    # -- backend ----------------------------------------------------------------
+    @property
+    def backend(self):
+        """The name of the backend this primitive runs on now."""
+        return self.backend_object().name
+
+    def backend_object(self):
+        """The :class:`~pcompute.backends.base.Backend` it runs on now."""
+        return get_backend(self._backend)
+
+    def set_backend(self, backend):
+        """Run on ``backend`` (a name, a Backend, or None: the configured one)
+        from the next call on; kernels built before are kept."""
+        if backend is not None:
+            get_backend(backend)
+        self._backend = backend
+
+    # -- building -----------------------------------------------------------------
+    def _where(self):
+        return "%s(%s)" % (type(self).__name__, getattr(self, "name", ""))
+
+    @property
+    def profile_name(self):
+        """The name this primitive's timings are recorded under."""
+        return self.name
+
+    def _build(self, args, backend, config):
+        """The :class:`~pcompute.records.BuiltKernel` for call arguments ``args``."""
+        raise NotImplementedError
+
+    def _kernel(self, args, backend, config):
+        """The built kernel for ``args`` on ``backend`` (memoised)."""
+        key = (backend, config.codegen_key(), signature(args))
+        built = self._memo.get(key)
+        if built is None:
+            backend.require()
+            with compile_timer(self.profile_name):
+                built = self._build(args, backend, config)
+            self._memo[key] = built
+        self._last = built
+        return built
+
+    def _launch(self, built, backend, config, n, values):
+        """Run ``built`` on ``n`` items (timed when profiling is on)."""
+        if config.profile:
+            with kernel_timer(self.profile_name, backend):
+                return built(n, values)
+        return built(n, values)
+
+    def _call_setup(self):
+        """(config, backend) of a call."""
+        return get_config(), self.backend_object()
+
+    # -- generated source -------------------------------------------------------------
+    @property
+    def built(self):
+        """The :class:`~pcompute.records.BuiltKernel` of the last call (None before)."""
+        return self._last
+
+    @property
+    def all_source(self):
+        """The whole generated source of the last kernel built (after a call)."""
+        if self._last is None:
+            raise KernelValueError("%s has not been called yet, so no kernel is built"
+                                   % self._where(),
+                                   hint="call it once, or use "
+                                        "pcompute.generate.generate_source()")
+        return self._last.source
+
+    @property
+    def source(self):
+        """The generated source of the last kernel built (after a call)."""
+        return self.all_source
