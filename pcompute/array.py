@@ -185,7 +185,13 @@ def _check_device_indices(idx, length, what):
 # -------------------------------------------------------------------- Array
 
 class Array:
-    """A 1-D array on a backend (Compyle's ``Array``).
+    """An array on a backend (Compyle's ``Array``), 1-D or of any rank up to 8.
+
+    The Compyle operations (append, resize, align, ...) work on contiguous
+    1-D Arrays; n-D Arrays and strided views have ``shape``, ``ndim``,
+    ``strides``, ``reshape``, ``T``/``transpose``, basic slicing that makes
+    views without a copy on every backend, and ``pull``/``push``/``get``
+    that keep the shape.
 
     ``Array(dtype, n=0, allocate=True, backend=None)`` allocates ``n``
     uninitialised elements (capacity 16 when ``n`` is 0) on ``backend`` (a
@@ -226,6 +232,17 @@ class Array:
         self.length = 0
 
     @classmethod
+    def _wrap_view(cls, dev, backend, base=None):
+        """An Array around a device array of any rank and strides (a view of
+        ``base``'s memory): no copy, no checks of contiguity."""
+        obj = cls.__new__(cls)
+        obj._setup(backend, _check_dtype(dev.dtype))
+        obj._buf = obj._dev = dev
+        obj.length = dev.shape[0] if len(dev.shape) else 0
+        obj._base = base
+        return obj
+
+    @classmethod
     def _wrap_device(cls, dev, backend, host=None):
         """An Array around an existing device array (no copy, no conversion)."""
         obj = cls.__new__(cls)
@@ -264,12 +281,48 @@ class Array:
         """The strides in bytes, as numpy gives them."""
         return tuple(self._dev.strides)
 
+    @property
+    def T(self):
+        """The transpose: a view with the axes reversed (no copy)."""
+        return self.transpose()
+
+    def transpose(self, *axes):
+        """A view with the axes permuted (reversed when none are given), as
+        ``numpy.transpose``; no copy on any backend."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        axes = tuple(axes) or tuple(range(self.ndim))[::-1]
+        if sorted(int(a) for a in axes) != list(range(self.ndim)):
+            raise KernelValueError("transpose(%s): the axes must be a permutation of "
+                                   "0..%d" % (", ".join(map(str, axes)), self.ndim - 1))
+        return Array._wrap_view(self._dev.transpose(axes), self._backend, self)
+
+    def reshape(self, *shape):
+        """A view with another shape and the same elements in C order (one
+        dimension may be -1).  Only contiguous arrays can be reshaped without a
+        copy: reshape a strided view's ``copy()``."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if not self._dev.flags.c_contiguous:
+            raise KernelValueError("reshape() of a strided view (strides %s) would need "
+                                   "a copy" % (self.strides,),
+                                   hint="reshape a contiguous copy: a.copy().reshape(...)")
+        try:
+            new = np.empty(self.shape, np.int8).reshape(shape).shape
+        except ValueError as exc:
+            raise KernelValueError("cannot reshape an Array of shape %s into %s: %s"
+                                   % (self.shape, shape, exc)) from None
+        return Array._wrap_view(self._dev.reshape(new), self._backend, self)
+
+    def _is_contiguous(self):
+        return bool(self._dev.flags.c_contiguous)
+
     def _require_1d(self, what):
-        if self.ndim != 1:
-            raise KernelValueError("%s works on 1-D Arrays; this one has shape %s"
-                                   % (what, self.shape),
-                                   hint="work on the n-D array in a kernel, or on a "
-                                        "1-D array: wrap(a.get().ravel())")
+        if self.ndim != 1 or not self._is_contiguous():
+            raise KernelValueError("%s works on contiguous 1-D Arrays; this one has shape "
+                                   "%s and strides %s" % (what, self.shape, self.strides),
+                                   hint="work on the n-D array or view in a kernel, or "
+                                        "on a 1-D copy: wrap(a.get().ravel())")
 
     @property
     def dev(self):
@@ -337,8 +390,9 @@ class Array:
         Returns the Array itself (Compyle returns None), so ``a.pull().data``
         works.
         """
-        if not self._backend.on_host and self.length:
-            self._backend.copy_to_host(self._dev, self.data)
+        if not self._backend.on_host and self.size:
+            from .views import contiguous
+            self._backend.copy_to_host(contiguous(self._backend, self._dev), self.data)
         return self
 
     def push(self):
@@ -354,8 +408,11 @@ class Array:
                 "push(): the host data has %d elements but the array %d"
                 % (len(host), self.length),
                 hint="call pull() after changing the length, or use set(values)")
-        if self.length:
+        if self.size and self._is_contiguous():
             self._backend.copy_to_device(host, self._dev)
+        elif self.size:
+            from .views import copy_into
+            copy_into(self._backend, self._dev, self._backend.to_device(host))
         return self
 
     def get(self):
@@ -413,14 +470,21 @@ class Array:
 
     # -- whole-array operations ---------------------------------------------------
     def copy(self):
-        """A new Array with a device copy of the contents."""
-        if self.length == 0:
+        """A new Array with a device copy of the contents (contiguous, with the
+        shape of this one)."""
+        if self.size == 0 and self.ndim == 1:
             return Array._wrap_device(self._backend.empty(0, self.dtype), self._backend)
+        if not self._is_contiguous():
+            from .views import contiguous
+            return Array._wrap_device(contiguous(self._backend, self._dev), self._backend)
         return Array._wrap_device(self._backend.copy(self._dev), self._backend)
 
     def fill(self, value):
         """Set every element to ``value`` (on the device)."""
-        if self.length:
+        if self.size and not self._is_contiguous() and not self._backend.on_host:
+            from .views import fill
+            fill(self._backend, self._dev, value)
+        elif self.size:
             self._backend.fill(self._dev, self.dtype.type(value))
 
     # -- size ------------------------------------------------------------------------
@@ -595,8 +659,72 @@ class Array:
                                    hint="gather with a.align(indices) instead")
         return start, max(start, stop)
 
+    def _basic_key(self, key):
+        """``key`` as a tuple of ints (in range, made non-negative) and slices."""
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) > self.ndim:
+            raise IndexError("%d indices for an Array of rank %d" % (len(key), self.ndim))
+        out = []
+        for axis, k in enumerate(key):
+            if _is_int(k):
+                n = self.shape[axis]
+                i = int(k) + n if k < 0 else int(k)
+                if not 0 <= i < n:
+                    raise IndexError("index %d is out of range for axis %d of length %d"
+                                     % (int(k), axis, n))
+                out.append(i)
+            elif isinstance(k, slice):
+                out.append(k)
+            else:
+                raise KernelTypeError(
+                    "n-D Arrays take ints and slices as indices (basic indexing), not %s"
+                    % type(k).__name__,
+                    hint="gather in a kernel, or index the host copy: a.get()[...]")
+        return tuple(out)
+
+    def _nd_getitem(self, key):
+        key = self._basic_key(key)
+        if len(key) == self.ndim and all(_is_int(k) for k in key):
+            if self._backend.on_host:
+                return self._dev[key]
+            return self._backend.to_host(self._dev[key])[()]
+        return Array._wrap_view(self._dev[key], self._backend, self)
+
+    def _nd_setitem(self, key, value):
+        key = self._basic_key(key)
+        if all(_is_int(k) for k in key) and len(key) == self.ndim:
+            key = tuple(slice(k, k + 1) for k in key)   # one element, as a view
+        target = Array._wrap_view(self._dev[key], self._backend, self)
+        if _is_scalar(value):
+            target.fill(value)
+            return
+        if isinstance(value, Array):
+            self._check_other(value, "assignment")
+            src = value.copy().dev if not value._is_contiguous() else value.dev
+        else:
+            src = np.ascontiguousarray(np.asarray(value, dtype=self.dtype))
+        if tuple(src.shape) != target.shape:
+            raise KernelValueError("cannot assign values of shape %s to a view of shape %s"
+                                   % (tuple(src.shape), target.shape),
+                                   hint="give values of the view's shape")
+        if self._backend.on_host:
+            target._dev[...] = src
+            return
+        if not isinstance(value, Array):
+            src = self._backend.to_device(src)
+        from .views import copy_into
+        copy_into(self._backend, target._dev, src)
+
     def __getitem__(self, key):
-        """``a[i]`` pulls one element; ``a[i:j]`` is a view; ``a[idx]`` gathers."""
+        """``a[i]`` pulls one element; ``a[i:j]`` is a view; ``a[idx]`` gathers.
+
+        n-D Arrays and strided views take basic indexing: ``a[i, j]`` pulls
+        one element, ``a[1:-1, ::2]`` (ints and slices) is a view sharing memory
+        on every backend (a buffer, an offset and strides on OpenCL/CUDA).
+        """
+        if self.ndim != 1 or isinstance(key, tuple) or not self._is_contiguous() or (
+                isinstance(key, slice) and key.step not in (None, 1)):
+            return self._nd_getitem(key)
         if _is_int(key):
             i = self._index(key)
             return self._backend.to_host(self._dev[i:i + 1])[0]
@@ -609,7 +737,12 @@ class Array:
                               "not %s" % type(key).__name__)
 
     def __setitem__(self, key, value):
-        """``a[i] = x``; ``a[i:j] = scalar | numpy array | Array`` (on the device)."""
+        """``a[i] = x``; ``a[i:j] = scalar | numpy array | Array`` (on the device);
+        on n-D Arrays and views, basic indexing: ``a[1:-1, 0] = 0.0``."""
+        if self.ndim != 1 or isinstance(key, tuple) or not self._is_contiguous() or (
+                isinstance(key, slice) and key.step not in (None, 1)):
+            self._nd_setitem(key, value)
+            return
         if _is_int(key):
             self._write(self._index(key), value)
             return
@@ -780,9 +913,10 @@ def wrap(*arrays, backend=None):
     Array uses the numpy array itself (no copy) when it is contiguous and its
     dtype is kept; on device backends the data is copied to the device and the
     numpy array becomes the ``data`` mirror, so ``a.pull()`` updates it.
-    Device arrays of the backend are wrapped without a copy.  Non-1-D input
-    raises :class:`~pcompute.errors.KernelValueError`; non-contiguous input is
-    copied.
+    Device arrays of the backend are wrapped without a copy.  n-D input keeps
+    its shape (``a.shape``, ``a[1:-1, ::2]`` views, see :doc:`ndarrays`); a 0-D
+    array raises :class:`~pcompute.errors.KernelValueError`; non-contiguous
+    input is copied.
     """
     if not arrays:
         raise KernelValueError("wrap() needs at least one array")

@@ -267,3 +267,94 @@ def test_call_errors():
         def flat(i, x):
             x[i] = 1.0
         Elementwise(flat, backend="cython")(a2)
+
+
+# -- Array views ------------------------------------------------------------------
+
+def add_ij(i, j, a):
+    a[i, j] = a[i, j] + i * 10 + j
+
+
+def double_it(i, x):
+    x[i] = 2 * x[i]
+
+
+def test_views_share_memory_on_every_backend(backend):
+    x = np.arange(48).reshape(6, 8).astype(backend.dtype)
+    a = pc.wrap(x.copy())
+    ref = x.copy()
+    v = a[1:-1, ::2]                               # no copy: a view of a's memory
+    assert v.shape == (4, 4) and v.ndim == 2 and v.strides == (8 * x.itemsize,
+                                                               2 * x.itemsize)
+    Elementwise(add_ij)(v)
+    ii, jj = np.indices((4, 4))
+    ref[1:-1, ::2] += ii * 10 + jj
+    np.testing.assert_array_equal(a.get(), ref)
+    np.testing.assert_array_equal(v.get(), ref[1:-1, ::2])
+    t = a.T[::-1]                                  # transposed and reversed
+    Elementwise(add_ij)(t)
+    ii, jj = np.indices((8, 6))
+    ref.T[::-1] += ii * 10 + jj
+    np.testing.assert_array_equal(a.get(), ref)
+    col = a[:, 3]                                  # a strided 1-D view
+    Elementwise(double_it)(col)
+    ref[:, 3] *= 2
+    np.testing.assert_array_equal(a.get(), ref)
+    Elementwise(double_it)(a[::3, 1])
+    ref[::3, 1] *= 2
+    np.testing.assert_array_equal(a.get(), ref)
+
+
+def test_view_get_push_copy_setitem(backend):
+    x = np.arange(24).reshape(4, 6).astype(backend.dtype)
+    a = pc.wrap(x.copy())
+    ref = x.copy()
+    v = a[:, 1::2]
+    assert v.get().shape == (4, 3) and v.pull().data.shape == (4, 3)
+    v.data[...] = -1
+    v.push()
+    ref[:, 1::2] = -1
+    np.testing.assert_array_equal(a.get(), ref)
+    c = v.copy()
+    assert c.shape == (4, 3)
+    c.fill(9)
+    np.testing.assert_array_equal(a.get(), ref)    # a copy does not share memory
+    a[1:3, 0] = 7
+    a[0, 0] = 5
+    a[3, ::2] = np.array([1, 2, 3], backend.dtype)
+    ref[1:3, 0], ref[0, 0], ref[3, ::2] = 7, 5, [1, 2, 3]
+    np.testing.assert_array_equal(a.get(), ref)
+    assert a[2, 4] == ref[2, 4] and a[-1, -1] == ref[-1, -1]
+    v.fill(0)
+    ref[:, 1::2] = 0
+    np.testing.assert_array_equal(a.get(), ref)
+    with pytest.raises(IndexError):
+        a[4, 0]
+    with pytest.raises(KernelValueError, match="shape"):
+        a[0, :] = np.zeros(5)
+
+
+def test_reshape_and_transpose(backend):
+    x = np.arange(24).astype(backend.dtype)
+    a = pc.wrap(x.copy())
+    r = a.reshape(2, 3, 4)
+    assert r.shape == (2, 3, 4)
+    np.testing.assert_array_equal(r.get(), x.reshape(2, 3, 4))
+    np.testing.assert_array_equal(r.transpose(2, 0, 1).get(), x.reshape(2, 3, 4)
+                                  .transpose(2, 0, 1))
+    np.testing.assert_array_equal(r.reshape(-1, 6).T.get(), x.reshape(4, 6).T)
+    Elementwise(fill3)(r, 1)                       # writes through the reshaped view
+    i, j, k = np.indices((2, 3, 4))
+    np.testing.assert_array_equal(a.get(), (i * 100 + j * 10 + k).ravel())
+    with pytest.raises(KernelValueError, match="strided"):
+        r.T.reshape(24)
+    with pytest.raises(KernelValueError, match="permutation"):
+        r.transpose(0, 0, 1)
+    with pytest.raises(KernelValueError, match="contiguous 1-D"):
+        r.append(1.0)
+
+
+def test_rank_4_view_get(backend):
+    x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5).astype(backend.dtype)
+    a = pc.wrap(x)
+    np.testing.assert_array_equal(a[:, ::2, 1:, ::-2].get(), x[:, ::2, 1:, ::-2])

@@ -14,6 +14,7 @@ from pcompute import Elementwise, use_config
 from pcompute.backends.cython import SERIAL_BELOW
 
 from kernels.corpus import CORPUS
+from kernels.nd_corpus import View
 
 N = 203
 N_OPENMP = SERIAL_BELOW + 5
@@ -32,9 +33,18 @@ def reference(kernel, n, dtype):
     if key not in _REFERENCE:
         args = kernel.args(n, dtype, np.random.default_rng(SEED))
         with use_config(backend="python"):
+            args = device_args(args)
             Elementwise(kernel.func)(*args)
-        _REFERENCE[key] = [args[k] for k in kernel.output_positions()]
+        _REFERENCE[key] = [args[k].get() if isinstance(args[k], pc.Array) else args[k]
+                           for k in kernel.output_positions()]
     return _REFERENCE[key]
+
+
+def device_args(args):
+    """The corpus arguments on the configured backend: arrays wrapped, views
+    (kernels.nd_corpus.View) made on a wrapped copy of their base array."""
+    return [a.make() if isinstance(a, View) else pc.wrap(a) if isinstance(a, np.ndarray)
+            else a for a in args]
 
 
 def compare(kernel, backend, got, want):
@@ -57,7 +67,7 @@ def test_kernel_matches_python_backend(name, backend):
         pytest.skip(reason)
     n = items_for(backend)
     args = kernel.args(n, backend.dtype, np.random.default_rng(SEED))
-    device = [pc.wrap(a) if isinstance(a, np.ndarray) else a for a in args]
+    device = device_args(args)
     run = Elementwise(kernel.func)
     if backend.name == "opencl" and kernel.no_opencl:
         cls, pattern = kernel.opencl_error

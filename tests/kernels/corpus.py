@@ -94,6 +94,8 @@ def type_of_value(value):
     """The type string pcompute infers for an argument value."""
     from pcompute.primitives.args import value_type
     from pcompute.types import dtype_to_ctype
+    if hasattr(value, "numpy"):  # an nd_corpus.View
+        value = value.numpy()
     if isinstance(value, np.ndarray):
         return str(value_type(value, "x", "corpus", None, nd=True))
     if isinstance(value, bool):

@@ -6,9 +6,27 @@ by a golden file in every dialect, compiled (Cython, OpenCL on the device here,
 CUDA with nvcc) and run on every backend against the python backend.  ``n``
 (the corpus's item count) sets the sizes: a grid of about ``n`` points.
 """
+from dataclasses import dataclass
+
 import numpy as np
 
+import pcompute as pc
+
 from .corpus import I32, Q, Z, case
+
+
+@dataclass(frozen=True, eq=False)
+class View:
+    """A strided view ``base[key]`` as a kernel argument: made on the device by
+    slicing a wrapped copy of ``base`` (no copy of the view itself)."""
+    base: np.ndarray
+    key: tuple
+
+    def numpy(self):
+        return self.base[self.key]
+
+    def make(self):
+        return pc.wrap(self.base.copy())[self.key]
 
 
 def grid(n):
@@ -85,3 +103,15 @@ def row_shape(i, a, total, info):
         s += a[i, j]
     total[i] = s
     info[i] = a.ndim * 1000 + len(total) - a.size // a.shape[1] + a.shape[0]
+
+
+@case(lambda n, dt, rng: [View(Q2(rng, (grid(n)[0] + 2, 35), dt),
+                               (slice(1, -1), slice(None, None, 2))),
+                          View(Q2(rng, (35, grid(n)[0]), dt), (slice(None, None, -2),)),
+                          Z(grid(n)[0] * 18, dt)], out="a flat", dims=2)
+def strided_view(i, j, a, bt, flat):
+    """A kernel on strided slice views: the interior rows and every other column
+    of a grid (``g[1:-1, ::2]``), and a reversed every-other-row view read
+    transposed; ``flat`` records the visit order of the items' values."""
+    a[i, j] = 2.0 * a[i, j] + bt[j, i]
+    flat[i * a.shape[1] + j] = a[i, j] - i
