@@ -102,7 +102,7 @@ def row_shape(i, a, total, info):
     for j in range(a.shape[1]):
         s += a[i, j]
     total[i] = s
-    info[i] = a.ndim * 1000 + len(total) - a.size // a.shape[1] + a.shape[0]
+    info[i] = a.ndim * 1000 + len(total) - a.size // a.shape[1] + a.shape[0] + i
 
 
 @case(lambda n, dt, rng: [View(Q2(rng, (grid(n)[0] + 2, 35), dt),

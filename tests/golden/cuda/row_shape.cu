@@ -17,7 +17,7 @@ __device__ void row_shape(long long i, double* a, long long pc_n0_a, long long p
         s += a[i * pc_s0_a + j];
     }
     total[i] = s;
-    info[i] = 2 * 1000 + pc_n0_total - pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + pc_n0_a;
+    info[i] = 2 * 1000 + pc_n0_total - pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + pc_n0_a + i;
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, double* total, long long pc_n0_total, int* info)

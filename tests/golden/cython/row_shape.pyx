@@ -23,7 +23,7 @@ cdef inline void row_shape(long long i, double* a, long long pc_n0_a, long long 
     for j in range(0, pc_stop0):
         s += a[i * pc_s0_a + j]
     total[i] = s
-    info[i] = 2 * 1000 + pc_n0_total - pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + pc_n0_a
+    info[i] = 2 * 1000 + pc_n0_total - pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + pc_n0_a + i
 
 def run(long long pc_n, size_t pc_a_a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, size_t pc_a_total, long long pc_n0_total, size_t pc_a_info):
     cdef double* a = <double*>pc_a_a
