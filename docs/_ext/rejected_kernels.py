@@ -252,12 +252,12 @@ def k_keyword_arg(i, x):
     x[i] = helper_add(1.0, b=2.0)
 
 
-def k_default_arg(i, x, n=3):
+def k_default_arg(i, x, n=None):
     x[i] = n
 
 
 def k_default_helper(i, x):
-    x[i] = helper_default(1.0, 2.0)
+    x[i] = helper_default(1.0)
 
 
 def k_varargs(i, x, *args):
@@ -371,8 +371,9 @@ CASES = [
     (k_augassign_unbound, "arrays and operators", "+= before any assignment",
      "cython"),
     (k_keyword_arg, "functions and names", "keyword argument in a call", "cython"),
-    (k_default_arg, "functions and names", "default argument value", "cython"),
-    (k_default_helper, "functions and names", "default value in a helper",
+    (k_default_arg, "functions and names", "default value that is not a number",
+     "cython"),
+    (k_default_helper, "functions and names", "leaving out an argument with a default",
      "cython"),
     (k_varargs, "functions and names", "*args / **kwargs", "cython"),
     (k_starred_call, "functions and names", "f(*x) in a call", "cython"),

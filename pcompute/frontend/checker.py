@@ -8,6 +8,7 @@ not understand reaches typing or generated code.
 """
 import ast
 
+from .defaults import default_declarations
 from ..errors import KernelSyntaxError
 
 # Constructs that are not in the kernel language, with what to write instead.
@@ -184,10 +185,7 @@ class Checker:
         if getattr(args, "posonlyargs", []):
             self.fail(args.posonlyargs[-1], "positional-only arguments (`/`) are not "
                       "supported in kernels", "remove the `/`")
-        if args.defaults or args.kw_defaults:
-            self.fail(args.defaults[0] if args.defaults else tree,
-                      "default argument values are not supported in kernels",
-                      "remove the default and pass the value at every call")
+        default_declarations(self.src)  # defaults declare types; bad ones raise
         for arg in args.args:
             self.check_name_text(arg, arg.arg)
         self.params = {a.arg for a in args.args}

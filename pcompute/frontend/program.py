@@ -4,6 +4,7 @@ from dataclasses import replace
 from ..errors import InternalError, KernelTypeError
 from ..types import DOUBLE, FLOAT, parse_type
 from .checker import check_function
+from .defaults import default_declarations
 from .ir import TypedProgram
 from .names import RESERVED_FUNCTIONS, _printed_name
 from .source import read_function
@@ -93,11 +94,14 @@ class ProgramTyper:
         src = read_function(func)
         params = [a.arg for a in src.tree.args.args]
         if len(arg_types) != len(params):
+            hint = ("pass one value for each parameter: %s(%s)"
+                    % (func.__name__, ", ".join(params)))
+            if src.tree.args.defaults:
+                hint += ("; default values only declare types in kernels, they "
+                         "are never filled in")
             raise caller_src.error(KernelTypeError, node,
                                    "%s() takes %d argument(s) but %d were given"
-                                   % (func.__name__, len(params), len(arg_types)),
-                                   "pass one value for each parameter: %s(%s)"
-                                   % (func.__name__, ", ".join(params)))
+                                   % (func.__name__, len(params), len(arg_types)), hint)
         return self._type(func, node, caller_src, dict(zip(params, arg_types)))
 
     def _type(self, func, node, caller_src, call_types, entry=False):
@@ -107,9 +111,13 @@ class ProgramTyper:
         ann_ret = self.fix(ann_ret)
         params = [a.arg for a in src.tree.args.args]
         if entry:
+            # Compyle's spelling def f(i=0, x=[0.0]): a default value declares
+            # the type of an argument that neither an annotation nor the call
+            # types (a passed value wins over its default, as in Python).
+            declared = {k: self.fix(v) for k, v in default_declarations(src).items()}
             types = {}
             for p in params:
-                t = ann_args.get(p) or call_types.get(p)
+                t = ann_args.get(p) or call_types.get(p) or declared.get(p)
                 if t is None:
                     raise src.error(KernelTypeError, src.tree,
                                     "cannot tell the type of argument %r of %s()"

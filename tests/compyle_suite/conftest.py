@@ -37,9 +37,6 @@ OPENMP = os.environ.get("PCOMPUTE_COMPYLE_OPENMP", "") not in ("", "0")
 
 MIGRATING = "docs/migrating.rst, Compyle's test suite: "
 
-_DEFAULT_ARGS = ("default argument values as JIT type declarations "
-                 "(def map(i=0, x=[0.0])): frontend, issue 24")
-
 #: nodeid after tests/compyle_suite/ ('*' matches anything) -> (kind, reason)
 XFAILS = {
     # -- deliberate differences ------------------------------------------------
@@ -58,10 +55,6 @@ XFAILS = {
     "test_jit.py::TestAnnotationHelper::test_binop_return_type": (
         "difference", MIGRATING + "compyle-unsigned-promotion"),
     # -- pending (issue 13, part 2) --------------------------------------------
-    "test_parallel.py::TestParallelUtils*::test_reduction_works_with_map_*": (
-        "pending", _DEFAULT_ARGS),
-    "test_parallel.py::TestParallelUtils*::test_reduction_works_with_external_func_*": (
-        "pending", _DEFAULT_ARGS),
     "test_profile.py::test_profile_ctx": (
         "pending", "get_profile_info() as a list of per-level dicts "
                    "(info[0]['name']['calls']): profile.py, issue 14"),

@@ -229,7 +229,7 @@ def k_starred_arg(i, x):
     x[i] = helper_add(*x)  # <- starred_arg
 
 
-def k_default_arg(i, x, n=3):  # <- default_arg
+def k_default_arg(i, x, n=None):  # <- default_arg
     x[i] = n
 
 
@@ -463,12 +463,12 @@ def k_recursion(i, x):
     x[i] = fact(i)
 
 
-def helper_with_default(a, b=1.0):  # <- helper_default
+def helper_with_default(a, b=1.0):
     return a + b
 
 
 def k_helper_default(i, x):
-    x[i] = helper_with_default(1.0, 2.0)
+    x[i] = helper_with_default(1.0)  # <- helper_default
 
 
 def k_pointer_arithmetic(i, x):

@@ -103,7 +103,7 @@ CASES = [
     Case("keyword_arg", S, "b=2.0", "position", "keyword argument"),
     Case("double_star_arg", S, "**x", "position", "**kwargs"),
     Case("starred_arg", S, "*x", "explicitly", "starred"),
-    Case("default_arg", S, "3)", "pass the value", "default argument"),
+    Case("default_arg", S, "None", "declares", "default value"),
     Case("varargs", S, "args)", "explicitly", "*args"),
     Case("kwargs", S, "kwargs)", "explicitly", "**kwargs"),
     Case("kwonly", S, "n)", "position", "keyword-only"),
@@ -154,7 +154,8 @@ CASES = [
     Case("function_as_value", T, "printf", "call it", "function"),
     Case("recursion_opencl", S, "fact(n - 1)", "loop", "recursion", func="k_recursion",
          backend="opencl"),
-    Case("helper_default", S, "1.0)", "pass the value", "default", func="k_helper_default"),
+    Case("helper_default", T, "helper_with_default(", "declare", "takes 2",
+         func="k_helper_default"),
     Case("pointer_arithmetic", S, "(x + 1)[0]", "x[k + 1]", "subscripted"),
     Case("return_array", T, "x", "array argument", "return numbers"),
     Case("index_float", T, "1.5", "int(", "integers"),
@@ -229,7 +230,7 @@ def test_messages_differ_between_constructs():
     """Different constructs get their own message, not one generic text."""
     shared = [("import", "import_from"), ("async", "await_in_async"),
               ("yield", "yield_value"), ("string_value", "string_concat"),
-              ("reserved_name", "reserved_arg"), ("default_arg", "helper_default"),
+              ("reserved_name", "reserved_arg"),
               ("and_value", "or_value"), ("list_literal", "unicode_column")]
     same = {frozenset(p) for p in shared}
     messages = {}
