@@ -205,15 +205,20 @@ def test_skin_gives_the_same_energies_with_fewer_builds(backend):
 
 # -- energy conservation -------------------------------------------------------
 
-def test_shifted_potential_conserves_energy():
-    """--shift, dt = 0.005, N = 400, 10^4 steps (about 5 s on cython)."""
+def test_default_preset_conserves_energy():
+    """The command line's default preset (shifted potential, its dt, skin and
+    final time) at N = 400 (8333 steps, about 5 s on cython)."""
     from pcompute import use_config
     from pcompute.backends.registry import get_backend
     if not get_backend("cython").available():
         pytest.skip("cython backend unavailable: %s" % get_backend("cython").why_unavailable())
+    preset = cli.PRESETS["default"]
+    assert preset["shift"]
+    steps = int(round(preset["tf"] / preset["dt"]))
     with use_config(backend="cython", use_openmp=False, use_double=True):
-        sim = Simulation(n=400, dt=0.005, shift=True, nnps="cells", skin=0.3)
-        energies = run_energies(sim, 10000, 500)
+        sim = Simulation(n=400, dt=preset["dt"], shift=True, nnps="cells",
+                         skin=preset["skin"])
+        energies = run_energies(sim, steps - steps % 500, 500)
     # Drift: where the energy ends up.  The collapse of the lattice in the first
     # steps gives fluctuations of a few 1e-4 (they scale as dt^2), not a drift.
     drift = abs(energies[-1] - energies[0]) / abs(energies[0])
@@ -237,6 +242,20 @@ def test_cli_runs_and_writes_output(tmp_path, capsys):
     positions = np.loadtxt(out / "positions.csv", delimiter=",", skiprows=1)
     assert positions.shape == (30, 5)
     assert (out / "run.json").exists()
+
+
+@pytest.mark.parametrize("argv,want", [
+    ([], dict(preset="default", shift=True, dt=0.003, skin=0.3, tf=25.0)),
+    (["--preset", "compyle"], dict(shift=False, dt=0.02, skin=0.0, tf=50.0)),
+    (["--preset", "compyle", "--dt", "0.01", "--shift"], dict(shift=True, dt=0.01)),
+    (["--no-shift", "--skin", "0"], dict(shift=False, skin=0.0, dt=0.003))])
+def test_cli_presets(tmp_path, argv, want):
+    rc = cli.main(["-b", "python", "-n", "20", "--steps", "2", "-q", "--output",
+                   str(tmp_path)] + argv)
+    assert rc == 0
+    import json
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert {k: info[k] for k in want} == want
 
 
 def test_cli_quiet_prints_nothing(capsys):

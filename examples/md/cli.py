@@ -15,7 +15,14 @@ from .progress import Progress
 from .simulation import NNPS, Simulation
 
 PROG = "python -m examples.md"
-DEFAULT_TF = 50.0
+#: Named set-ups: the default conserves energy (shifted potential, small
+#: time step: a relative drift under 1e-4 over its run); ``compyle`` is the
+#: set-up of the system pcompute replaces (unshifted cut-off, dt 0.02, t = 50),
+#: which the parity tests and the benchmarks use (its energies drift by ~1e-2).
+PRESETS = {
+    "default": dict(shift=True, dt=0.003, tf=25.0, skin=0.3),
+    "compyle": dict(shift=False, dt=0.02, tf=50.0, skin=0.0),
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -86,24 +93,30 @@ def make_parser():
     s.add_argument("--temperature", type=_number(0.0), default=0.0, metavar="T",
                    help="initial temperature: random velocities (default 0: at rest)")
     s.add_argument("--seed", type=int, default=1, help="seed of the velocities")
-    s.add_argument("--shift", action="store_true",
-                   help="shift the potential to zero at the cut-off (energy "
-                        "conservation studies)")
+    s.add_argument("--preset", choices=sorted(PRESETS), default="default",
+                   help="default: shifted potential, dt 0.003, t = 25, skin 0.3 (energy "
+                        "conserved to 1e-4); compyle: unshifted, dt 0.02, t = 50, no "
+                        "skin (Compyle's set-up, the parity tests' and benchmarks'); "
+                        "options given explicitly override the preset")
+    s.add_argument("--shift", dest="shift", action="store_true", default=None,
+                   help="shift the potential to zero at the cut-off")
+    s.add_argument("--no-shift", dest="shift", action="store_false",
+                   help="the plain (unshifted) potential")
     r = p.add_argument_group("run")
     r.add_argument("--nnps", choices=NNPS, default="cells",
                    help="neighbour search (default cells)")
-    r.add_argument("--skin", type=_number(0.0), default=0.0,
+    r.add_argument("--skin", type=_number(0.0),
                    help="neighbour skin: rebuild only when a particle moved more "
-                        "than skin/2 (default 0: every step)")
+                        "than skin/2 (0: every step; default: the preset's)")
     r.add_argument("--decompose", metavar="GRID",
                    help="run on MPI ranks, one region of the box each: a grid of ranks "
                         "like 2 (slabs), 2x2 or 2x2x1; start with `mpiexec -n RANKS "
                         "python -m examples.md --decompose GRID ...` (needs mpi4py)")
-    r.add_argument("--dt", type=_number(0.0, inclusive=False), default=0.02,
-                   help="time step (default 0.02)")
+    r.add_argument("--dt", type=_number(0.0, inclusive=False),
+                   help="time step (default: the preset's)")
     length = r.add_mutually_exclusive_group()
     length.add_argument("--tf", type=_number(0.0), metavar="T",
-                        help="final time (default %g)" % DEFAULT_TF)
+                        help="final time (default: the preset's)")
     length.add_argument("--steps", type=_steps, help="number of steps")
     o = p.add_argument_group("output")
     o.add_argument("--log-every", type=_count, metavar="K",
@@ -141,8 +154,9 @@ def describe(sim, openmp):
     dec = getattr(sim, "decomposition", None)
     if dec is not None:
         be += ", %d MPI ranks (grid %s)" % (dec.size, "x".join(map(str, dec.grid)))
-    return "%s, nnps %s%s, dt %g, %s on %s" % (
+    return "%s, nnps %s%s, dt %g%s, %s on %s" % (
         what, sim.nnps, ", skin %g" % sim.skin if sim.skin else "", sim.dt,
+        ", shifted potential" if sim.shift else "",
         sim.dtype.name, be)
 
 
@@ -164,7 +178,7 @@ def run(args, sim, start, out=None, err=None):
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     steps = args.steps if args.steps is not None else \
-        int(round((DEFAULT_TF if args.tf is None else args.tf) / args.dt))
+        int(round(args.tf / args.dt))
     log_every = args.log_every or max(1, steps // 10)
     root = getattr(sim, "is_root", True)       # only rank 0 of an MPI run prints
     say = (lambda *a: None) if args.quiet or not root else (
@@ -237,9 +251,17 @@ def run(args, sim, start, out=None, err=None):
     return 0
 
 
+def apply_preset(args):
+    """Fill the options not given explicitly from ``args.preset``."""
+    for key, value in PRESETS[args.preset].items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    return args
+
+
 def main(argv=None):
     parser = make_parser()
-    args = parser.parse_args(argv)
+    args = apply_preset(parser.parse_args(argv))
     if args.periodic and args.dim != 3:
         parser.error("--periodic needs --dim 3 (2-D runs have walls)")
     if args.decompose:
