@@ -23,8 +23,9 @@ def check(got, want, case):
     got = np.asarray(got)
     assert got.dtype == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
     assert got.shape == np.shape(want)
-    scale = 1.0 + float(np.nanmax(np.abs(want))) if np.size(want) and \
-        np.asarray(want).dtype.kind == "f" else 1.0
+    want = np.asarray(want)
+    finite = np.abs(want[np.isfinite(want)]) if want.dtype.kind == "f" else []
+    scale = 1.0 + float(np.max(finite)) if len(finite) else 1.0
     np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.rtol * scale,
                                equal_nan=True)
 
@@ -105,3 +106,46 @@ def test_views_slicing_transpose_reshape(lazy):
     check((px + 1).reshape(3, 8)[:, 1], (x + 1).reshape(3, 8)[:, 1], lazy)
     check(px[None, 2, :] - px[:, None, 0], x[None, 2, :] - x[:, None, 0], lazy)
     check(px[..., ::-1].sum(axis=0), x[..., ::-1].sum(axis=0), lazy)
+
+
+# -- random graphs ------------------------------------------------------------------
+import os  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from numpy_graphs import programs  # noqa: E402
+
+EXAMPLES = int(os.environ.get("PCOMPUTE_LAZY_EXAMPLES", "4"))
+
+
+def _values(spec, rng):
+    shape, dtype = spec
+    if dtype == "bool":
+        return rng.random(shape) > 0.5
+    if dtype == "int32":
+        return rng.integers(-9, 10, shape).astype(np.int32)
+    return (rng.standard_normal(shape) * 2).astype(dtype)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_random_graphs_match_numpy(lazy, data):
+    """Random expression graphs (dtypes, broadcasting, reductions anywhere)
+    give NumPy's dtype, shape and values (PCOMPUTE_LAZY_EXAMPLES graphs)."""
+    program, specs, _ = data.draw(programs(lazy.precision))
+    pnp.set_options(fallback="count")      # float16 (sin of a bool) runs in NumPy
+    pnp.reset_stats()
+    rng = np.random.default_rng(len(specs))
+    host = [_values(s, rng) for s in specs]
+    with np.errstate(all="ignore"):
+        try:
+            want = program.run(np, host)
+        except (TypeError, ValueError) as exc:   # NumPy refuses: so must we
+            with pytest.raises(type(exc)):
+                np.asarray(program.run(pnp, [pnp.asarray(h) for h in host]))
+            return
+    got = program.run(pnp, [pnp.asarray(h) for h in host])
+    check(got, want, lazy)
+    assert all("float16" in reason for reason in pnp.stats()["fallbacks"]), \
+        pnp.stats()["fallbacks"]

@@ -138,6 +138,23 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     return apply_ufunc(np.true_divide, total, count)
 
 
+@implements(np.var)
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Lazy ``numpy.var``: the mean of squared deviations (two fused passes)."""
+    a = asarray(a)
+    centred = a - mean(a, axis=axis, dtype=dtype, keepdims=True)
+    total = reduction("sum", centred * centred, axis, keepdims)
+    count = a.size // _builtins.max(total.size, 1) if a.size else 0
+    return apply_ufunc(np.true_divide, total, _builtins.max(count - ddof, 0))
+
+
+@implements(np.std)
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
+    """Lazy ``numpy.std`` (the square root of :func:`var`)."""
+    return apply_ufunc(np.sqrt, var(a, axis=axis, dtype=dtype, ddof=ddof,
+                                    keepdims=keepdims))
+
+
 # -- shapes and views -------------------------------------------------------------------
 def _view(src, shape, strides, offset):
     return Source(shape, src.dtype, dev=src.dev, strides=strides, offset=offset,

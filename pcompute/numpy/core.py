@@ -179,6 +179,14 @@ class ndarray:
         from .api import mean
         return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
 
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        from .api import var
+        return var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        from .api import std
+        return std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
     def argmin(self, axis=None):
         return reduction("argmin", self, axis, False)
 
