@@ -248,10 +248,47 @@ def _operand(node):
 
 def apply_ufunc(ufunc, *operands):
     """``ufunc(*operands)`` as a lazy node (NumPy's dtypes and broadcasting)."""
+    eager = _eager_now(operands)
+    if eager is not None:
+        STATS.eager += 1
+        return ndarray(Source.from_host(ufunc(*eager)))
     nodes = [node_of(x) for x in operands]
     loop, outs = resolve(ufunc, [_operand(n) for n in nodes])
-    shape = np.broadcast_shapes(*[n.shape for n in nodes])
+    shape = broadcast_shape(nodes)
     return wrap_node(Map(ufunc.__name__, nodes, loop, shape, outs[0]))
+
+
+_PY_SCALARS = frozenset((bool, int, float))
+
+
+def _eager_now(operands):
+    """The NumPy operands when every operand is a small host value or a
+    Python scalar (the operation then runs in NumPy at once: cheaper than a
+    graph and a kernel launch), else None."""
+    limit = OPTIONS["eager_below"]
+    values = []
+    for x in operands:
+        kind = type(x)
+        if kind is ndarray:
+            n = x._node
+            if type(n) is not Source or n.host is None or n.host.size >= limit:
+                return None
+            values.append(n.host)
+        elif kind in _PY_SCALARS:
+            values.append(x)
+        elif kind is np.ndarray and x.size < limit:
+            values.append(x)
+        else:
+            return None
+    return values
+
+
+def broadcast_shape(nodes):
+    """The broadcast shape of the nodes (NumPy's error if they do not broadcast)."""
+    shapes = {n.shape for n in nodes if n.shape}
+    if len(shapes) <= 1:
+        return shapes.pop() if shapes else ()
+    return np.broadcast_shapes(*shapes)
 
 
 def astype(x, dtype):
@@ -292,6 +329,8 @@ def reduction(op, x, axis=None, keepdims=False, dtype=None):
         node = Source.from_host(np.asarray(node.value))
     if node.dtype.kind == "b" and op in ("min", "max"):
         op = "all" if op == "min" else "any"
+    if node.dtype.kind == "b" and op in ("argmin", "argmax"):
+        node = Map("astype", [node], [np.dtype(np.uint8)], node.shape, np.uint8)
     if axis is None:
         axes = tuple(range(node.ndim))
     elif isinstance(axis, tuple):

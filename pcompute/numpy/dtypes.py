@@ -25,9 +25,15 @@ def in_kernel(dtype):
     return np.dtype(dtype) in KERNEL_DTYPES
 
 
+_WEAK = {int: int, float: float, complex: complex}
+
+
 def operand_key(x):
     """What :func:`resolve` is given for one operand: a dtype, or the weak
     Python type ``int``/``float``/``complex`` of a Python scalar (NEP 50)."""
+    weak = _WEAK.get(type(x))
+    if weak is not None:
+        return weak
     if isinstance(x, bool):
         return np.dtype(np.bool_)
     if isinstance(x, (int, float, complex)) and not isinstance(x, np.generic):

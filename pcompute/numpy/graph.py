@@ -48,18 +48,25 @@ class Source(Node):
 
     def __init__(self, shape, dtype, host=None, dev=None, strides=None, offset=0,
                  backend=None):
-        super().__init__(shape, dtype)
+        self.shape, self.dtype, self.depth = tuple(shape), np.dtype(dtype), 0
         self.host = host
         self.dev = dev
-        self.strides = tuple(strides) if strides is not None else c_strides(shape)
+        self.strides = tuple(strides) if strides is not None else c_strides(self.shape)
         self.offset = offset
         self.backend = backend
         self.result = self
 
     @classmethod
     def from_host(cls, arr):
+        """A Source holding the NumPy array ``arr`` (made quickly: this is the
+        eager path's constructor)."""
         arr = np.asarray(arr)
-        return cls(arr.shape, arr.dtype, host=arr)
+        self = cls.__new__(cls)
+        self.shape, self.dtype, self.depth = arr.shape, arr.dtype, 0
+        self.host, self.dev, self.offset, self.backend = arr, None, 0, None
+        self.strides = c_strides(arr.shape)
+        self.result = self
+        return self
 
     def contiguous(self):
         """True when the view is C-contiguous (strides of its shape)."""
@@ -83,8 +90,12 @@ class Const(Node):
 
     __slots__ = ("value",)
 
+    _DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64),
+               float: np.dtype(np.float64), complex: np.dtype(np.complex128)}
+
     def __init__(self, value):
-        super().__init__((), np.result_type(value))
+        dtype = self._DTYPES.get(type(value)) or np.result_type(value)
+        self.shape, self.dtype, self.depth = (), dtype, 0
         self.value = value
         self.result = self
 
@@ -126,6 +137,8 @@ class Reduce(Node):
 
 def c_strides(shape):
     """C-order strides, in elements, of ``shape``."""
+    if len(shape) < 2:
+        return (1,) * len(shape)
     strides, step = [], 1
     for n in reversed(shape):
         strides.append(step)

@@ -77,7 +77,10 @@ class Emitter:
         return name
 
     def _scalar(self, value, dtype):
-        return self._param("c%d" % len(self.args), np.dtype(dtype).type(value))
+        dtype = np.dtype(dtype)
+        if dtype.kind == "b":       # kernels take truth values as int arguments
+            return self._param("c%d" % len(self.args), np.int32(bool(value)))
+        return self._param("c%d" % len(self.args), dtype.type(value))
 
     def _leaf(self, src):
         key = id(src)
@@ -122,7 +125,20 @@ class Emitter:
         """The expression of ``node`` converted to ``loop_dtype``."""
         if isinstance(node, Const):
             return self._scalar(node.value, loop_dtype)
+        if not in_kernel(node.dtype) and in_kernel(loop_dtype):
+            # e.g. a float16 value (computed by NumPy) read as float32
+            if node.result is None:
+                raise NotFusable(node, "dtype %s has no kernel type" % node.dtype)
+            host = node.result.to_host().astype(loop_dtype)
+            return self._leaf(self._converted(node, host))
         return convert(self.value(node), node.dtype, loop_dtype)
+
+    def _converted(self, node, host):
+        """A leaf holding ``host`` (kept per node, so it is made once)."""
+        key = ("converted", id(node), host.dtype.str)
+        if key not in self.names:
+            self.names[key] = Source.from_host(host)
+        return self.names[key]
 
     def value(self, node):
         """The expression (a local name or a leaf access) of ``node``'s value."""
@@ -139,8 +155,10 @@ class Emitter:
             raise NotFusable(node, "dtype %s has no kernel type" % node.dtype)
         if node.op not in ufuncs.FUSABLE:
             raise NotFusable(node, "numpy.%s is not fused" % node.op)
-        args = [self.operand(a, d) for a, d in zip(node.args, node.loop)]
-        expr = ufuncs.expression(node.op, node.loop, node.dtype, args)
+        expr = self._scalar_power(node)
+        if expr is None:
+            args = [self.operand(a, d) for a, d in zip(node.args, node.loop)]
+            expr = ufuncs.expression(node.op, node.loop, node.dtype, args)
         if expr is None:
             raise NotFusable(node, "numpy.%s has no kernel form for %s" % (
                 node.op, ", ".join(str(d) for d in node.loop)))
@@ -151,6 +169,20 @@ class Emitter:
         self.names[key] = name
         self.nodes += 1
         return name
+
+    def _scalar_power(self, node):
+        """``x ** 2`` as ``x * x`` and ``x ** 0.5`` as ``sqrt(x)``: the exponents
+        NumPy itself computes specially (a different exponent is a different
+        kernel, as NumPy's fast paths make it a different computation)."""
+        if node.op != "power" or not isinstance(node.args[1], Const):
+            return None
+        value, kind = node.args[1].value, node.loop[0].kind
+        if isinstance(value, bool) or value not in (2, 0.5) or kind not in "iuf":
+            return None
+        if value == 0.5 and kind != "f":
+            return None
+        base = self.operand(node.args[0], node.loop[0])
+        return "(%s * %s)" % (base, base) if value == 2 else "sqrt(%s)" % base
 
     # -- assembling --------------------------------------------------------------
     def digits(self):
