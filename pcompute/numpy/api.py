@@ -294,6 +294,12 @@ def stats():
     return STATS.as_dict()
 
 
+def kernel_sources():
+    """The kernel-language source of every fused kernel made in this process."""
+    from .kernels import cached_sources
+    return cached_sources()
+
+
 def reset_stats():
     """Zero the counters of :func:`stats`."""
     STATS.reset()
@@ -315,3 +321,13 @@ for _name in dir(np):
     _uf = getattr(np, _name)
     if isinstance(_uf, np.ufunc) and not _name.startswith("_"):
         UFUNCS[_name] = _ufunc_function(_uf)
+
+
+__all__ = [
+    "asarray", "array", "zeros", "ones", "empty", "full", "arange", "linspace", "eye",
+    "identity", "zeros_like", "ones_like", "empty_like", "full_like", "where", "clip",
+    "astype", "sum", "prod", "min", "max", "amin", "amax", "any", "all", "argmin",
+    "argmax", "mean", "var", "std", "reshape", "transpose", "broadcast_to",
+    "concatenate", "stack", "dot", "matmul", "shape", "ndim", "size", "evaluate",
+    "stats", "reset_stats", "kernel_sources",
+]
