@@ -29,15 +29,18 @@ def test_decomposed_md_matches_numpy(backend):
 
 def test_decomposed_md_other_grids():
     """Cython, double: one rank (3-D walls), two ranks (2-D walls with a skin
-    on a 1x2 grid; 3-D periodic slabs rebuilt every step)."""
+    on a 1x2 grid; 3-D periodic slabs rebuilt every step), four ranks (2-D
+    walls on a 2x2 grid, 3-D walls on a 2x1x2 grid)."""
     env = dict(PCOMPUTE_BACKEND="cython", PCOMPUTE_OPENMP="0", PCOMPUTE_DOUBLE="1")
     out = check_ok(run_mpi(1, ["-m", "mpi_programs.md", "1:3:walls:0.3"],
                            env=case_env(**env)))
     assert "1:3:walls:0.3: ok" in out
-    configs = ["1x2:2:walls:0.3", "2:3:periodic:0"]
-    out = check_ok(run_mpi(2, ["-m", "mpi_programs.md"] + configs, env=case_env(**env)))
-    for config in configs:
-        assert config + ": ok" in out
+    for ranks, configs in ((2, ["1x2:2:walls:0.3", "2:3:periodic:0"]),
+                           (4, ["2x2:2:walls:0.3", "2x1x2:3:walls:0"])):
+        out = check_ok(run_mpi(ranks, ["-m", "mpi_programs.md"] + configs,
+                               env=case_env(**env)))
+        for config in configs:
+            assert config + ": ok" in out
 
 
 def _cli(ranks, args, tmp_path=None):
