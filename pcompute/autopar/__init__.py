@@ -1,0 +1,9 @@
+"""Automatic parallelisation of plain Python loop nests, and the race check
+of Elementwise kernels, on one dependence analysis.
+
+- :mod:`.affine`, :mod:`.deptest`: affine subscripts and the classic tests
+  (ZIV, strong/weak SIV, GCD, Banerjee with direction vectors);
+- :mod:`.nest`, :mod:`.scalars`, :mod:`.analysis`: loops and accesses of a
+  nest, private/reduction/carried scalars, a verdict with reasons per loop.
+"""
+from .analysis import PARALLEL, REDUCTION, SEQUENTIAL, analyse  # noqa: F401

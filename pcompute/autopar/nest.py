@@ -1,0 +1,217 @@
+"""The structure of one loop nest: its loops and its array accesses.
+
+:func:`collect` walks a ``for`` statement once per call (with the call's
+values in ``env``) and returns the loops (with normalised bounds: ``v = lo +
+step*t``, ``0 <= t < count``) and every access of an array (subscripts as
+Affine expressions over the counters of the enclosing loops, or None when not
+affine).  Which names are arrays is decided by ``is_array(name)``.
+"""
+import ast
+from dataclasses import dataclass, field
+
+from .affine import Affine, affine, constant, subscript_indices
+
+
+@dataclass(eq=False)
+class Loop:
+    """One ``for`` (or ``while``) loop of a nest."""
+    node: object
+    var: str                # the loop variable (None for while)
+    counter: str            # unique counter name used in subscripts
+    depth: int
+    parent: object = None
+    count: object = None    # trip count at this call, None when unknown
+    lo: object = None       # Affine start (over outer counters) or None
+    step: object = None     # int step or None
+    children: list = field(default_factory=list)
+    has_break: bool = False
+
+    @property
+    def lineno(self):
+        return self.node.lineno
+
+    def ancestors(self):
+        """Enclosing loops, outermost first, this loop last."""
+        chain, loop = [], self
+        while loop is not None:
+            chain.append(loop)
+            loop = loop.parent
+        return chain[::-1]
+
+
+@dataclass(eq=False)
+class Access:
+    """One read or write of an array element (or an array passed whole)."""
+    array: str
+    node: object
+    write: bool
+    loops: tuple            # enclosing Loop objects, outermost first
+    subs: object            # tuple of Affine, or None (not affine / whole array)
+    order: int              # position in execution order within the nest
+    text: str = ""
+
+
+def range_args(node):
+    """The arguments of ``range(...)`` in ``for v in range(...)``, or None."""
+    it = node.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) \
+            and it.func.id == "range" and 1 <= len(it.args) <= 3 and not it.keywords:
+        return it.args
+    return None
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, env, is_array, segment, opaque):
+        self.env = env
+        self.opaque = opaque     # names assigned in the nest: never read from env
+        self.is_array = is_array
+        self.segment = segment
+        self.loops = []
+        self.accesses = []
+        self.stack = []
+        self.subst = {}          # loop var -> Affine over counters
+        self.order = 0
+
+    # ---- loops
+    def visit_For(self, node):
+        loop = self._new_loop(node, node.target.id if isinstance(node.target, ast.Name)
+                              else None)
+        args = range_args(node)
+        if args is not None and loop.var is not None:
+            self._bounds(loop, args)
+        for arg in ([node.iter] if args is None else args):
+            self.visit(arg)
+        self._body(loop, node.body)
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_While(self, node):
+        loop = self._new_loop(node, None)
+        self.stack.append(loop)
+        self.visit(node.test)
+        self.stack.pop()
+        self._body(loop, node.body)
+
+    def _new_loop(self, node, var):
+        parent = self.stack[-1] if self.stack else None
+        loop = Loop(node, var, "t%d" % len(self.loops), len(self.stack), parent)
+        if parent is not None:
+            parent.children.append(loop)
+        self.loops.append(loop)
+        return loop
+
+    def _body(self, loop, body):
+        saved = self.subst.get(loop.var)
+        self.stack.append(loop)
+        if loop.var is not None:
+            if loop.lo is not None and loop.step is not None:
+                counter = Affine(((loop.counter, loop.step),), 0)
+                self.subst[loop.var] = loop.lo + counter
+            else:
+                self.subst.pop(loop.var, None)
+        for stmt in body:
+            self.visit(stmt)
+        self.stack.pop()
+        if saved is not None:
+            self.subst[loop.var] = saved
+        elif loop.var is not None:
+            self.subst.pop(loop.var, None)
+
+    def _bounds(self, loop, args):
+        vals = [self._affine(a) for a in args]
+        if any(v is None for v in vals):
+            return
+        if len(vals) == 1:
+            lo, hi, step = constant(0), vals[0], constant(1)
+        else:
+            lo, hi = vals[0], vals[1]
+            step = vals[2] if len(vals) == 3 else constant(1)
+        if step.coeffs or step.const == 0:
+            return
+        loop.lo, loop.step = lo, step.const
+        if not lo.coeffs and not hi.coeffs:
+            loop.count = len(range(lo.const, hi.const, step.const))
+
+    def _affine(self, node):
+        """Affine over counters: loop variables replaced by their counters."""
+        expr = affine(node, set(self.subst) | self.opaque, self.env)
+        if expr is None or any(v not in self.subst for v in expr.variables):
+            return None
+        for var in expr.variables:
+            expr = expr.substitute(var, self.subst[var])
+        return expr
+
+    def visit_Break(self, node):
+        if self.stack:
+            self.stack[-1].has_break = True
+
+    # ---- accesses
+    def visit_Assign(self, node):
+        self.visit(node.value)
+        for target in node.targets:
+            self._store(target)
+
+    def visit_AugAssign(self, node):
+        self.visit(node.value)
+        if isinstance(node.target, ast.Subscript):
+            self._subscript(node.target, write=False)
+        self._store(node.target)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self.visit(node.value)
+        self._store(node.target)
+
+    def _store(self, target):
+        if isinstance(target, ast.Subscript):
+            self._subscript(target, write=True)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._store(elt)
+
+    def visit_Subscript(self, node):
+        self._subscript(node, write=False)
+
+    def _subscript(self, node, write):
+        name = node.value.id if isinstance(node.value, ast.Name) else None
+        for index in subscript_indices(node):
+            self.visit(index)
+        if name is None or not self.is_array(name):
+            self.visit(node.value)
+            return
+        subs = []
+        for index in subscript_indices(node):
+            expr = self._affine(index)
+            if expr is None:
+                subs = None
+                break
+            subs.append(expr)
+        self._add(name, node, write, None if subs is None else tuple(subs))
+
+    def visit_Call(self, node):
+        for arg in list(node.args) + [k.value for k in node.keywords]:
+            if isinstance(arg, ast.Name) and self.is_array(arg.id):
+                # an array handed to a function may be read and written anywhere
+                self._add(arg.id, arg, False, None)
+                self._add(arg.id, arg, True, None)
+            else:
+                self.visit(arg)
+        self.visit(node.func)
+
+    def _add(self, name, node, write, subs):
+        self.accesses.append(Access(name, node, write, tuple(self.stack), subs,
+                                    self.order, self.segment(node)))
+        self.order += 1
+
+
+def collect(nest, env, is_array, segment=lambda node: ""):
+    """(loops, accesses) of the ``for`` statement ``nest`` at this call."""
+    collector = _Collector(env, is_array, segment, assigned_names(nest))
+    collector.visit(nest)
+    return collector.loops, collector.accesses
+
+
+def assigned_names(tree):
+    """Names stored anywhere in ``tree`` (loop targets included)."""
+    return {n.id for n in ast.walk(tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

@@ -1,0 +1,141 @@
+"""The dependence analysis of pcompute.autopar: verdicts and reasons on
+known loop nests (ALPyNA's listings 1 and 2, the classic tests)."""
+import ast
+
+import pytest
+
+from pcompute.autopar.affine import affine
+from pcompute.autopar.analysis import analyse
+from pcompute.autopar.deptest import LoopSpan, test_pair as dep_test
+
+
+def verdicts(src, env, arrays=("a",), live_out=()):
+    nest = ast.parse(src).body[0]
+    report = analyse(nest, env, lambda name: name in arrays, live_out=live_out,
+                     segment=ast.unparse)
+    return {v.loop.var: (v.kind, v.reasons) for v in report.verdicts}
+
+
+LISTING1 = """
+for i in range(n):
+    a[i + k] = a[i] + b
+"""
+
+
+@pytest.mark.parametrize("k, kind, word", [
+    (0, "parallel", "no dependence"),
+    (1, "sequential", "flow dependence"),
+    (3, "sequential", "distance 3"),
+    (-2, "sequential", "anti dependence"),
+    (10, "parallel", "no dependence"),     # |k| >= n: never the same element
+    (-10, "parallel", "no dependence"),
+    (-11, "parallel", "no dependence"),
+])
+def test_alpyna_listing1(k, kind, word):
+    got = verdicts(LISTING1, dict(n=10, k=k, b=1.0))
+    assert got["i"][0] == kind
+    assert word in " ".join(got["i"][1])
+
+
+LISTING2 = """
+for i in range(n):
+    for j in range(n):
+        for k in range(n):
+            for l in range(n):
+                a[i + p, j + q, k, l + r] = a[i, j, k, l] + 1.0
+"""
+
+
+@pytest.mark.parametrize("inv, expected", [
+    ((0, 1, -2), ("parallel", "sequential", "parallel", "parallel")),
+    ((1, 1, -1), ("sequential", "parallel", "parallel", "parallel")),
+    ((10, 99, -1), ("parallel", "parallel", "parallel", "parallel")),
+])
+def test_alpyna_listing2(inv, expected):
+    p, q, r = inv
+    got = verdicts(LISTING2, dict(n=8, p=p, q=q, r=r))
+    assert tuple(got[v][0] for v in "ijkl") == expected
+
+
+def test_gcd_proves_even_odd_independent():
+    got = verdicts("for i in range(n):\n    a[2*i] = a[2*i + 1]\n", dict(n=50))
+    assert got["i"][0] == "parallel"
+    s = [affine(ast.parse("2*t").body[0].value, {"t"}, {})]
+    d = [affine(ast.parse("2*t + 1").body[0].value, {"t"}, {})]
+    dep = dep_test(s, d, [LoopSpan("t", 50)])
+    assert not dep.exists and dep.test == "GCD"
+
+
+def test_weak_zero_siv_in_and_out_of_bounds():
+    src = "for i in range(n):\n    a[i] = a[c] + 1.0\n"
+    assert verdicts(src, dict(n=10, c=4))["i"][0] == "sequential"
+    assert verdicts(src, dict(n=10, c=12))["i"][0] == "parallel"
+
+
+def test_banerjee_miv_bounds():
+    # a[i + 10*j] written (0..99), a[i + 10*j + 200] read (200..299)
+    src = ("for i in range(10):\n    for j in range(10):\n"
+           "        a[i + 10*j] = a[i + 10*j + 200]\n")
+    got = verdicts(src, {})
+    assert got["i"][0] == "parallel" and got["j"][0] == "parallel"
+    src2 = src.replace("+ 200", "+ 5")
+    assert verdicts(src2, {})["i"][0] == "sequential"
+
+
+def test_2d_jacobi_like_nest_is_parallel_with_two_arrays():
+    src = ("for i in range(1, n - 1):\n    for j in range(1, n - 1):\n"
+           "        b[i, j] = 0.25*(a[i-1, j] + a[i+1, j] + a[i, j-1] + a[i, j+1])\n")
+    got = verdicts(src, dict(n=16), arrays=("a", "b"))
+    assert got["i"][0] == "parallel" and got["j"][0] == "parallel"
+
+
+def test_in_place_stencil_is_sequential():
+    src = "for i in range(1, n):\n    a[i] = a[i - 1] * 0.5\n"
+    kind, reasons = verdicts(src, dict(n=16))["i"]
+    assert kind == "sequential" and "flow dependence" in reasons[0]
+    assert "distance 1" in reasons[0] and "line 2" in reasons[0]
+
+
+def test_scalars_private_reduction_carried_liveout():
+    gemm = ("for i in range(n):\n    for j in range(n):\n        acc = 0.0\n"
+            "        for k in range(n):\n            acc += a[i, k] * b[k, j]\n"
+            "        c[i, j] = acc\n")
+    got = verdicts(gemm, dict(n=4), arrays=("a", "b", "c"))
+    assert [got[v][0] for v in "ijk"] == ["parallel", "parallel", "reduction"]
+    total = "for i in range(n):\n    s += a[i]\n"
+    assert verdicts(total, dict(n=4))["i"][0] == "reduction"
+    assert verdicts("for i in range(n):\n    s = max(s, a[i])\n",
+                    dict(n=4))["i"][0] == "reduction"
+    carried = "for i in range(n):\n    a[i] = s\n    s = a[i] * 2.0\n"
+    kind, reasons = verdicts(carried, dict(n=4))["i"]
+    assert kind == "sequential" and "scalar s" in reasons[0]
+    private = "for i in range(n):\n    t = a[i] * 2.0\n    a[i] = t\n"
+    assert verdicts(private, dict(n=4))["i"][0] == "parallel"
+    assert verdicts(private, dict(n=4), live_out=("t",))["i"][0] == "sequential"
+
+
+def test_unknown_subscripts_and_break_are_sequential():
+    scatter = "for i in range(n):\n    a[idx[i]] = 1.0\n"
+    kind, reasons = verdicts(scatter, dict(n=4), arrays=("a", "idx"))["i"]
+    assert kind == "sequential" and "not affine" in reasons[0]
+    search = ("for i in range(n):\n    for j in range(n):\n        if a[i, j] > 0:\n"
+              "            break\n        a[i, j] = 1.0\n")
+    got = verdicts(search, dict(n=4))
+    assert got["i"][0] == "parallel" and got["j"][0] == "sequential"
+    assert "break at line 4" in got["j"][1][0]
+
+
+def test_invariant_assigned_in_the_nest_is_not_read_from_env():
+    # k has a value before the nest, but the nest reassigns it: unknown
+    src = "for i in range(n):\n    k = idx[i]\n    a[i + k] = a[i]\n"
+    kind, _ = verdicts(src, dict(n=8, k=0), arrays=("a", "idx"))["i"]
+    assert kind == "sequential"
+
+
+def test_triangular_and_strided_loops():
+    tri = ("for i in range(n):\n    for j in range(i + 1, n):\n"
+           "        a[i, j] = a[j, i]\n")
+    got = verdicts(tri, dict(n=6))
+    assert got["j"][0] == "parallel"
+    strided = "for i in range(0, n, 2):\n    a[i + 1] = a[i]\n"
+    assert verdicts(strided, dict(n=20))["i"][0] == "parallel"
