@@ -223,7 +223,8 @@ def raw_shape(i, x):
 
 
 ERRORS = [
-    (chained, KernelTypeError, "a is a 2-D array: it takes 2 indices, got 1", "a[i, j]"),
+    (chained, KernelTypeError, "a is a 2-D array: it takes 2 indices at once",
+     "a[i, j] (not a[i][j])"),
     (too_few, KernelTypeError, "takes 2 indices, got 1", "a[i, j]"),
     (too_many, KernelTypeError, "takes 2 indices, got 3", "a[i, j]"),
     (bad_axis, KernelTypeError, "no axis 2", "0 to 1"),

@@ -28,6 +28,14 @@ class ArrayTyper:
         value = node.value
         if isinstance(value, ast.Attribute) and value.attr == "shape":
             return self.shape_item(node)
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+            inner = self.var_type(value.value.id)
+            if inner is not None and inner.is_ndarray:  # a[i][j] on an n-D array
+                name = value.value.id
+                self.fail(KernelTypeError, node, "%s is a %d-D array: it takes %d indices "
+                          "at once" % (name, inner.ndim, inner.ndim),
+                          "index every axis at once: %s[%s] (not %s[i][j])"
+                          % (name, ", ".join("ijklmnop"[:inner.ndim]), name))
         base = self.expr(value)
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for index in indices:
