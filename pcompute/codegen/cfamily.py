@@ -53,6 +53,9 @@ class CPrinter:
 
     dialect = "c"
     prec = C_PREC
+    # True where the dialect reads `a < b == c` as a chain (Cython): a
+    # comparison operand of a comparison is then parenthesised on both sides.
+    chained_comparisons = False
     type_names = C_TYPES
     helper_qualifier = "static inline"
     function_qualifier = "static"
@@ -489,7 +492,8 @@ class CPrinter:
                 wide = CType("long")
                 left = self.cast(wide, *left), self.prec["unary"]
                 right = self.cast(wide, *right), self.prec["unary"]
-            parts.append(("%s %s %s" % (self.wrap(left[0], left[1], p),
+            lneed = p + 1 if self.chained_comparisons else p
+            parts.append(("%s %s %s" % (self.wrap(left[0], left[1], lneed),
                                         sym, self.wrap(right[0], right[1], p + 1)), p))
         if len(parts) == 1:
             return parts[0]

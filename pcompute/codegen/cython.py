@@ -27,6 +27,7 @@ class CythonPrinter(CPrinter):
     prec = PY_PREC
     helper_qualifier = "static inline"
     and_op, or_op = "and", "or"
+    chained_comparisons = True      # `a < b == c` is a chain in Cython, not (a<b)==c
 
     def __init__(self, program):
         CPrinter.__init__(self, program)
