@@ -59,9 +59,11 @@ def run_mpi(ranks, argv, case=None, timeout=240, env=None):
     """``mpiexec -n ranks python argv...``; a CompletedProcess (text output)."""
     require_mpi()
     cmd = [mpiexec_path(), "-n", str(ranks), sys.executable] + list(argv)
+    # stdin from /dev/null: mpiexec forwards its stdin to rank 0 and aborts the
+    # job when nobody reads it
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env or case_env(case),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

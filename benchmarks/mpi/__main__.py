@@ -40,8 +40,10 @@ def pcompute_row(n, steps, ranks, threads, mpiexec):
         cmd.append("single")
     else:
         cmd = [mpiexec, "-n", str(ranks)] + cmd + [str(ranks)]
+    # stdin from /dev/null: mpiexec forwards its stdin to rank 0 and fails when
+    # that rank never reads it
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=1800)
+                         stdin=subprocess.DEVNULL, timeout=1800)
     if out.returncode != 0:
         raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), out.stderr[-2000:]))
     return json.loads(out.stdout.strip().splitlines()[-1])

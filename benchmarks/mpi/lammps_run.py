@@ -62,7 +62,8 @@ def run(n, steps, ranks, threads, mpiexec):
                                         if env.get("LD_LIBRARY_PATH") else "")
         out = subprocess.run([mpiexec, "-n", str(ranks), lmp_path(), "-in", script,
                               "-log", "none", "-nocite"], cwd=tmp, env=env,
-                             capture_output=True, text=True, timeout=900)
+                             capture_output=True, text=True, timeout=900,
+                             stdin=subprocess.DEVNULL)
     if out.returncode != 0:
         raise RuntimeError("LAMMPS failed: %s" % (out.stdout + out.stderr)[-1500:])
     loops = re.findall(r"Loop time of (\S+) on (\d+) procs for (\d+) steps", out.stdout)
