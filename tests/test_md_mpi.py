@@ -75,3 +75,11 @@ def test_cli_decompose_errors_once_and_exit_2(ranks, args, words):
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if "error" in line]
     assert len(lines) == 1 and words in lines[0], result.stderr
+
+
+def test_failing_rank_aborts_a_decomposed_run():
+    env = case_env(PCOMPUTE_BACKEND="cython", PCOMPUTE_OPENMP="0")
+    result = run_mpi(2, ["-m", "mpi_programs.md_fail"], env=env, timeout=120)
+    assert result.returncode != 0
+    assert "rank 1 gives up at step 3" in result.stderr
+    assert "not reached" not in result.stdout
