@@ -30,6 +30,7 @@ _NAMESPACE = {
 }
 
 _CACHE = {}
+_MADE = []
 _FILENAME = "<pcompute.numpy fused kernel>"
 
 
@@ -45,6 +46,7 @@ def make_function(source, name):
     exec(compile(source, _FILENAME, "exec"), namespace)
     func = namespace[unique]
     func.source = source
+    _MADE.append(source)
     return func
 
 
@@ -90,9 +92,10 @@ def run_reduction(source, reduce_expr, dtype, neutral, args, nodes):
 
 def cached_sources():
     """The sources of every kernel the layer made in this process."""
-    return [key[1] for key in _CACHE]
+    return list(_MADE)
 
 
 def clear_cache():
     """Forget the layer's kernels (the compile cache on disk is kept)."""
     _CACHE.clear()
+    _MADE.clear()
