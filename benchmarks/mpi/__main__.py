@@ -5,7 +5,8 @@ cython + OpenMP) as one process with 1 and 2 OpenMP threads, and decomposed
 over 2 MPI ranks with 1 thread each (``mpiexec -n 2``); LAMMPS with 1 MPI
 task x 2 OpenMP threads and 2 MPI tasks x 1 thread.  The figure of merit is
 the ratio (2 ranks x 1 thread) / (1 process x 2 threads) of each program:
-what splitting the box costs when the cores are the same.  One run each
+what splitting the box costs when the cores are the same.  pcompute's runs
+must give the same energies (1e-9 relative; an ERROR line otherwise).  One run each
 (milliseconds per step over the timed steps, after 5 warm-up steps); the
 machine, its load before and after, and every row go to ``--out``
 (JSON), and the table to stdout.
@@ -94,6 +95,14 @@ def main(argv=None):
                 row.update(program="lammps", label=label, ranks=ranks, threads=threads,
                            n=n, steps=steps)
                 group.append(row)
+        ref = group[0]["energy"]
+        for row in group:
+            if "energy" in row:
+                row["energy_rel_diff"] = max(abs(a - b) / abs(b)
+                                             for a, b in zip(row["energy"], ref))
+                if row["energy_rel_diff"] > 1e-9:
+                    print("ERROR: %s at N = %d: energies differ from the one-thread run by "
+                          "%.2e relative" % (row["label"], n, row["energy_rel_diff"]))
         for row in group:
             base = next(r for r in group if r["program"] == row["program"]
                         and r["ranks"] == 1 and r["threads"] == 2)
