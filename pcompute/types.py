@@ -354,6 +354,33 @@ def parse_type(spec):
              "'double[:, :]') or 'matrix(n)'")
 
 
+
+def names_address_space(spec):
+    """Whether a pointer spelling names its address space.
+
+    ``gdoublep``, ``'GLOBAL_MEM double*'``, ``lfloatp`` and n-D array types do;
+    ``doublep`` and ``'double*'`` do not: as in Compyle, such a pointer in a
+    helper takes the address space of what each call passes (a global array, a
+    local ``declare('matrix(n)')``), and a helper called with both gets a
+    version per address space.  In a kernel's own arguments it is global.
+    """
+    if isinstance(spec, KnownType):
+        spec = spec.type
+    if not isinstance(spec, str):
+        return True
+    text = " ".join(spec.replace("*", " * ").split())
+    if text.startswith("const "):
+        text = text[len("const "):]
+    if text.startswith(("LOCAL_MEM ", "GLOBAL_MEM ", "__local ", "__global ",
+                        "local ", "global ")):
+        return True
+    if text.endswith(" *"):
+        return False
+    m = _POINTER_NAME.match(text)
+    if m and not m.group(3) and _scalar_name(m.group(2)) is not None:
+        return bool(m.group(1))
+    return True
+
 # Compyle-compatible type names, with Compyle's KnownType values: ``floatp`` is
 # KnownType('float*', 'float'), ``gdoublep`` KnownType('GLOBAL_MEM double*',
 # 'double'), ``uint`` KnownType('unsigned int').  Pointers without a g/l

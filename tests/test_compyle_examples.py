@@ -40,9 +40,6 @@ OPENCL_DOUBLE = BackendCase("opencl", False, "float64")
 
 _LITERALS = ("float literals are printed in single precision on the CPU when "
              "use_double is False (<float>0.7885): codegen, issue 24 / issue 13")
-_PRIVATE = ("a helper annotated result='doublep' called with a local "
-            "declare('matrix(2)') is printed __global double* and PoCL refuses the "
-            "private pointer: codegen, issue 24 / issue 13")
 
 def cases(*backends, pending=None):
     """Parametrise the shared ``backend`` fixture with ``backends``;
@@ -165,8 +162,7 @@ def vortex_numpy(x, y, gamma):
     return (-tmp * yij).sum(axis=1), (tmp * xij).sum(axis=1)
 
 
-@cases(CYTHON, OPENMP, OPENCL, OPENCL_DOUBLE, pending={
-    CYTHON: _LITERALS, OPENMP: _LITERALS, OPENCL: _PRIVATE, OPENCL_DOUBLE: _PRIVATE})
+@cases(CYTHON, OPENMP, OPENCL, OPENCL_DOUBLE, pending={CYTHON: _LITERALS, OPENMP: _LITERALS})
 def test_vm_elementwise(backend):
     with example("", "vm_elementwise") as (vm,):
         e, (x, y, gamma, u, v, nv) = vm.run(50, backend.name)
@@ -177,9 +173,8 @@ def test_vm_elementwise(backend):
 
 
 @cases(OPENCL, OPENCL_DOUBLE, pending={
-    OPENCL: "GID_0 as the work-group id, GDIM_0 as the number of groups; " + _PRIVATE,
-    OPENCL_DOUBLE: "GID_0 as the work-group id, GDIM_0 as the number of groups; "
-                   + _PRIVATE})
+    OPENCL: "GID_0 as the work-group id, GDIM_0 as the number of groups",
+    OPENCL_DOUBLE: "GID_0 as the work-group id, GDIM_0 as the number of groups"})
 def test_vm_kernel(backend):
     # Compyle's vm_kernel is a raw OpenCL/CUDA kernel ("will not work on Cython").
     with example("", "vm_kernel") as (vm,):

@@ -151,13 +151,14 @@ class CallTyper:
             self.pending.append(node)
             return None
         typed = self.program.request(func, node, self.src, arg_types)
+        key = self.program.version_key(func, arg_types)
         self.calls[id(node)] = ("helper", typed.c_name if typed is not None
-                                else self.program.c_name_of(func))
+                                else self.program.c_name_of(key))
         name = self.calls[id(node)][1]
         if name not in self.callees:
             self.callees.append(name)
         if typed is None:  # recursion: still being typed
-            return self.program.current_ret(func)
+            return self.program.current_ret(key)
         return typed.ret
 
     def call_extern(self, node, ext):

@@ -2,7 +2,7 @@
 from dataclasses import replace
 
 from ..errors import InternalError, KernelTypeError
-from ..types import DOUBLE, FLOAT, parse_type
+from ..types import DOUBLE, FLOAT, names_address_space, parse_type
 from .checker import check_function
 from .defaults import default_declarations
 from .ir import TypedProgram
@@ -45,21 +45,45 @@ class ProgramTyper:
             return t.with_base("float")
         return t
 
-    def c_name_of(self, func):
-        if func not in self.c_names:
+    def version_key(self, func, arg_types):
+        """The key of the version of helper ``func`` that a call passing
+        ``arg_types`` (in order) uses.
+
+        A helper is typed once per combination of address spaces of the arrays
+        it is passed: the all-global version, the common case, is keyed by the
+        function alone; one called with a local ``declare('matrix(n)')`` (or a
+        ``__local`` array) gets a version of its own, ``(func, spaces)``.
+        """
+        spaces = tuple(_space_of(t) if t is not None and not t.is_scalar else None
+                       for t in arg_types)
+        if all(sp in (None, "global") for sp in spaces):
+            return func
+        return (func, spaces)
+
+    def c_name_of(self, key):
+        """The printed name of a helper version (see :meth:`version_key`): the
+        first version typed keeps the function's name, a later one adds its
+        address spaces (``put2_private``, ``put2_global``)."""
+        if key not in self.c_names:
+            func = _func_of(key)
             base = _printed_name(func.__name__, RESERVED_FUNCTIONS)
             if func.__name__.startswith("pc_"):  # the prefix of pcompute's own names
                 base = "pc_u_" + func.__name__
+            if any(_func_of(k) is func for k in self.c_names):
+                # another version of the helper holds the plain name
+                base += "_" + ("_".join(sorted({sp for sp in key[1]
+                                                if sp not in (None, "global")}))
+                               if key is not func else "global")
             used = set(self.c_names.values())
             name, k = base, 1
             while name in used:
                 name = "%s_%d" % (base, k)
                 k += 1
-            self.c_names[func] = name
-        return self.c_names[func]
+            self.c_names[key] = name
+        return self.c_names[key]
 
-    def current_ret(self, func):
-        return self.partial_ret.get(func)
+    def current_ret(self, key):
+        return self.partial_ret.get(key)
 
     def type_program(self, func, arg_types=None):
         arg_types = {k: self.fix(parse_type(v)) for k, v in (arg_types or {}).items()}
@@ -102,9 +126,11 @@ class ProgramTyper:
             raise caller_src.error(KernelTypeError, node,
                                    "%s() takes %d argument(s) but %d were given"
                                    % (func.__name__, len(params), len(arg_types)), hint)
-        return self._type(func, node, caller_src, dict(zip(params, arg_types)))
+        key = self.version_key(func, arg_types)
+        return self._type(func, node, caller_src, dict(zip(params, arg_types)), key=key)
 
-    def _type(self, func, node, caller_src, call_types, entry=False):
+    def _type(self, func, node, caller_src, call_types, entry=False, key=None):
+        key = func if key is None else key
         src = read_function(func)
         ann_args, ann_ret = annotation_types(func, src)
         ann_args = {k: self.fix(v) for k, v in ann_args.items()}
@@ -126,12 +152,26 @@ class ProgramTyper:
                                     "pcompute infer it from the call's arguments" % p)
                 types[p] = t
         else:
-            sig = self.signatures.get(func)
+            sig = self.signatures.get(key)
+            generic = _generic_pointers(func)
             types = {}
             for p in params:
                 given = call_types.get(p)
                 if p in ann_args:
                     want = ann_args[p]
+                    if (given is not None and not given.is_scalar and want.is_pointer
+                            and given.base != want.base):
+                        raise caller_src.error(
+                            KernelTypeError, node, "argument %r of %s() is annotated %s "
+                            "but an array of %s is passed"
+                            % (p, src.name, replace(want, space="") if p in generic
+                               else want, given.base),
+                            "pass %s data, or annotate the parameter '%sp' (or leave it "
+                            "unannotated to take the type of what is passed)"
+                            % (want.base, given.base))
+                    if p in generic and given is not None and not given.is_scalar:
+                        # doublep / 'double*': the space of what is passed
+                        want = replace(want, space=_space_of(given))
                     if given is not None and given.is_scalar != want.is_scalar:
                         raise caller_src.error(
                             KernelTypeError, node, "argument %r of %s() is a %s but a %s "
@@ -158,39 +198,59 @@ class ProgramTyper:
                 if types[p] is None:
                     raise caller_src.error(KernelTypeError, node, "cannot infer the type "
                                            "of argument %r of %s()" % (p, src.name))
-            self.signatures[func] = dict(types)
-        if func in self.typed:
-            return self.typed[func]
-        if func in self.in_progress:
-            self.recursive.add(self.c_name_of(func))
+            self.signatures[key] = dict(types)
+        if key in self.typed:
+            return self.typed[key]
+        if key in self.in_progress:
+            self.recursive.add(self.c_name_of(key))
             if ann_ret is not None:
-                self.partial_ret[func] = ann_ret
+                self.partial_ret[key] = ann_ret
             return None
         if not entry:
             check_function(src)
-        self.in_progress.add(func)
-        self.partial_ret.setdefault(func, ann_ret)
+        self.in_progress.add(key)
+        self.partial_ret.setdefault(key, ann_ret)
         typer = FunctionTyper(self, src, types, ann_ret)
         typer.annotated = frozenset(ann_args)
         ret = typer.run()
-        if func in self.recursive_funcs():
+        if key in self.recursive_keys():
             for _ in range(10):
-                if self.partial_ret.get(func) == ret:
+                if self.partial_ret.get(key) == ret:
                     break
-                self.partial_ret[func] = ret
+                self.partial_ret[key] = ret
                 typer = FunctionTyper(self, src, types, ann_ret)
                 typer.annotated = frozenset(ann_args)
                 ret = typer.run()
-        self.in_progress.discard(func)
-        self.c_name_of(func)
-        result = typer.result(self.c_names[func], ret)
-        if self.c_names[func] in self.recursive:
+        self.in_progress.discard(key)
+        c_name = self.c_name_of(key)
+        result = typer.result(c_name, ret)
+        if c_name in self.recursive:
             result = _with_feature(result, "recursion")
-        self.typed[func] = result
+        self.typed[key] = result
         return result
 
-    def recursive_funcs(self):
-        return {f for f, n in self.c_names.items() if n in self.recursive}
+    def recursive_keys(self):
+        return {k for k, n in self.c_names.items() if n in self.recursive}
+
+
+def _func_of(key):
+    return key[0] if isinstance(key, tuple) else key
+
+
+def _space_of(t):
+    """The address space of an array value passed to a helper: a local
+    ``declare('matrix(n)')`` is private (or ``__local``), an array global."""
+    if t.shape:
+        return t.space or "private"
+    return t.space or "global"
+
+
+def _generic_pointers(func):
+    """Arguments of ``func`` annotated as pointers without an address space
+    (``doublep``, ``'double*'``; see :func:`~pcompute.types.names_address_space`)."""
+    ann = getattr(func, "__annotations__", None) or {}
+    return {name for name, value in ann.items()
+            if name != "return" and not names_address_space(value)}
 
 
 def _with_feature(typed, feature):

@@ -911,6 +911,22 @@ def matrix_helpers(i, x, y, z):
     z[i] = w + t[0][1]
 
 
+
+def put2(v, result, k):
+    result[k] = 2.0 * v
+    result[k + 1] = v - 1.0
+
+
+@case(lambda n, dt, rng: [Q(rng, n, dt), Z(2 * n, dt), Z(n, dt)], out="y z")
+def pointer_spaces(i, x, y, z):
+    # One helper called with a global array and with a local matrix: a
+    # version per address space (OpenCL refuses a private pointer where a
+    # __global one is declared); tests/test_address_spaces.py annotates it.
+    r = declare('matrix(2)')
+    put2(x[i], r, 0)
+    z[i] = r[0] + r[1]
+    put2(x[i], y, 2 * i)
+
 # -- constants and names ----------------------------------------------------------
 
 @case(lambda n, dt, rng: [Q(rng, n, dt), Z(n, dt), Z(n, I64)], out="y out")
