@@ -63,12 +63,13 @@ _DEFAULT_SCHEDULE = ("static", None)
 
 # Plain boolean fields and their defaults.
 _BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
-                "suppress_warnings", "save_source", "debug")
+                "suppress_warnings", "save_source", "debug", "bounds_check")
 
 # Every public field, in the order of as_dict().
 FIELDS = ("backend", "use_openmp", "use_opencl", "use_cuda", "use_double",
           "omp_schedule", "profile", "use_local_memory", "wgs",
-          "suppress_warnings", "save_source", "debug", "cache_dir", "march")
+          "suppress_warnings", "save_source", "debug", "bounds_check", "cache_dir",
+          "march")
 
 _ENV_BOOLS = (
     ("PCOMPUTE_OPENMP", "use_openmp"),
@@ -339,7 +340,18 @@ class Config:
     save_source = _bool_property(
         "save_source", "Keep the generated source files.")
     debug = _bool_property(
-        "debug", "Debug mode: more checks and logging.")
+        "debug", "Debug mode: more checks and logging (bounds checks included).")
+
+    @property
+    def bounds_check(self):
+        """Check every array access of Elementwise kernels against the shapes
+        and raise an IndexError naming the kernel, the array and the index
+        (see :doc:`ndarrays`).  True when set, or when :attr:`debug` is."""
+        return bool(self._bounds_check) or bool(self.debug)
+
+    @bounds_check.setter
+    def bounds_check(self, value):
+        self._bounds_check = _as_given(value, "bounds_check")
 
     @property
     def omp_schedule(self):
@@ -418,9 +430,10 @@ class Config:
     def codegen_key(self):
         """Hashable tuple of the fields that change generated or built code:
         ``(backend, use_openmp, use_double, omp_schedule, use_local_memory,
-        wgs, march)``."""
+        wgs, march, bounds_check)``."""
         return (self.backend, bool(self.use_openmp), bool(self.use_double),
-                self.omp_schedule, bool(self.use_local_memory), self.wgs, self.march)
+                self.omp_schedule, bool(self.use_local_memory), self.wgs, self.march,
+                self.bounds_check)
 
     def __repr__(self):
         items = ", ".join("%s=%r" % kv for kv in self.as_dict().items())

@@ -105,6 +105,12 @@ class KernelValueError(KernelError, ValueError):
     """A bad value given to pcompute (argument, option, configuration)."""
 
 
+class KernelIndexError(KernelError, IndexError):
+    """An array index out of range in a kernel run with bounds checks
+    (``get_config().bounds_check`` or ``PCOMPUTE_DEBUG=1``); its location is
+    the access in the user's code."""
+
+
 class BackendUnavailableError(RuntimeError):
     """The selected backend cannot run on this machine; the message says why."""
 

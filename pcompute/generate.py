@@ -7,6 +7,7 @@ needs neither pycuda nor a GPU.
 from dataclasses import replace
 
 from .backends.registry import get_backend
+from .bounds import checked
 from .codegen import printer_for
 from .config import Config, get_config
 from .errors import KernelValueError
@@ -74,6 +75,8 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
     program = type_kernel(func, arg_types, use_double=config.use_double,
                           demote_double=be.demote_double(config))
     program = replace(program, index_dims=index_dims)
+    if kind == "elementwise" and config.bounds_check:
+        program = checked(program)
     if kind == "function":
         printer = printer_for(program, be.dialect)
         runtime, functions = printer.print_program()

@@ -27,12 +27,24 @@ DEFAULTS = {
     "suppress_warnings": False,
     "save_source": False,
     "debug": False,
+    "bounds_check": False,
     "cache_dir": None,
     "march": None,
 }
 
 BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
-               "suppress_warnings", "save_source", "debug")
+               "suppress_warnings", "save_source", "debug", "bounds_check")
+
+
+def test_debug_turns_bounds_checks_on():
+    cfg = Config(read_environment=False)
+    assert cfg.bounds_check is False
+    key = cfg.codegen_key()
+    cfg.debug = True
+    assert cfg.bounds_check is True and cfg.codegen_key() != key
+    cfg.debug = False
+    cfg.bounds_check = True
+    assert cfg.bounds_check is True and cfg.codegen_key() != key
 
 
 @pytest.fixture(autouse=True)
@@ -315,12 +327,12 @@ def test_codegen_key():
     cfg = Config()
     key = cfg.codegen_key()
     hash(key)
-    assert key == ("cython", False, False, ("static", None), False, None, None)
+    assert key == ("cython", False, False, ("static", None), False, None, None, False)
     cfg.update(use_opencl=True, use_openmp=True, use_double=True,
                omp_schedule="guided,4", use_local_memory=True, wgs=64,
-               march="native")
+               march="native", bounds_check=True)
     assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), True, 64,
-                                 "native")
+                                 "native", True)
 
 
 @pytest.mark.parametrize("field, value", [
@@ -334,8 +346,9 @@ def test_codegen_key_changes_with_codegen_fields(field, value):
     assert other.codegen_key() != cfg.codegen_key()
 
 
+# debug changes the code: it turns bounds checks on (test_debug_turns_bounds_checks_on).
 @pytest.mark.parametrize("field, value", [
-    ("profile", True), ("debug", True), ("save_source", True),
+    ("profile", True), ("save_source", True),
     ("suppress_warnings", True), ("cache_dir", "/tmp/x")])
 def test_codegen_key_ignores_other_fields(field, value):
     cfg = Config()

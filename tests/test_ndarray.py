@@ -359,3 +359,51 @@ def test_rank_4_view_get(backend):
     x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5).astype(backend.dtype)
     a = pc.wrap(x)
     np.testing.assert_array_equal(a[:, ::2, 1:, ::-2].get(), x[:, ::2, 1:, ::-2])
+
+
+# -- bounds checks ---------------------------------------------------------------------
+
+def shift_down(i, j, u, out):
+    out[i, j] = u[i + 1, j]                          # <- out of range at the last row
+
+
+def shift_left(i, x, y):
+    y[i] = x[i - 1]                                  # <- negative at i = 0
+
+
+def test_bounds_checks_raise_an_index_error(backend):
+    u, out = on_device(grid((4, 5), backend.dtype), np.zeros((4, 5), backend.dtype))
+    x, y = on_device(grid(6, backend.dtype), np.zeros(6, backend.dtype))
+    with pc.use_config(bounds_check=True):
+        with pytest.raises(IndexError) as info:
+            Elementwise(shift_down)(u, out)
+        exc = info.value
+        assert "index 4 is out of range for axis 0 of array 'u' (length 4)" in str(exc)
+        assert "shift_down()" in str(exc)
+        assert exc.location.filename == __file__
+        assert exc.location.lineno == inspect.getsourcelines(shift_down)[1] + 1
+        with pytest.raises(IndexError, match=r"index -1 is out of range .* array 'x'"):
+            Elementwise(shift_left)(x, y)
+        fresh = on_device(np.zeros((4, 5), backend.dtype))
+        Elementwise(laplace)(u, fresh)               # in range: runs, same answer
+    np.testing.assert_allclose(host(fresh), laplace_numpy(host(u)), rtol=backend.rtol,
+                               atol=backend.rtol)
+
+
+def test_debug_turns_bounds_checks_on_and_they_are_off_by_default():
+    types = {"u": "gdoublep2", "out": "gdoublep2"}
+    plain = generate_source(shift_down, backend="opencl", types=types, index_dims=2)
+    assert "pc_bound" not in plain and "pc_err" not in plain
+    for dialect in ("cython", "opencl", "cuda"):
+        text = generate_source(shift_down, backend=dialect, types=types, index_dims=2,
+                               config={"debug": True})
+        assert "pc_bound_long(i + 1, pc_n0_u, 2, 0, pc_err)" in text, dialect
+
+
+def test_checked_cuda_source_compiles():
+    from pcompute.build import cuda_builder
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found: the CUDA source cannot be compile-checked here")
+    cuda_builder.check_cuda_source(generate_source(
+        with_helper, backend="cuda", types={"a": "gdoublep2", "out": "double[:, :]"},
+        index_dims=2, config={"bounds_check": True, "use_double": True}))

@@ -10,6 +10,7 @@ import itertools
 from ..frontend.source import read_function
 from ..records import BuiltKernel, GeneratedKernel
 from .base import Backend
+from .pychecks import checked_args
 from .pyexec import python_callable
 
 
@@ -41,8 +42,17 @@ class PythonBackend(Backend):
             # In order, the last index fastest (as nested loops would).
             for index in itertools.product(*(range(d) for d in n)):
                 kernel(*index, *args)
+        launch = run if program.index_dims == 1 else run_nd
+        if program.bounds_check:
+            # The last value is the error record of the compiled backends; here
+            # the array arguments check their indices themselves.
+            names = [name for name, _ in program.entry.args[program.index_dims:-1]]
+
+            def launch_checked(n, args, unchecked=launch):
+                unchecked(n, checked_args(names, args[:-1], func.__name__))
+            launch = launch_checked
         return BuiltKernel(self.generate_elementwise(program, func, config), self.name,
-                           run if program.index_dims == 1 else run_nd)
+                           launch)
 
     def generate_reduction(self, spec, config):
         return GeneratedKernel("reduction", spec.name, "python",

@@ -11,6 +11,7 @@ import math
 
 from ..errors import InternalError
 from ..types import CType, LONG
+from ..bounds import ERR, sites
 from .arrays import flat_index, hidden_names, shape_name
 from .runtime import SIGNED, UNSIGNED, helper_name, runtime_source
 
@@ -431,7 +432,30 @@ class CPrinter:
             return self.expr(node.slice)[0]
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         texts = [self.wrap(*self.expr(i), self.prec["*"]) for i in indices]
-        return flat_index(self.fn.cname(node.value.id), base_type, texts)
+        cname = self.fn.cname(node.value.id)
+        if self.program.bounds_check:  # pcompute/bounds.py
+            site = self.bound_sites()[id(node)]
+            texts = ["%s(%s, %s, %d, %d, %s)" % (self.need("bound", "long"), self.expr(i)[0],
+                                                 shape_name(cname, d), site, d, ERR)
+                     for d, i in enumerate(indices)]
+        return flat_index(cname, base_type, texts)
+
+    def bound_sites(self):
+        """{id(access): site number} of the program's checked array accesses."""
+        cached = getattr(self, "_sites", None)
+        if cached is None or cached[0] is not self.program:
+            cached = self._sites = (self.program, sites(self.program)[0])
+        return cached[1]
+
+    def bound_helper(self):
+        """The C text of ``pc_bound_long`` (see pcompute/bounds.py)."""
+        T = self.type_name_of("long")
+        return ("%s %s pc_bound_long(%s i, %s n, %s site, %s axis, %s%s *err)\n{\n"
+                "    if (i >= 0 && i < n) return i;\n"
+                "    if (err[0] == 0) {\n"
+                "        err[0] = site; err[1] = axis; err[2] = i; err[3] = n;\n"
+                "    }\n    return 0;\n}"
+                % (self.helper_qualifier, T, T, T, T, T, self.space_prefix("global"), T))
 
     def expr_Attribute(self, node):
         """``a.ndim`` (a constant of the type) and ``a.size`` (the product of
@@ -570,6 +594,8 @@ class CPrinter:
                 t = self.fn.type_of(a)
                 if t.is_ndarray:  # its shape and strides follow the pointer
                     args.extend(hidden_names(self.fn.cname(a.id), t))
+            if self.program.bounds_check:
+                args.append(ERR)
             return "%s(%s)" % (target, ", ".join(args)), self.prec["atom"]
         if kind == "extern":
             args = ", ".join(self.expr(a)[0] for a in node.args)

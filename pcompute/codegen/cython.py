@@ -99,6 +99,9 @@ class CythonPrinter(CPrinter):
             T = self.type_name_of(base)
             if kind.startswith("atomic"):
                 code.add("%s %s(%s *p) nogil" % (T, helper_name(kind, base), T))
+            elif kind == "bound":
+                code.add("%s pc_bound_long(%s i, %s n, %s site, %s axis, %s *err) nogil"
+                         % ((T,) * 6))
             else:
                 params = ", ".join("%s %s" % (T, v) for v in "abc"[:_HELPER_ARGS[kind]])
                 code.add("%s %s(%s) nogil" % (T, helper_name(kind, base), params))

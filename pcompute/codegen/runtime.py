@@ -128,6 +128,9 @@ def runtime_source(needed, dialect):
         if kind in ("atomic_inc", "atomic_dec"):
             out.append(dialect.atomic_helper(kind, base))
             continue
+        if kind == "bound":  # the bounds check of an array access (pcompute/bounds.py)
+            out.append(dialect.bound_helper().strip())
+            continue
         family = "float" if base in ("float", "double") else "int"
         template = _TEMPLATES[(kind, family)](base)
         T = dialect.type_name_of(base)

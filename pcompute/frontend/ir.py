@@ -79,6 +79,9 @@ class TypedProgram:
     # The entry's leading index arguments: 1 for f(i, ...), 2 for an
     # Elementwise over a 2-D index space f(i, j, ...), 3 for f(i, j, k, ...).
     index_dims: int = 1
+    # Array accesses are checked against the shapes (pcompute/bounds.py): every
+    # function then takes the error record ``pc_err`` as its last argument.
+    bounds_check: bool = False
 
     @property
     def features(self):

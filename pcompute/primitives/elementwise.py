@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..backends.base import is_serial  # noqa: F401 (Compyle's helper)
+from ..bounds import checked, checked_launch
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.arrays import shape_reads
@@ -14,6 +15,7 @@ from ..frontend.source import check_is_function, read_function
 from ..types import LONG
 from .args import (argument_types, array_length, device_value, device_values,
                    parameter_names, shaped)
+from ..records import BuiltKernel
 from .base import Primitive
 
 #: The largest index space of an Elementwise: f(i, j, k, ...).
@@ -62,7 +64,8 @@ class Elementwise(Primitive):
         declared, _ = annotation_types(self.func, src)
         types = argument_types(self._params[dims:], args, declared, self._where(), backend,
                                config, nd=True)
-        types = shaped(types, shape_reads(src))
+        # With bounds checks every array argument knows its shape.
+        types = shaped(types, self._params if config.bounds_check else shape_reads(src))
         for index in self._params[:dims]:
             if index not in declared:
                 types[index] = LONG
@@ -113,6 +116,8 @@ class Elementwise(Primitive):
         program = type_kernel(self.func, types, use_double=config.use_double,
                               demote_double=backend.demote_double(config))
         program = replace(program, index_dims=dims)
+        if config.bounds_check:
+            program = checked(program)
         if "work_items" in program.features:
             raise KernelSyntaxError(
                 "%s uses work-item names (LID_0, GID_0, ...) or local_barrier(), which "
@@ -130,6 +135,9 @@ class Elementwise(Primitive):
         if built is None:
             program = self._program(types, backend, config, dims)
             built = backend.build_elementwise(program, self.func, config)
+            if program.bounds_check:
+                built = BuiltKernel(built.generated, built.backend, checked_launch(
+                    program, backend, built.launch, self._where()))
             self._built[key] = built
         return built
 
