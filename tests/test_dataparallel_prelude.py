@@ -93,7 +93,7 @@ def test_clear_errors(call, error, words):
     assert words in str(info.value)
 
 
-OPS = [operator.add, operator.mul, max, min]
+OPS = [operator.add, lambda a, b: (a * b) % 1009, max, min]   # no int64 overflow
 ints = st.lists(st.integers(-50, 50), min_size=1, max_size=20)
 
 
