@@ -4,7 +4,8 @@ from .array import (Array, arange, empty, empty_like, linspace, ones, ones_like,
 from .backends.registry import available_backends, get_backend
 from .config import Config, get_config, set_config, use_config
 from .errors import (BackendUnavailableError, BuildError, InternalError,
-                     KernelSyntaxError, KernelTypeError, KernelValueError)
+                     KernelSyntaxError, KernelTypeError, KernelValueError, RaceError,
+                     RaceWarning, SequentialLoopError, SequentialLoopWarning)
 from .parallel import Elementwise, elementwise, serial
 from .primitives.reduction import Reduction
 from .primitives.scan import Scan
@@ -18,6 +19,7 @@ from .low_level import Cython, Extern, Kernel, LocalMem
 from .profile import (get_profile_info, named_profile, print_profile,  # noqa: F401
                       profile, profile2csv, profile_ctx, profile_kernel, reset_profile)
 from .utils import ArgumentParser
+from . import autopar as _autopar  # noqa: F401,E402 (registers the race check)
 from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, cast,
                     declare, printf)
 from .types import TYPES as _TYPES
@@ -29,7 +31,8 @@ __all__ = [
     "to_device", "wrap", "zeros", "zeros_like", "available_backends", "get_backend",
     "Config", "get_config", "set_config", "use_config", "BackendUnavailableError",
     "BuildError", "InternalError", "KernelSyntaxError", "KernelTypeError",
-    "KernelValueError", "Elementwise", "elementwise", "serial", "KnownType",
+    "KernelValueError", "RaceError", "RaceWarning", "SequentialLoopError",
+    "SequentialLoopWarning", "Elementwise", "elementwise", "serial", "KnownType",
     "address", "annotate", "atomic_dec", "atomic_inc", "cast", "declare", "printf",
     "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
     "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",

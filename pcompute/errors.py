@@ -171,3 +171,22 @@ def number_lines(source):
     width = len(str(len(lines)))
     return "\n".join("%*d | %s" % (width, k + 1, line)
                      for k, line in enumerate(lines))
+
+
+class RaceWarning(PcomputeWarning):
+    """Two items of an Elementwise kernel may touch the same array element,
+    one of them writing (a data race); the message names the file, line,
+    the conflicting accesses and two item indices that conflict."""
+
+
+class RaceError(KernelError, ValueError):
+    """A data race in an Elementwise kernel, under ``strict=True``."""
+
+
+class SequentialLoopWarning(PcomputeWarning):
+    """A loop nest given to :func:`pcompute.parallelize` runs sequentially
+    (compiled); the message names the loop and the dependence."""
+
+
+class SequentialLoopError(KernelError, ValueError):
+    """A loop nest cannot be parallelised, under ``strict=True``."""

@@ -7,3 +7,9 @@ of Elementwise kernels, on one dependence analysis.
   nest, private/reduction/carried scalars, a verdict with reasons per loop.
 """
 from .analysis import PARALLEL, REDUCTION, SEQUENTIAL, analyse  # noqa: F401
+
+from ..primitives.elementwise import BUILD_CHECKS as _BUILD_CHECKS  # noqa: E402
+from .race import check_kernel as _check_kernel  # noqa: E402
+
+if _check_kernel not in _BUILD_CHECKS:
+    _BUILD_CHECKS.append(_check_kernel)

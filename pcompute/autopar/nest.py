@@ -49,6 +49,7 @@ class Access:
     subs: object            # tuple of Affine, or None (not affine / whole array)
     order: int              # position in execution order within the nest
     text: str = ""
+    guards: tuple = ()      # (Affine lhs - rhs, comparison op, holds) of enclosing ifs
 
 
 def range_args(node):
@@ -71,6 +72,7 @@ class _Collector(ast.NodeVisitor):
         self.stack = []
         self.subst = {}          # loop var -> Affine over counters
         self.order = 0
+        self.guards = []
 
     # ---- loops
     def visit_For(self, node):
@@ -119,17 +121,16 @@ class _Collector(ast.NodeVisitor):
 
     def _bounds(self, loop, args):
         vals = [self._affine(a) for a in args]
-        if any(v is None for v in vals):
-            return
         if len(vals) == 1:
             lo, hi, step = constant(0), vals[0], constant(1)
         else:
             lo, hi = vals[0], vals[1]
             step = vals[2] if len(vals) == 3 else constant(1)
-        if step.coeffs or step.const == 0:
+        if lo is None or step is None or step.coeffs or step.const == 0:
             return
+        # an unknown stop leaves the trip count unknown, the counter still affine
         loop.lo, loop.step = lo, step.const
-        if not lo.coeffs and not hi.coeffs:
+        if hi is not None and not lo.coeffs and not hi.coeffs:
             loop.count = len(range(lo.const, hi.const, step.const))
 
     def _affine(self, node):
@@ -140,6 +141,29 @@ class _Collector(ast.NodeVisitor):
         for var in expr.variables:
             expr = expr.substitute(var, self.subst[var])
         return expr
+
+    def visit_If(self, node):
+        self.visit(node.test)
+        guard = self._guard(node.test)
+        for body, holds in ((node.body, True), (node.orelse, False)):
+            if guard is not None:
+                self.guards.append((guard[0], guard[1], holds))
+            for stmt in body:
+                self.visit(stmt)
+            if guard is not None:
+                self.guards.pop()
+
+    def _guard(self, test):
+        """(Affine left - right, op) of an affine comparison, else None."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return None
+        ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=",
+               ast.Gt: ">", ast.GtE: ">="}
+        op = ops.get(type(test.ops[0]))
+        left, right = self._affine(test.left), self._affine(test.comparators[0])
+        if op is None or left is None or right is None:
+            return None
+        return left + right.scale(-1), op
 
     def visit_Break(self, node):
         if self.stack:
@@ -200,7 +224,7 @@ class _Collector(ast.NodeVisitor):
 
     def _add(self, name, node, write, subs):
         self.accesses.append(Access(name, node, write, tuple(self.stack), subs,
-                                    self.order, self.segment(node)))
+                                    self.order, self.segment(node), tuple(self.guards)))
         self.order += 1
 
 

@@ -21,6 +21,12 @@ from .base import Primitive
 #: The largest index space of an Elementwise: f(i, j, k, ...).
 MAX_INDEX_DIMS = 3
 
+#: Checks run once per kernel and index rank before its first build:
+#: ``check(func, dims, strict)``.  The layers below the primitives register
+#: theirs here (pcompute.autopar registers the race check), so the
+#: primitives never import them.
+BUILD_CHECKS = []
+
 
 class Elementwise(Primitive):
     """Run ``func(i, *args)`` for ``i`` in ``[0, n)``, n = len(first array argument).
@@ -36,12 +42,19 @@ class Elementwise(Primitive):
     new scalar value never recompiles and switching the backend through the
     configuration (or :meth:`set_backend`) between calls works.  A function
     marked with :func:`serial` runs its items in order, one at a time.
+
+    Before the first build the kernel is checked for data races (two items
+    writing, or writing and reading, one element): a race found gives a
+    :class:`~pcompute.errors.RaceWarning` with a counterexample, or, with
+    ``strict=True``, raises :class:`~pcompute.errors.RaceError`.
     """
 
-    def __init__(self, func, backend=None):
+    def __init__(self, func, backend=None, strict=False):
         check_is_function(func)
         Primitive.__init__(self, backend)
         self.func = func
+        self.strict = strict
+        self._checked = set()
         self.name = func.__name__
         self._params = parameter_names(func)
         if not self._params:
@@ -134,6 +147,10 @@ class Elementwise(Primitive):
         built = self._built.get(key)
         if built is None:
             program = self._program(types, backend, config, dims)
+            if dims not in self._checked:
+                for check in BUILD_CHECKS:
+                    check(self.func, dims, self.strict)
+                self._checked.add(dims)
             built = backend.build_elementwise(program, self.func, config)
             if program.bounds_check:
                 built = BuiltKernel(built.generated, built.backend, checked_launch(
@@ -155,11 +172,11 @@ class Elementwise(Primitive):
         self._launch(built, backend, config, n, values)
 
 
-def elementwise(func=None, backend=None):
+def elementwise(func=None, backend=None, strict=False):
     """Decorator form of :class:`Elementwise`: ``@elementwise`` over a kernel."""
     if func is None:
-        return lambda f: Elementwise(f, backend=backend)
-    return Elementwise(func, backend=backend)
+        return lambda f: Elementwise(f, backend=backend, strict=strict)
+    return Elementwise(func, backend=backend, strict=strict)
 
 
 def serial(func=None, **options):

@@ -1,0 +1,88 @@
+"""The race check of Elementwise: racy kernels are flagged with a
+counterexample, race-free kernels (the whole kernel corpus, the MD example)
+never are."""
+import importlib
+import inspect
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import pcompute
+from pcompute.autopar.race import find_races
+from pcompute.errors import RaceError, RaceWarning
+from pcompute.frontend.source import read_function
+from tests import race_kernels
+from tests.kernels.corpus import CORPUS
+
+DIMS = {"grid_up": 2}
+
+
+@pytest.mark.parametrize("func", list(race_kernels.RACY), ids=lambda f: f.__name__)
+def test_racy_kernels_are_flagged_with_a_counterexample(func):
+    races, _ = find_races(read_function(func), DIMS.get(func.__name__, 1))
+    assert races
+    elements = {"%s[%s]" % (a.array, ", ".join(map(str, w["element"])))
+                for a, b, w in races}
+    assert race_kernels.RACY[func] in elements
+    for a, b, w in races:
+        assert w["item_a"] != w["item_b"]
+
+
+@pytest.mark.parametrize("func", race_kernels.RACE_FREE, ids=lambda f: f.__name__)
+def test_race_free_kernels_pass(func):
+    assert find_races(read_function(func), 1)[0] == []
+
+
+def _md_kernels():
+    found = []
+    for mod in ("forces", "integrator", "binning", "energies", "local_cells",
+                "neighbours", "scans"):
+        module = importlib.import_module("examples.md." + mod)
+        for name, f in inspect.getmembers(module, inspect.isfunction):
+            params = list(inspect.signature(f).parameters)
+            if f.__module__ == module.__name__ and params[:1] == ["i"]:
+                found.append(f)
+    return found
+
+
+def test_no_false_positive_on_the_corpus_and_the_md_example():
+    kernels = [(k.func, k.dims) for k in CORPUS.values()]
+    kernels += [(f, 1) for f in _md_kernels()]
+    assert len(kernels) > 100
+    flagged = [f.__name__ for f, dims in kernels
+               if find_races(read_function(f), dims)[0]]
+    assert flagged == []
+
+
+def test_elementwise_warns_once_with_file_line_and_items():
+    y, x = np.ones(8), np.zeros(9)
+    e = pcompute.Elementwise(race_kernels.shift_right)
+    with pcompute.use_config(backend="python"):
+        with pytest.warns(RaceWarning) as record:
+            e(y, x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RaceWarning)
+            e(y, x)          # checked once per kernel
+    text = str(record[0].message)
+    assert 'race_kernels.py", line 7, in shift_right' in text
+    assert "x[1]" in text and "i = 0" in text and "i = 1" in text
+    assert "x[i + 1]" in text and "hint:" in text
+
+
+def test_strict_makes_it_an_error_and_serial_atomics_are_exempt():
+    f = np.zeros(4)
+    with pcompute.use_config(backend="python"):
+        with pytest.raises(RaceError, match=re.escape("f[0]")) as info:
+            pcompute.Elementwise(race_kernels.neighbour_write, strict=True)(f, 4)
+        assert info.value.location.lineno == 12
+        assert isinstance(info.value, ValueError)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RaceWarning)
+            serial = pcompute.serial(race_kernels.neighbour_write)
+            pcompute.Elementwise(serial, strict=True)(np.zeros(3), 3)
+            keys = np.array([0, 1, 1, 0], dtype=np.int32)
+            counts = np.zeros(2, dtype=np.int32)
+            pcompute.Elementwise(race_kernels.counted, strict=True)(keys, counts)
+        assert counts.tolist() == [2, 2]
