@@ -393,7 +393,7 @@ def cmd_source(args):
     func = load_function(args.target)
     try:
         text = generate_source(func, backend=args.backend, types=args.types,
-                               kind=args.kind, config=config)
+                               kind=args.kind, config=config, index_dims=args.index_dims)
     except KernelTypeError as exc:
         if "cannot tell the type" in exc.message:
             exc.hint = "give the types of unannotated arguments with --types, e.g. " \
@@ -497,6 +497,9 @@ def build_parser():
     p.add_argument("--kind", choices=KINDS, default="elementwise",
                    help="elementwise: a complete Elementwise kernel (default); "
                         "function: the translated functions only")
+    p.add_argument("--index-dims", type=int, choices=(1, 2, 3), default=1,
+                   help="index parameters of an Elementwise kernel: 2 for f(i, j, ...) "
+                        "over a 2-D index space, 3 for f(i, j, k, ...) (default 1)")
     prec = p.add_mutually_exclusive_group()
     prec.add_argument("--double", dest="use_double", action="store_const", const=True,
                       default=None, help="double precision floating point")

@@ -4,6 +4,7 @@
 text pcompute would compile, for any backend, on any machine: producing CUDA C
 needs neither pycuda nor a GPU.
 """
+import re
 from dataclasses import replace
 
 from .backends.registry import get_backend
@@ -30,7 +31,8 @@ def _parse_types(types):
         return {}
     if isinstance(types, str):
         out = {}
-        for item in types.split(","):
+        # Commas inside brackets belong to a type: u=double[:, :],n=int.
+        for item in re.split(r",(?![^\[]*\])", types):
             if not item.strip():
                 continue
             if "=" not in item:

@@ -407,3 +407,13 @@ def test_checked_cuda_source_compiles():
     cuda_builder.check_cuda_source(generate_source(
         with_helper, backend="cuda", types={"a": "gdoublep2", "out": "double[:, :]"},
         index_dims=2, config={"bounds_check": True, "use_double": True}))
+
+
+def test_pcompute_source_prints_nd_kernels(capsys):
+    from pcompute.cli import main
+    target = "%s:laplace" % __file__
+    assert main(["source", target, "-b", "cuda", "--index-dims", "2",
+                 "--types", "u=double[:, :],out=gdoublep2"]) == 0
+    text = capsys.readouterr().out
+    assert "pc_elementwise(long long pc_n0, long long pc_n1" in text
+    assert "u[(i - 1) * pc_s0_u + j * pc_s1_u]" in text
