@@ -417,3 +417,44 @@ def test_pcompute_source_prints_nd_kernels(capsys):
     text = capsys.readouterr().out
     assert "pc_elementwise(long long pc_n0, long long pc_n1" in text
     assert "u[(i - 1) * pc_s0_u + j * pc_s1_u]" in text
+
+
+# -- reductions over n-D index spaces ----------------------------------------------------
+
+def weighted_square(i, j, a, w):
+    return a[i, j] * a[i, j] * w
+
+
+def diagonal_planes(i, j, k, a):
+    return a[i, j, k] if i == j else 0.0
+
+
+def test_reductions_reduce_the_whole_nd_domain(backend):
+    x = grid((37, 23), backend.dtype, 4)
+    y = grid((5, 5, 4), backend.dtype, 5)
+    a, b = on_device(x, y)
+    got = pc.Reduction("a+b", map_func=weighted_square, dtype_out=backend.dtype)(a, 2.0)
+    np.testing.assert_allclose(got, (x * x * 2).sum(), rtol=backend.rtol)
+    got = pc.Reduction("a+b", map_func=diagonal_planes, dtype_out=backend.dtype)(b)
+    np.testing.assert_allclose(got, sum(y[i, i].sum() for i in range(5)), rtol=backend.rtol)
+    total = pc.Reduction("a+b", dtype_out=backend.dtype)
+    np.testing.assert_allclose(total(a[1:, ::2]), x[1:, ::2].sum(), rtol=backend.rtol)
+    np.testing.assert_allclose(total(b), y.sum(), rtol=backend.rtol)
+    biggest = pc.Reduction("max(a, b)", neutral="-INFINITY", dtype_out=backend.dtype)
+    assert biggest(a.T) == x.max()
+    got = pc.Reduction("a+b", map_func=weighted_square, dtype_out=backend.dtype)(
+        a, 1.0, shape=(3, 4))
+    np.testing.assert_allclose(got, (x[:3, :4] ** 2).sum(), rtol=backend.rtol)
+
+
+def test_nd_reduction_cuda_source_compiles():
+    from pcompute.backends.registry import get_backend
+    from pcompute.build import cuda_builder
+    from pcompute.config import Config
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found: the CUDA source cannot be compile-checked here")
+    r = pc.Reduction("a+b", map_func=weighted_square)._nd(2)
+    config = Config(read_environment=False, use_double=True)
+    cuda = get_backend("cuda")
+    spec = r._spec((7, np.zeros((3, 7)), 2.0), cuda, config)
+    cuda_builder.check_cuda_source(cuda.generate_reduction(spec, config).source)

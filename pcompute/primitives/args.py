@@ -4,6 +4,7 @@ Every check happens before any kernel runs, and each error names the
 argument and says what to pass instead.
 """
 import inspect
+import numbers
 
 import numpy as np
 
@@ -299,3 +300,34 @@ def argument_types(names, values, declared, where, backend, config, strict=True,
             continue
         types[name] = given
     return types
+
+
+def index_space(args, dims, shape, params, where):
+    """The extents of a ``dims``-D index space: ``shape`` (an int or a tuple),
+    else the shape of the first array argument of rank ``dims`` (None for
+    ``dims == 1``: the first array's length is used).  ``params`` are the
+    kernel's parameter names (the first ``dims`` are the indices)."""
+    if shape is not None:
+        extents = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+        if len(extents) != dims or not all(
+                isinstance(e, (numbers.Integral, np.integer)) and e >= 0 for e in extents):
+            raise KernelValueError("%s: shape=%r does not describe a %d-D index space"
+                                   % (where, shape, dims),
+                                   hint="pass %d non-negative integers, one per index "
+                                   "parameter (%s)" % (dims, ", ".join(params[:dims])))
+        extents = tuple(int(e) for e in extents)
+        return extents[0] if dims == 1 else extents
+    if dims == 1:
+        return None
+    for a in args:
+        if array_length(a) is not None:
+            dev = a.dev if isinstance(a, _array_class()) else a
+            if len(dev.shape) == dims:
+                return tuple(int(e) for e in dev.shape)
+    nargs = len(params) - 1
+    raise KernelTypeError(
+        "%s takes %d argument(s) after the index (%s), got %d"
+        % (where, nargs, ", ".join(params[1:]), len(args)),
+        hint="pass every argument; or, for a %d-D index space (%s), pass a %d-D array "
+             "argument or shape=(...) to give its extents"
+             % (dims, ", ".join(params[:dims]), dims))

@@ -1,6 +1,5 @@
 """Elementwise: ``func(i, *args)`` for every ``i`` in ``[0, n)``, or
 ``func(i, j, *args)`` / ``func(i, j, k, *args)`` over a 2-D / 3-D index space."""
-import numbers
 from dataclasses import replace
 
 import numpy as np
@@ -13,7 +12,7 @@ from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
 from ..frontend.source import check_is_function, read_function
 from ..types import LONG
-from .args import (argument_types, array_length, device_value, device_values,
+from .args import (argument_types, device_value, device_values, index_space,
                    parameter_names, shaped)
 from ..records import BuiltKernel
 from .base import Primitive
@@ -97,33 +96,8 @@ class Elementwise(Primitive):
         return dims
 
     def _domain(self, args, dims, shape):
-        """The extents of the index space: ``shape``, else the shape of the first
-        array argument of rank ``dims``."""
-        if shape is not None:
-            extents = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-            if len(extents) != dims or not all(
-                    isinstance(e, (numbers.Integral, np.integer)) and e >= 0
-                    for e in extents):
-                raise KernelValueError("%s: shape=%r does not describe a %d-D index "
-                                       "space" % (self._where(), shape, dims),
-                                       hint="pass %d non-negative integers, one per index "
-                                       "parameter (%s)" % (dims, ", ".join(
-                                           self._params[:dims])))
-            extents = tuple(int(e) for e in extents)
-            return extents[0] if dims == 1 else extents
-        if dims == 1:
-            return None
-        for a in args:
-            dev = a.dev if hasattr(a, "dev") and array_length(a) is not None else a
-            if array_length(a) is not None and len(dev.shape) == dims:
-                return tuple(int(e) for e in dev.shape)
-        nargs = len(self._params) - 1
-        raise KernelTypeError(
-            "%s takes %d argument(s) after the index (%s), got %d"
-            % (self._where(), nargs, ", ".join(self._params[1:]), len(args)),
-            hint="pass every argument; or, if %s() runs over a %d-D index space "
-                 "(%s), pass a %d-D array argument or shape=(...) to give its extents"
-                 % (self.name, dims, ", ".join(self._params[:dims]), dims))
+        """The extents of the index space (see :func:`.args.index_space`)."""
+        return index_space(args, dims, shape, self._params, self._where())
 
     def _program(self, types, backend, config, dims=1):
         program = type_kernel(self.func, types, use_double=config.use_double,

@@ -29,13 +29,15 @@ def _check_expression(text, what):
     return tree
 
 
-def make_function(name, params, expr, what):
-    """A Python function ``name(*params): return expr`` with a ``source``."""
+def make_function(name, params, expr, what, names=None):
+    """A Python function ``name(*params): return expr`` with a ``source``;
+    ``names`` adds to the names the expression may use (e.g. helpers)."""
     if not isinstance(expr, str):
         raise KernelValueError("the %s must be a string expression, got %r" % (what, expr))
     _check_expression(expr, what)
     source = "def %s(%s):\n    return %s\n" % (name, ", ".join(params), expr.strip())
     namespace = dict(_NAMESPACE)
+    namespace.update(names or {})
     code = compile(source, "<%s %r>" % (what, expr), "exec")
     exec(code, namespace)
     func = namespace[name]

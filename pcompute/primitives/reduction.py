@@ -9,9 +9,18 @@ from ..frontend.source import read_function
 from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
 from ..types import LONG, dtype_to_ctype
-from .args import argument_types, device_values, parameter_names, shaped
+from .args import argument_types, device_values, index_space, parameter_names, shaped
 from .base import Primitive
 from .exprfunc import make_function, neutral_value
+
+#: The largest index space of a Reduction's map function: map(i, j, k, ...).
+MAX_INDEX_DIMS = 3
+
+
+def _rank(value):
+    dev = getattr(value, "dev", value)
+    shape = getattr(dev, "shape", None)
+    return len(shape) if shape is not None and hasattr(dev, "strides") else 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +70,8 @@ class Reduction(Primitive):
             self._map = map_func
             self._params = parameter_names(map_func)
         self.name = getattr(map_func, "__name__", "reduction")
+        self._nd_memo = {}
+        self._shape_names = set()   # arguments whose shape a wrapped n-D map reads
 
     @property
     def reduction(self):
@@ -81,7 +92,7 @@ class Reduction(Primitive):
             declared, _ = annotation_types(self._map, read_function(self._map))
         types = argument_types(self._params[1:], args, declared, self._where(), backend,
                                config, nd=self.map_func is not None)
-        types = shaped(types, shape_reads(read_function(self._map)))
+        types = shaped(types, shape_reads(read_function(self._map)) | self._shape_names)
         if self._params[0] not in declared:
             types[self._params[0]] = LONG
         map_program = type_kernel(self._map, types, use_double=config.use_double,
@@ -95,16 +106,72 @@ class Reduction(Primitive):
     def _build(self, args, backend, config):
         return backend.build_reduction(self._spec(args, backend, config), config)
 
-    def __call__(self, *args):
-        nargs = len(self._params) - 1
-        if len(args) != nargs:
+    def __call__(self, *args, shape=None):
+        """Reduce over ``[0, n)`` (n: the first array's length), or over the
+        n-D index space of a map function ``map(i, j, ...)`` /
+        ``map(i, j, k, ...)`` (the shape of its first array of that rank, or
+        ``shape=``); without a map function an array of rank 2 or 3 (a view
+        too) is reduced whole."""
+        if self.map_func is None and len(args) == 1 and _rank(args[0]) in (2, 3):
+            extents = tuple(int(e) for e in getattr(args[0], "dev", args[0]).shape)
+            total = int(np.prod(extents, dtype=np.int64))
+            return self._nd(len(extents), input_rank=True)._run(extents[1:] + args, total)
+        dims = len(self._params) - len(args)
+        if not 1 <= dims <= MAX_INDEX_DIMS or (self.map_func is None and dims != 1):
+            nargs = len(self._params) - 1
             raise KernelTypeError("%s takes %d argument(s) (%s), got %d"
                                   % (self._where(), nargs, ", ".join(self._params[1:]),
-                                     len(args)))
+                                     len(args)),
+                                  hint="a map function with 2 or 3 index parameters "
+                                  "(map(i, j, ...)) reduces over a 2-D or 3-D index space")
+        if dims > 1 or shape is not None:
+            extents = index_space(args, dims, shape, self._params, self._where())
+            extents = (extents,) if dims == 1 else extents
+            total = int(np.prod(extents, dtype=np.int64))
+            if dims == 1:
+                return self._run(args, total)
+            return self._nd(dims)._run(tuple(extents[1:]) + tuple(args), total)
+        return self._run(args)
+
+    def _run(self, args, n=None):
         config, backend = self._call_setup()
         built = self._kernel(args, backend, config)
-        values, n = device_values(self._params[1:], args, self._where(), backend)
-        return self._launch(built, backend, config, n, values)
+        values, length = device_values(self._params[1:], args, self._where(), backend)
+        return self._launch(built, backend, config, length if n is None else n, values)
+
+    def _nd(self, dims, input_rank=False):
+        """The 1-D Reduction over ``dims``-D index spaces: its map function
+        takes the flat index and the extents of the axes after the first,
+        and calls this one's map with one index per axis (a helper call, so
+        the user's map is typed and translated as written)."""
+        key = (dims, input_rank)
+        inner = self._nd_memo.get(key)
+        if inner is None:
+            if input_rank:
+                axes = "ijk"[:dims]
+                user = make_function("reduce_input", tuple(axes) + ("x",),
+                                     "x[%s]" % ", ".join(axes), "input")
+                nargs = 1
+            else:
+                user, nargs = self._map, len(self._params) - dims
+            extents = ["nd_m%d" % d for d in range(1, dims)]
+            data = ["nd_a%d" % k for k in range(nargs)]
+            if dims == 2:
+                index = ["nd_t // nd_m1", "nd_t % nd_m1"]
+            else:
+                index = ["nd_t // (nd_m1 * nd_m2)", "nd_t // nd_m2 % nd_m1", "nd_t % nd_m2"]
+            wrapper = make_function(
+                "reduce_nd_map", ["nd_t"] + extents + data,
+                "%s(%s)" % (user.__name__, ", ".join(index + data)), "map",
+                names={user.__name__: user})
+            inner = Reduction(self.reduce_expr, wrapper, self.dtype_out, self.neutral,
+                              self._backend, self.ordered)
+            inner.name = self.name
+            inner._shape_names = {"nd_a%d" % k for k, p in enumerate(
+                parameter_names(user)[dims:]) if p in shape_reads(read_function(user))}
+            self._nd_memo[key] = inner
+        inner._backend = self._backend
+        return inner
 
     @property
     def profile_name(self):
