@@ -149,3 +149,22 @@ def test_random_graphs_match_numpy(lazy, data):
     check(got, want, lazy)
     assert all("float16" in reason for reason in pnp.stats()["fallbacks"]), \
         pnp.stats()["fallbacks"]
+
+
+def test_setitem_with_slices_runs_on_the_device(lazy):
+    rng = np.random.default_rng(7)
+    u = rng.standard_normal((5, 6)).astype(lazy.dtype)
+    pu = pnp.asarray(u.copy())
+    before = pu[1:3]                           # a view taken before the write
+    want = u.copy()
+    want[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1] - 2 * u[1:-1, 1:-1]
+    pu[1:-1, 1:-1] = pu[:-2, 1:-1] + pu[2:, 1:-1] - 2 * pu[1:-1, 1:-1]
+    want[0] = 7
+    pu[0] = 7
+    want[:, ::3] = np.arange(5, dtype=lazy.dtype)[:, None]
+    pu[:, ::3] = np.arange(5, dtype=lazy.dtype)[:, None]
+    check(pu, want, lazy)
+    check(before, u[1:3], lazy)                # copy-on-write: the old values
+    assert pnp.stats()["kernels"] >= 6 and not pnp.stats()["fallbacks"]
+    with pytest.raises(ValueError, match="broadcast"):
+        pu[1:3] = pnp.asarray(np.zeros(4, dtype=lazy.dtype))

@@ -6,8 +6,10 @@ import numpy as np
 from . import views
 from .core import (_from_host, _to_host, apply_ufunc, astype as _astype, ndarray,
                    node_of, reduction, wrap_node)
-from .execute import evaluate as _evaluate_node, fallback
-from .graph import Map, Source
+from .dtypes import in_kernel
+from .execute import device_view, evaluate as _evaluate_node, fallback, write_view
+from .graph import Const, Map, Source
+from .options import OPTIONS
 from .stats import STATS
 
 IMPLEMENTED = {}
@@ -156,6 +158,15 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 
 
 # -- shapes and views -------------------------------------------------------------------
+def _on_device(src):
+    """``src``, with a device buffer when it is big enough for kernels (so views
+    of it are views of that buffer, not host copies made per view)."""
+    if src.dev is None and src.size >= OPTIONS["eager_below"] and src.size \
+            and in_kernel(src.dtype):
+        device_view(src)
+    return src
+
+
 def _view(src, shape, strides, offset):
     return Source(shape, src.dtype, dev=src.dev, strides=strides, offset=offset,
                   backend=src.backend)
@@ -168,7 +179,7 @@ def reshape(a, shape, order="C"):
     if order != "C":
         return _from_host(np.reshape(a.get(), shape, order=order))
     newshape = views.reshape_shape(a.size, shape)
-    src = a._source()
+    src = _on_device(a._source())
     if src.dev is None:
         return _host(src.host.reshape(newshape))
     if not src.contiguous():
@@ -181,7 +192,7 @@ def transpose(a, axes=None):
     """A transposed view."""
     a = asarray(a)
     axes = views.transpose_axes(a.ndim, () if axes is None else (tuple(axes),))
-    src = a._source()
+    src = _on_device(a._source())
     if src.dev is None:
         return _host(src.host.transpose(axes))
     return ndarray(_view(src, tuple(src.shape[k] for k in axes),
@@ -202,7 +213,7 @@ def getitem(a, key):
     """``a[key]``: basic indexing is a view; other keys are done by NumPy."""
     if isinstance(key, ndarray):
         key = key.get()
-    src = a._source()
+    src = _on_device(a._source())
     if views.is_basic_key(key) and src.dev is not None:
         shape, strides, offset = views.basic_view(src.shape, src.strides, src.offset, key)
         if not shape:
@@ -216,10 +227,29 @@ def getitem(a, key):
 
 def setitem(a, key, value):
     """``a[key] = value`` on a fresh copy of ``a``'s data: views taken of ``a``
-    earlier keep the old values (a difference from NumPy, see the docs)."""
+    earlier keep the old values (a difference from NumPy, see the docs).
+    With a basic key (slices, ints) on data that is not small, the copy and
+    the store are kernels on the device, the store fused with the work that
+    computes ``value``."""
     if isinstance(key, ndarray):
         key = key.get()
-    host = a._source().to_host().copy()
+    src = a._source()
+    if views.is_basic_key(key) and src.size >= OPTIONS["eager_below"] \
+            and in_kernel(src.dtype):
+        value_node = node_of(value)
+        if not isinstance(value_node, Const) and not in_kernel(value_node.dtype):
+            value_node = node_of(np.asarray(_to_host(value)).astype(src.dtype))
+        copy = _evaluate_node(Map("astype", [src], [src.dtype], src.shape, src.dtype))
+        if copy.dev is not None:
+            shape, strides, offset = views.basic_view(copy.shape, copy.strides,
+                                                      copy.offset, key)
+            if np.broadcast_shapes(value_node.shape, shape) != shape:
+                raise ValueError("could not broadcast input array from shape %s into "
+                                 "shape %s" % (value_node.shape, shape))
+            write_view(_view(copy, shape, strides, offset), value_node)
+            a._node = copy
+            return
+    host = src.to_host().copy()
     host[_to_host(key)] = _to_host(value)
     a._node = Source.from_host(host)
 

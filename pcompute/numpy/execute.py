@@ -135,6 +135,25 @@ def evaluate(node):
     return _finish(node, Source(node.shape, node.dtype, dev=out, backend=be.name))
 
 
+def write_view(target, value):
+    """Store ``value`` (a node, broadcast to ``target.shape``) into the strided
+    device view ``target``, fusing ``value``'s elementwise work into the store."""
+    if target.size == 0:
+        return
+    while True:
+        emitter = Emitter(target.shape, device_view, max_leaves=OPTIONS["max_inputs"])
+        try:
+            expr = emitter.operand(value, target.dtype)
+            break
+        except NotFusable as stop:
+            _boundary(value, stop)
+    index = emitter.store_index(target.strides, target.offset)
+    source = emitter.function("pc_store", ["out"], ["out[%s] = %s" % (index, expr)])
+    with _precision():
+        kernels.run_elementwise(source, target.dev, emitter.args, emitter.nodes,
+                                size=target.size)
+
+
 def _boundary(root, stop):
     """Deal with a node that stopped fusion: evaluate it (or, at the input
     cap, the root's operands) on its own first."""
@@ -157,6 +176,9 @@ def _boundary(root, stop):
         evaluate(node)
 
 
+_ITEMS = {}
+
+
 class _Tools:
     """What the reduction lowering needs from the executor."""
 
@@ -170,6 +192,20 @@ class _Tools:
     @property
     def max_inputs(self):
         return OPTIONS["max_inputs"]
+
+    @staticmethod
+    def items(n):
+        """An n-element array whose only use is to tell a Reduction n
+        (allocated, never written or read; kept for the next reduction)."""
+        be = backend_now()
+        key = (be.name, n)
+        arr = _ITEMS.get(key)
+        if arr is None:
+            with _precision():
+                arr = empty(n, np.uint8)
+            _ITEMS.clear()
+            _ITEMS[key] = arr
+        return arr
 
     @staticmethod
     def count_eager():

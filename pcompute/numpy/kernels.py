@@ -56,7 +56,8 @@ def elementwise_for(source):
     prim = _CACHE.get(key)
     if prim is None:
         STATS.compiles += 1
-        prim = Elementwise(make_function(source, "pc_fused"))
+        name = source[len("def "):source.index("(")]
+        prim = Elementwise(make_function(source, name))
         _CACHE[key] = prim
     return prim
 
@@ -73,12 +74,16 @@ def reduction_for(source, reduce_expr, dtype, neutral):
     return prim
 
 
-def run_elementwise(source, out, args, nodes):
-    """Run the fused kernel ``source`` writing ``out``."""
+def run_elementwise(source, out, args, nodes, size=None):
+    """Run the fused kernel ``source`` writing ``out`` (over ``size`` items
+    when given, else ``len(out)``)."""
     prim = elementwise_for(source)
     STATS.kernels += 1
     STATS.fused_ops += nodes
-    prim(out, *args)
+    if size is None:
+        prim(out, *args)
+    else:
+        prim(out, *args, shape=size)
     return prim
 
 

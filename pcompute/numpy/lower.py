@@ -184,6 +184,21 @@ class Emitter:
         base = self.operand(node.args[0], node.loop[0])
         return "(%s * %s)" % (base, base) if value == 2 else "sqrt(%s)" % base
 
+    def count_first(self, items):
+        """Make ``items`` (an array of exactly n elements, never read) the first
+        array argument, for primitives that take n from their first array."""
+        self.params.insert(0, "n_items")
+        self.args.insert(0, items)
+        self.first_exact = True
+
+    def store_index(self, strides, offset):
+        """The index expression of a strided output view of this index space."""
+        self.uses_digits = True
+        off = self._param("o_o", int(offset))
+        terms = [off] + ["x%d * %s" % (k, self._param("o_s%d" % k, int(strides[d])))
+                         for k, d in enumerate(self.outer)]
+        return " + ".join(terms)
+
     # -- assembling --------------------------------------------------------------
     def digits(self):
         """Lines that split ``i`` into the digits x<d> of the outer axes."""
@@ -191,14 +206,17 @@ class Emitter:
             return []
         # Digits are named by their position among the outer axes, so reducing
         # another axis of the same rank gives the same kernel text.
+        # The index and the extents are non-negative, so the splitting is done
+        # in unsigned integers: plain C division, without the sign fix-ups that
+        # Python's // and % need for negative operands.
         dims = self.outer
-        lines = ["q = i"]
+        lines = ["q = cast(i, 'ulong')"]
         for k in reversed(range(1, len(dims))):
-            n = self._param("d%d" % k, int(self.shape[dims[k]]))
-            lines.append("x%d = q %% %s" % (k, n))
+            n = self._param("d%d" % k, np.uint64(self.shape[dims[k]]))
+            lines.append("x%d = cast(q %% %s, 'long')" % (k, n))
             lines.append("q = q // %s" % n)
         if dims:
-            lines.append("x0 = q")
+            lines.append("x0 = cast(q, 'long')")
         return lines
 
     def function(self, name, head, tail, loop_lines=None):

@@ -79,8 +79,7 @@ def _full(node, tools):
     make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
     emitter, expr = _emit(tools, node, make)
     if not emitter.first_exact:
-        _copy_first(node, tools)
-        emitter, expr = _emit(tools, node, make)
+        emitter.count_first(tools.items(arg.size))
     isfloat = acc.kind == "f"
     if node.op in ("any", "all"):
         value = "cast(%s, 'uchar')" % convert(expr, arg.dtype, np.bool_)
@@ -94,15 +93,6 @@ def _full(node, tools):
     return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
 
 
-def _copy_first(node, tools):
-    """Give a full reduction an input it can count its items from (a fresh
-    contiguous array) when no operand of the region has exactly n items."""
-    arg = node.arg
-    copy = Map("astype", [arg], [arg.dtype], arg.shape, arg.dtype)
-    tools.evaluate(copy)
-    node.arg = copy
-
-
 def _arg_full(node, tools):
     """argmin/argmax over all axes: the extreme (NaN first), then its first index."""
     arg = node.arg
@@ -113,9 +103,7 @@ def _arg_full(node, tools):
     make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
     emitter, expr = _emit(tools, node, make)
     if not emitter.first_exact:
-        _copy_first(node, tools)
-        arg = node.arg
-        emitter, expr = _emit(tools, node, make)
+        emitter.count_first(tools.items(arg.size))
     n = emitter._param("c_n", np.int64(arg.size))
     if isnan:
         test = "isnan(%s)" % expr
