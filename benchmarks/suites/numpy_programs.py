@@ -68,7 +68,7 @@ def _program(ctx, name):
         check = lambda got: close(np.asarray(got), want, rtol=1e-9, atol=1e-12)  # noqa
         with ctx.group(NAME, name, n) as g:
             g.time("numpy", "reference", lambda: plain.MAIN(*args), is_ref=True)
-            for variant in (pc.OMP, pc.OPENCL):
+            for variant in (pc.OMP, pc.SERIAL, pc.OPENCL):
                 why = variant.why_unavailable()
                 if why:
                     ctx.rec.note("%s skipped: %s" % (variant.label, why))
