@@ -5,10 +5,11 @@ primitives are plain functions on NumPy arrays and lists (the prelude, also
 the oracle), and ``@dataparallel`` compiles a function written with them into
 fused phases, one kernel each, on the configured backend.
 """
+from .decorator import DataParallelFunction, dataparallel
 from .prelude import (exclusive_scan, gather, indices, len, map, max, min, permute,
                       reduce, replicate, rotate, rscan, scan, scatter, shift, sort,
                       sort_by_key, split, sum, zip)
 
-__all__ = ["exclusive_scan", "gather", "indices", "len", "map", "max", "min",
+__all__ = ["DataParallelFunction", "dataparallel", "exclusive_scan", "gather", "indices", "len", "map", "max", "min",
            "permute", "reduce", "replicate", "rotate", "rscan", "scan", "scatter",
            "shift", "sort", "sort_by_key", "split", "sum", "zip"]

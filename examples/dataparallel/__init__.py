@@ -1,0 +1,1 @@
+"""Samples of pcompute.dataparallel: algorithms written with the prelude."""

@@ -1,0 +1,77 @@
+"""One kernel being assembled: its parameters, body lines and temporaries.
+
+The kernel is kernel-language Python source (``def k(i, ...)``) that the
+normal front end checks, types and translates for whichever backend runs it;
+arrays and scalars are parameters (never baked into the text), so the text
+is the structure of the phase and the cache key of its compiled kernel.
+"""
+import re
+
+import numpy as np
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Builder:
+    """Parameters, lines and temporaries of one kernel under construction."""
+
+    def __init__(self):
+        self.params, self.args = [], []
+        self.lines = []
+        self.memo = {}
+        self._arrays = {}
+        self._count = 0
+        self.indent = ""
+
+    def fresh(self, prefix):
+        self._count += 1
+        return "%s%d" % (prefix, self._count)
+
+    def array(self, arr):
+        """The parameter name of the pcompute Array ``arr``."""
+        name = self._arrays.get(id(arr))
+        if name is None:
+            name = "a%d" % len(self._arrays)
+            self._arrays[id(arr)] = name
+            self.params.append(name)
+            self.args.append(arr)
+        return name
+
+    def scalar(self, value):
+        """A kernel scalar parameter holding the host value ``value``."""
+        if isinstance(value, (bool, np.bool_)):
+            value = np.int32(bool(value))
+        name = "c%d" % len(self.params)
+        self.params.append(name)
+        self.args.append(value)
+        return name
+
+    def lead(self, n):
+        """Put an array of ``n`` elements first among the parameters: the
+        primitives take the number of items from the first array argument.
+        Without one, an ``n``-element carrier array is added."""
+        for k, value in enumerate(self.args):
+            if hasattr(value, "dtype") and hasattr(value, "get") and len(value) == n:
+                self.params.insert(0, self.params.pop(k))
+                self.args.insert(0, self.args.pop(k))
+                return
+        from ..array import empty
+        self.params.insert(0, "dp_items")
+        self.args.insert(0, empty(n, np.int8))
+
+    def line(self, text):
+        self.lines.append(self.indent + text)
+
+    def temp(self, text):
+        """``text`` as a local name (assigned on a line of its own)."""
+        if _NAME.match(text):
+            return text
+        name = self.fresh("t")
+        self.line("%s = %s" % (name, text))
+        return name
+
+    def function(self, name, head, tail):
+        """The source of ``def name(<head>, <params>)``: body lines, then ``tail``."""
+        lines = ["def %s(%s):" % (name, ", ".join(list(head) + self.params))]
+        lines += ["    " + ln for ln in self.lines + list(tail)]
+        return "\n".join(lines) + "\n"

@@ -1,0 +1,326 @@
+"""Inlining element functions (lambdas, nested and module-level ``def``) into
+a kernel body.
+
+An element function is lowered by substitution: its parameters become the
+expressions of the elements it is applied to, its body (assignments, then
+``return``) becomes lines of the kernel.  Each value carries a *proto* (a
+NumPy scalar of its type) computed with the same Python operators, so the
+types are the plain-Python oracle's.  Inside an element function a segment
+(from ``split``) may be reduced (``sum``, ``len``, ``reduce`` with
+``operator.add``/``mul``), also after ``map``/``gather`` over it: that
+becomes a sequential loop over the segment.
+"""
+import ast
+import builtins
+import math
+import operator
+import types
+
+import numpy as np
+
+from ..errors import KernelSyntaxError, KernelTypeError
+from ..numpy.dtypes import kernel_type_name
+from . import prelude
+from .values import Seq, SegView
+from .source import Closure, closure_of, located
+
+_BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub),
+           ast.Mult: ("*", operator.mul), ast.Div: ("/", operator.truediv),
+           ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
+           ast.Pow: ("**", operator.pow), ast.BitAnd: ("&", operator.and_),
+           ast.BitOr: ("|", operator.or_), ast.BitXor: ("^", operator.xor),
+           ast.LShift: ("<<", operator.lshift), ast.RShift: (">>", operator.rshift)}
+_CMPOPS = {ast.Lt: ("<", operator.lt), ast.LtE: ("<=", operator.le),
+           ast.Gt: (">", operator.gt), ast.GtE: (">=", operator.ge),
+           ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne)}
+
+#: Python/NumPy functions an element function may call, by kernel name.
+MATH = {}
+for _name in ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+              "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "atan2", "hypot", "pow"):
+    _kname = _name
+    for _mod, _attr in ((math, _name), (np, {"asin": "arcsin", "acos": "arccos",
+                                             "atan": "arctan"}.get(_name, _name))):
+        if hasattr(_mod, _attr):
+            MATH[getattr(_mod, _attr)] = (_kname, getattr(np, {"asin": "arcsin",
+                                          "acos": "arccos", "atan": "arctan",
+                                          "pow": "power"}.get(_name, _name)))
+MATH[builtins.abs] = ("abs", np.abs)
+MATH[np.abs] = ("abs", np.abs)
+
+_ADD_OPS = {operator.add: ("+", 0), operator.mul: ("*", 1)}
+
+
+class Elem:
+    """A scalar element value: kernel expression text and its proto."""
+
+    def __init__(self, text, proto):
+        self.text, self.proto = text, proto
+
+
+def proto_of(value):
+    """The proto of a host scalar (weak Python scalars stay Python scalars)."""
+    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
+        return value
+    return np.asarray(value).dtype.type(value)
+
+
+def typed_zero(proto, value=0):
+    """A kernel expression of ``value`` in the type of ``proto``."""
+    return "cast(%r, '%s')" % (value, kernel_type_name(np.asarray(proto).dtype))
+
+
+class Inliner:
+    """Lowers element-level expressions of one kernel into ``builder``."""
+
+    def __init__(self, builder):
+        self.b = builder
+
+    # -- calls of element functions ------------------------------------------
+    def apply(self, func, args, where):
+        """``func(*args)`` inlined; ``args`` are Elem, SegView or host values."""
+        if isinstance(func, Closure):
+            return self.inline(func, args)
+        if hasattr(func, "closure"):                   # a @dataparallel function
+            return self.inline(func.closure, args)
+        if isinstance(func, types.FunctionType) and func not in _SEG_PRIMS:
+            return self.inline(closure_of(func), args)
+        if func in MATH:
+            kname, npf = MATH[func]
+            elems = [self.elem(a, where) for a in args]
+            with np.errstate(all="ignore"):
+                proto = npf(*[e.proto for e in elems])
+            return Elem(self.b.temp("%s(%s)" % (kname, ", ".join(e.text for e in elems))),
+                        proto)
+        if func in (builtins.min, builtins.max) and len(args) == 2:
+            elems = [self.elem(a, where) for a in args]
+            proto = func(*[e.proto for e in elems])
+            return Elem(self.b.temp("%s(%s, %s)" % (func.__name__, elems[0].text,
+                                                    elems[1].text)), proto)
+        if func in _SEG_PRIMS:
+            return _SEG_PRIMS[func](self, args, where)
+        raise located(KernelTypeError, "cannot call %r inside an element function"
+                      % getattr(func, "__name__", func), where,
+                      "call a lambda, a def, a math function (exp, sqrt, ...) or "
+                      "sum/len/reduce/map/gather over a segment")
+
+    def inline(self, func, args):
+        node = func.node
+        params = [a.arg for a in node.args.args]
+        if len(params) != len(args):
+            raise located(KernelTypeError, "%s takes %d argument(s), got %d"
+                          % (func.name, len(params), len(args)), func.where(node))
+        env = dict(func.env)
+        env.update(zip(params, args))
+        if isinstance(node, ast.Lambda):
+            return self.expr(node.body, env, func)
+        for stmt in node.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue                               # docstring
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], ast.Name):
+                value = self.expr(stmt.value, env, func)
+                if isinstance(value, Elem):
+                    value = Elem(self.b.temp(value.text), value.proto)
+                env[stmt.targets[0].id] = value
+            elif isinstance(stmt, ast.Return) and stmt.value is not None:
+                return self.expr(stmt.value, env, func)
+            elif isinstance(stmt, ast.FunctionDef):
+                env[stmt.name] = Closure(stmt, env, func.globals, func.filename,
+                                         func.firstline)
+            else:
+                raise located(KernelSyntaxError, "%s is not supported in an element "
+                              "function" % type(stmt).__name__, func.where(stmt),
+                              "write assignments to names, then one return (use "
+                              "'a if c else b' for a choice)")
+        raise located(KernelSyntaxError, "the element function %s does not return "
+                      "a value" % func.name, func.where(node), "end it with return")
+
+    # -- expressions -----------------------------------------------------------
+    def elem(self, value, where):
+        """``value`` (Elem or host scalar) as an Elem."""
+        if isinstance(value, Elem):
+            return value
+        if isinstance(value, (bool, int, float, np.number, np.bool_)):
+            return Elem(self.b.scalar(value), proto_of(value))
+        raise located(KernelTypeError, "expected a scalar here, got a %s"
+                      % type(value).__name__, where,
+                      "reduce a segment with sum/len/reduce first")
+
+    def expr(self, node, env, func):
+        where = func.where(node)
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise located(KernelSyntaxError, "%s is not supported in an element "
+                          "function" % type(node).__name__, where,
+                          "use arithmetic, comparisons, 'a if c else b', calls and x[j]")
+        return method(node, env, func, where)
+
+    def expr_Constant(self, node, env, func, where):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+            raise located(KernelTypeError, "the constant %r is not supported"
+                          % (node.value,), where, "use int or float constants")
+        return Elem(repr(node.value), node.value)
+
+    def expr_Name(self, node, env, func, where):
+        if node.id in env:
+            return env[node.id]
+        return func.lookup(node.id, where)
+
+    def expr_BinOp(self, node, env, func, where):
+        sym, op = _BINOPS.get(type(node.op), (None, None))
+        if sym is None:
+            raise located(KernelSyntaxError, "operator not supported", where, "")
+        left = self.elem(self.expr(node.left, env, func), where)
+        right = self.elem(self.expr(node.right, env, func), where)
+        with np.errstate(all="ignore"):
+            proto = op(left.proto, right.proto if not (sym in "/%//" and not right.proto)
+                       else type(right.proto)(1))
+        return Elem("(%s %s %s)" % (left.text, sym, right.text), proto)
+
+    def expr_UnaryOp(self, node, env, func, where):
+        val = self.elem(self.expr(node.operand, env, func), where)
+        if isinstance(node.op, ast.USub):
+            return Elem("(-%s)" % val.text, -val.proto)
+        if isinstance(node.op, ast.UAdd):
+            return val
+        if isinstance(node.op, ast.Not):
+            return Elem("(not %s)" % val.text, np.bool_(True))
+        raise located(KernelSyntaxError, "operator not supported", where, "")
+
+    def expr_Compare(self, node, env, func, where):
+        parts, left = [], self.elem(self.expr(node.left, env, func), where)
+        for op, comp in zip(node.ops, node.comparators):
+            if type(op) not in _CMPOPS:
+                raise located(KernelSyntaxError, "comparison not supported", where,
+                              "use <, <=, >, >=, == or !=")
+            right = self.elem(self.expr(comp, env, func), where)
+            parts.append("(%s %s %s)" % (left.text, _CMPOPS[type(op)][0], right.text))
+            left = right
+        return Elem("(%s)" % " and ".join(parts), np.bool_(True))
+
+    def expr_BoolOp(self, node, env, func, where):
+        vals = [self.elem(self.expr(v, env, func), where) for v in node.values]
+        if any(np.asarray(v.proto).dtype.kind != "b" for v in vals):
+            raise located(KernelTypeError, "'and'/'or' need comparisons on both sides",
+                          where, "compare explicitly, e.g. (x != 0) and (y > 1)")
+        sym = " and " if isinstance(node.op, ast.And) else " or "
+        return Elem("(%s)" % sym.join(v.text for v in vals), np.bool_(True))
+
+    def expr_IfExp(self, node, env, func, where):
+        # Both branches are computed (they are pure), then one is chosen.
+        test = self.elem(self.expr(node.test, env, func), where)
+        a = self.elem(self.expr(node.body, env, func), where)
+        b = self.elem(self.expr(node.orelse, env, func), where)
+        proto = np.asarray([a.proto, b.proto]).dtype.type(0) \
+            if type(a.proto) is not type(b.proto) else a.proto
+        return Elem("(%s if %s else %s)" % (a.text, test.text, b.text), proto)
+
+    def expr_Subscript(self, node, env, func, where):
+        seq = self.expr(node.value, env, func)
+        index = self.elem(self.expr(node.slice, env, func), where)
+        if isinstance(seq, Seq):
+            text, proto = seq.element(self.b, index.text)
+            return Elem(text, proto)
+        if isinstance(seq, SegView):
+            return seq.elem(self, "(%s + %s)" % (seq.start, index.text))
+        raise located(KernelTypeError, "only sequences can be indexed here", where,
+                      "index a sequence argument or a segment")
+
+    def expr_Call(self, node, env, func, where):
+        if node.keywords:
+            raise located(KernelSyntaxError, "keyword arguments are not supported here",
+                          where, "pass arguments by position")
+        callee = self.expr(node.func, env, func)
+        args = [self.expr(a, env, func) for a in node.args]
+        return self.apply(callee, args, where)
+
+    def expr_Lambda(self, node, env, func, where):
+        return Closure(node, env, func.globals, func.filename, func.firstline)
+
+
+# -- primitives over segments, inside element functions ------------------------
+def _seg(value, inl, where):
+    if isinstance(value, SegView):
+        return value
+    if isinstance(value, Seq):
+        return SegView("0", inl.b.scalar(np.int64(value.n)),
+                       lambda il, k, s=value: Elem(*s.element(il.b, k)), value.proto)
+    raise located(KernelTypeError, "expected a segment (from split) or a sequence, "
+                  "got %s" % type(value).__name__, where, "")
+
+
+def _seg_map(inl, args, where):
+    f, segs = args[0], [_seg(a, inl, where) for a in args[1:]]
+    if not segs:
+        raise located(KernelTypeError, "map needs a sequence", where, "")
+    first = segs[0]
+
+    def elem(il, k):
+        items = [Elem(s.elem(il, "(%s - %s + %s)" % (k, first.start, s.start)).text,
+                      s.proto) if s is not first else s.elem(il, k) for s in segs]
+        items = [Elem(il.b.temp(it.text), it.proto) for it in items]
+        return il.apply(f, items, where)
+    proto = _dry(inl, lambda il: il.apply(f, [Elem(typed_zero(s.proto), s.proto)
+                                               for s in segs], where)).proto
+    return SegView(first.start, first.end, elem, proto)
+
+
+def _dry(inl, make):
+    """What ``make`` gives in a throwaway builder (for the proto only)."""
+    from .builder import Builder
+    return make(Inliner(Builder()))
+
+
+def _seg_gather(inl, args, where):
+    x, idx = args
+    seg = _seg(idx, inl, where)
+    if not isinstance(x, Seq):
+        raise located(KernelTypeError, "gather reads a sequence argument", where, "")
+
+    def elem(il, k):
+        j = il.b.temp(seg.elem(il, k).text)
+        return Elem(*x.element(il.b, j))
+    return SegView(seg.start, seg.end, elem, x.proto)
+
+
+def _loop(inl, seg, init, step, proto):
+    b = inl.b
+    acc, k = b.fresh("acc"), b.fresh("k")
+    b.line("%s = %s" % (acc, typed_zero(proto, init)))
+    b.line("for %s in range(%s, %s):" % (k, seg.start, seg.end))
+    saved_indent, saved_memo = b.indent, b.memo
+    b.indent, b.memo = saved_indent + "    ", dict(saved_memo)
+    item = seg.elem(inl, k)
+    b.line("%s = %s" % (acc, step(acc, item.text)))
+    b.indent, b.memo = saved_indent, saved_memo
+    return Elem(acc, np.asarray(proto).dtype.type(init))
+
+
+def _seg_sum(inl, args, where):
+    seg = _seg(args[0], inl, where)
+    return _loop(inl, seg, 0, lambda a, x: "%s + %s" % (a, x), seg.proto)
+
+
+def _seg_len(inl, args, where):
+    seg = _seg(args[0], inl, where)
+    return Elem(inl.b.temp("(%s - %s)" % (seg.end, seg.start)), np.int64(0))
+
+
+def _seg_reduce(inl, args, where):
+    op, x, init = args
+    if op not in _ADD_OPS:
+        raise located(KernelTypeError, "reduce over a segment supports operator.add "
+                      "and operator.mul", where, "use sum(...) or operator.add/mul")
+    seg = _seg(x, inl, where)
+    sym = _ADD_OPS[op][0]
+    init_e = inl.elem(init, where)
+    res = _loop(inl, seg, _ADD_OPS[op][1], lambda a, v: "%s %s %s" % (a, sym, v),
+                seg.proto)
+    proto = op(init_e.proto, res.proto)
+    return Elem(inl.b.temp("(%s %s %s)" % (init_e.text, sym, res.text)), proto)
+
+
+_SEG_PRIMS = {prelude.map: _seg_map, prelude.gather: _seg_gather, prelude.sum: _seg_sum,
+              prelude.len: _seg_len, prelude.reduce: _seg_reduce, builtins.sum: _seg_sum,
+              builtins.len: _seg_len}

@@ -1,0 +1,57 @@
+"""Running phases: each fused phase is one pcompute primitive (one kernel).
+
+The kernel functions are made from their kernel-language source with the
+lazy NumPy layer's :func:`pcompute.numpy.kernels.make_function`, and the
+primitive made for a source text is kept, so a phase with the same
+structure reuses its compiled kernel.  Every launch is recorded in the
+:class:`Trace` of the call (``f.last_phases``).
+"""
+from ..numpy.kernels import make_function
+from ..parallel import Elementwise
+from ..primitives.reduction import Reduction
+from ..primitives.scan import Scan
+
+_CACHE = {}
+
+
+class Trace:
+    """The phases one call of a ``@dataparallel`` function launched."""
+
+    def __init__(self):
+        self.phases = []
+
+    def add(self, kind, source):
+        self.phases.append((kind, source))
+
+
+def _cached(key, make):
+    prim = _CACHE.get(key)
+    if prim is None:
+        prim = _CACHE[key] = make()
+    return prim
+
+
+def elementwise(trace, source, args):
+    """Run the elementwise phase ``source`` (``def dp_map(i, ...)``)."""
+    prim = _cached(("ew", source), lambda: Elementwise(make_function(source, "dp_map")))
+    trace.add("elementwise", source)
+    prim(*args)
+
+
+def reduction(trace, source, reduce_expr, dtype, neutral, args):
+    """Run a fused map+reduce phase; returns the host scalar."""
+    key = ("red", source, reduce_expr, str(dtype), neutral)
+    prim = _cached(key, lambda: Reduction(reduce_expr, make_function(source, "dp_reduce"),
+                                          dtype_out=dtype, neutral=neutral))
+    trace.add("reduction", source)
+    return prim(*args)
+
+
+def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
+    """Run a fused map+scan phase (input and output functions)."""
+    key = ("scan", input_src, output_src, scan_expr, str(dtype), neutral)
+    prim = _cached(key, lambda: Scan(make_function(input_src, "dp_in"),
+                                     make_function(output_src, "dp_out"),
+                                     scan_expr=scan_expr, dtype=dtype, neutral=neutral))
+    trace.add("scan", input_src + output_src)
+    prim(*args)

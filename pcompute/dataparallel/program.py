@@ -1,0 +1,427 @@
+"""Evaluating a ``@dataparallel`` function's body into phases.
+
+The body is walked once per call, in order.  Sequences stay lazy (element
+functions) while primitives are complete element by element (``map``,
+``gather``, ``indices``, ``replicate``, ``shift``, ``rotate``); a primitive
+that needs all of its input (reductions, scans, ``permute``/``scatter``, the
+return) is a sync point, and the lazy chain feeding it is fused into its
+kernel: an elementwise chain into one elementwise kernel, map+reduce into one
+reduction, a map into its scan's input, the values and positions of a
+permute into the scatter kernel.  Host scalars (arguments, reduction
+results, ``len``) are computed in Python and passed to kernels as
+arguments.
+"""
+import ast
+import builtins
+import operator
+
+import numpy as np
+
+from ..array import Array, empty, wrap
+from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
+from . import phases, prelude
+from .builder import Builder
+from .inline import _ADD_OPS, Elem, Inliner, proto_of, typed_zero
+from .source import Closure, closure_of, located
+from .values import Lazy, Segments, Seq, SegView, Stored
+
+_HOST_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+                ast.Mod: operator.mod, ast.Pow: operator.pow}
+_SCAN_OPS = {operator.add: ("a+b", "0"), operator.mul: ("a*b", "1")}
+_REDUCE = {prelude.sum: ("a+b", "0"), builtins.sum: ("a+b", "0"),
+           prelude.min: ("min(a, b)", None), prelude.max: ("max(a, b)", None),
+           builtins.min: ("min(a, b)", None), builtins.max: ("max(a, b)", None)}
+
+
+def as_value(x, where):
+    """A call argument as a compile-time value."""
+    if isinstance(x, Array):
+        return Stored(x)
+    if isinstance(x, (np.ndarray, list)):
+        arr = np.asarray(x)
+        if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+            raise KernelTypeError("%s: a sequence argument must be a 1-D array of "
+                                  "numbers, got %s %s" % (where, arr.dtype, arr.shape))
+        return Stored(wrap(np.ascontiguousarray(arr)))
+    if isinstance(x, tuple):
+        return tuple(as_value(v, where) for v in x)
+    return x
+
+
+class Program:
+    """One call of a ``@dataparallel`` function being evaluated."""
+
+    def __init__(self, closure, trace):
+        self.trace = trace
+        self.closure = closure
+
+    # -- statements ------------------------------------------------------------
+    def call(self, closure, args):
+        node = closure.node
+        params = [a.arg for a in node.args.args]
+        if len(params) != len(args):
+            raise located(KernelTypeError, "%s takes %d argument(s), got %d"
+                          % (closure.name, len(params), len(args)), closure.where(node),
+                          None)
+        env = dict(closure.env)
+        env.update(zip(params, args))
+        if isinstance(node, ast.Lambda):
+            return self.expr(node.body, env, closure)
+        for stmt in node.body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                self.bind(stmt.targets[0], self.expr(stmt.value, env, closure), env,
+                          closure)
+            elif isinstance(stmt, ast.FunctionDef):
+                env[stmt.name] = Closure(stmt, env, closure.globals, closure.filename,
+                                         closure.firstline, closure.lines)
+            elif isinstance(stmt, ast.Return) and stmt.value is not None:
+                return self.expr(stmt.value, env, closure)
+            else:
+                raise located(KernelSyntaxError, "%s is not supported in a "
+                              "@dataparallel function" % type(stmt).__name__,
+                              closure.where(stmt), "write assignments, nested defs "
+                              "and one return; loops are maps, scans and reductions")
+        raise located(KernelSyntaxError, "%s does not return a value" % closure.name,
+                      closure.where(node), "end it with return")
+
+    def bind(self, target, value, env, closure):
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, ast.Tuple) and isinstance(value, tuple) and \
+                len(target.elts) == len(value):
+            for t, v in zip(target.elts, value):
+                self.bind(t, v, env, closure)
+        else:
+            raise located(KernelSyntaxError, "cannot bind this target", closure.where(
+                target), "bind names or a tuple of names to a tuple of values")
+
+    # -- expressions -------------------------------------------------------------
+    def expr(self, node, env, closure):
+        where = closure.where(node)
+        if isinstance(node, ast.Name):
+            return env[node.id] if node.id in env else closure.lookup(node.id, where)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Tuple):
+            return tuple(self.expr(e, env, closure) for e in node.elts)
+        if isinstance(node, ast.Lambda):
+            return Closure(node, env, closure.globals, closure.filename,
+                           closure.firstline, closure.lines)
+        if isinstance(node, ast.Attribute):
+            base = self.expr(node.value, env, closure)
+            if isinstance(base, (Seq, Segments, tuple)):
+                raise located(KernelSyntaxError, "attributes of sequences are not "
+                              "supported", where, "use len(x)")
+            return getattr(base, node.attr)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+            return self.host_op(node, env, closure, where)
+        if isinstance(node, ast.Subscript):
+            base = self.expr(node.value, env, closure)
+            if isinstance(base, tuple):
+                return base[self.expr(node.slice, env, closure)]
+            raise located(KernelSyntaxError, "indexing a sequence outside an element "
+                          "function is not supported", where,
+                          "read elements in a map (lambda i: x[i]) or with gather")
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = self.expr(node.func, env, closure)
+            args = [self.expr(a, env, closure) for a in node.args]
+            return self.apply(func, args, where)
+        raise located(KernelSyntaxError, "%s is not supported in a @dataparallel "
+                      "function" % type(node).__name__, where,
+                      "use the primitives (map, gather, scan, ...) and lambdas")
+
+    def host_op(self, node, env, closure, where):
+        if isinstance(node, ast.UnaryOp):
+            vals = [self.expr(node.operand, env, closure)]
+            op = {ast.USub: operator.neg, ast.UAdd: operator.pos}.get(type(node.op))
+        else:
+            vals = [self.expr(node.left, env, closure), self.expr(node.right, env, closure)]
+            op = _HOST_BINOPS.get(type(node.op))
+        if op is None or any(isinstance(v, (Seq, Segments, tuple, Closure)) for v in vals):
+            raise located(KernelTypeError, "arithmetic here works on scalars only", where,
+                          "combine sequences element by element with map(lambda a, b: "
+                          "a + b, x, y)")
+        return op(*vals)
+
+    # -- primitives ----------------------------------------------------------------
+    def apply(self, func, args, where):
+        if isinstance(func, Closure):
+            return self.call(func, args)
+        if hasattr(func, "closure") and hasattr(func, "py"):     # @dataparallel
+            return self.call(func.closure, args)
+        handler = _PRIMS.get(func)
+        if handler is not None:
+            return handler(self, args, where)
+        if any(isinstance(a, (Seq, Segments)) for a in args):
+            raise located(KernelTypeError, "%s cannot take a sequence in a @dataparallel "
+                          "function" % getattr(func, "__name__", func), where,
+                          "use the data-parallel primitives (map, reduce, scan, ...)")
+        return func(*args)                 # a host computation on scalars
+
+    def seq(self, value, where, what):
+        if not isinstance(value, Seq):
+            raise located(KernelTypeError, "%s expects a sequence, got %s"
+                          % (what, type(value).__name__), where,
+                          "pass a 1-D array argument or a sequence from a primitive")
+        return value
+
+    def same_length(self, seqs, where, what):
+        lengths = [s.n for s in seqs]
+        if len(set(lengths)) > 1:
+            raise located(KernelValueError, "%s: the sequences must have equal lengths, "
+                          "got %s" % (what, ", ".join(map(str, lengths))), where, None)
+        return lengths[0]
+
+    def materialize(self, seqs):
+        """Stored sequences for ``seqs``: the lazy ones of one length computed by
+        one fused elementwise kernel."""
+        lazy = [s for s in seqs if isinstance(s, Lazy)]
+        done = {}
+        for n in sorted({s.n for s in lazy}):
+            group = list({id(s): s for s in lazy if s.n == n}.values())
+            outs = [empty(n, s.dtype) for s in group]
+            if n:
+                b = Builder()
+                names = [b.array(o) for o in outs]
+                tail = []
+                for name, s in zip(names, group):
+                    text, _ = s.element(b, "i")
+                    tail.append("%s[i] = %s" % (name, text))
+                b.lead(n)
+                phases.elementwise(self.trace, b.function("dp_map", ["i"], tail), b.args)
+            for s, o in zip(group, outs):
+                done[id(s)] = Stored(o)
+        return [done.get(id(s), s) for s in seqs]
+
+
+def _lazy(n, emit, what):
+    """A Lazy whose proto is found by emitting one element in a scratch builder."""
+    text, proto = emit(Builder(), "i")
+    return Lazy(n, emit, proto, what)
+
+
+def _map(prog, args, where):
+    if len(args) < 2:
+        raise located(KernelTypeError, "map needs a function and a sequence", where, None)
+    f, seqs = args[0], args[1:]
+    if all(isinstance(s, Segments) or isinstance(s, Seq) for s in seqs) and \
+            any(isinstance(s, Segments) for s in seqs):
+        n = prog.same_length(seqs, where, "map")
+    else:
+        n = prog.same_length([prog.seq(s, where, "map") for s in seqs], where, "map")
+
+    def emit(b, index):
+        inl = Inliner(b)
+        items = []
+        for s in seqs:
+            if isinstance(s, Segments):
+                start = b.temp(s.offsets.element(b, index)[0])
+                end = b.temp(s.offsets.element(b, "%s + 1" % index)[0])
+                items.append(SegView(start, end, lambda il, k, d=s.data: Elem(
+                    *d.element(il.b, k)), s.data.proto))
+            else:
+                items.append(Elem(*s.element(b, index)))
+        res = inl.apply(f, items, where)
+        if not isinstance(res, Elem):
+            raise located(KernelTypeError, "the function given to map must return a "
+                          "scalar here, got %s" % type(res).__name__, where,
+                          "reduce segments with sum/len/reduce inside the function")
+        return res.text, res.proto
+    return _lazy(n, emit, "map")
+
+
+def _gather(prog, args, where):
+    x, idx = (prog.seq(a, where, "gather") for a in args)
+    return _lazy(idx.n, lambda b, i: x.element(b, b.temp(idx.element(b, i)[0])), "gather")
+
+
+def _indices(prog, args, where):
+    x = prog.seq(args[0], where, "indices")
+    return _lazy(x.n, lambda b, i: ("cast(%s, 'long')" % i, np.int64(0)), "indices")
+
+
+def _replicate(prog, args, where):
+    v, n = args
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise located(KernelValueError, "replicate: n must be a non-negative integer",
+                      where, None)
+    return _lazy(int(n), lambda b, i: (b.scalar(v), proto_of(v)), "replicate")
+
+
+def _rotate(prog, args, where):
+    x, k = prog.seq(args[0], where, "rotate"), args[1]
+    n = x.n
+    k = int(k) % n if n else 0
+
+    def emit(b, i):
+        j = b.temp("(%s + %s) %% %s" % (i, b.scalar(np.int64(k)), b.scalar(np.int64(n))))
+        return x.element(b, j)
+    return _lazy(n, emit, "rotate") if n else x
+
+
+def _shift(prog, args, where):
+    x, k, fill = prog.seq(args[0], where, "shift"), int(args[1]), args[2]
+    n = x.n
+    if not n:
+        return x
+
+    def emit(b, i):
+        t = b.temp("%s + %s" % (i, b.scalar(np.int64(k))))
+        last = b.scalar(np.int64(n - 1))
+        clamped = b.temp("min(max(%s, 0), %s)" % (t, last))
+        text, proto = x.element(b, clamped)
+        res_proto = np.result_type(np.asarray(proto).dtype, fill).type(0)
+        return ("(%s if (%s >= 0) and (%s <= %s) else %s)"
+                % (text, t, t, last, typed_zero(res_proto, fill)), res_proto)
+    return _lazy(n, emit, "shift")
+
+
+def _len(prog, args, where):
+    x = args[0]
+    if isinstance(x, (Seq, Segments)):
+        return x.n
+    raise located(KernelTypeError, "len expects a sequence", where, None)
+
+
+def _reduction(prog, x, reduce_expr, neutral, where, what):
+    x = prog.seq(x, where, what)
+    dtype = x.dtype
+    if x.n == 0:
+        if neutral is None:
+            raise located(KernelValueError, "%s of an empty sequence" % what, where, None)
+        return dtype.type(neutral)
+    if neutral is None:
+        neutral = "INFINITY" if reduce_expr.startswith("min") else "-INFINITY"
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            neutral = str(info.max if reduce_expr.startswith("min") else info.min)
+    b = Builder()
+    text, _ = x.element(b, "i")
+    b.lead(x.n)
+    source = b.function("dp_reduce", ["i"], ["return %s" % text])
+    return dtype.type(phases.reduction(prog.trace, source, reduce_expr, dtype, neutral,
+                                       b.args))
+
+
+def _reducer(name):
+    def handler(prog, args, where):
+        expr, neutral = _REDUCE[name]
+        return _reduction(prog, args[0], expr, neutral, where, name.__name__)
+    return handler
+
+
+def _reduce(prog, args, where):
+    op, x, init = args
+    if op not in _ADD_OPS:
+        raise located(KernelTypeError, "reduce in a @dataparallel function supports "
+                      "operator.add and operator.mul", where,
+                      "use sum/min/max, or reduce(operator.add, map(f, x), init)")
+    expr, neutral = _SCAN_OPS[op]
+    return op(init, _reduction(prog, x, expr, neutral, where, "reduce"))
+
+
+def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
+    if op not in _SCAN_OPS:
+        raise located(KernelTypeError, "%s in a @dataparallel function supports "
+                      "operator.add and operator.mul" % what, where,
+                      "write the operator as operator.add or operator.mul")
+    x = prog.seq(x, where, what)
+    n = x.n
+    dtype = x.dtype if init is None else np.result_type(x.dtype, init)
+    out = empty(n, dtype)
+    if not n:
+        return Stored(out)
+    scan_expr, neutral = _SCAN_OPS[op]
+    b = Builder()
+    index = "i"
+    if reverse:
+        index = b.temp("%s - 1 - i" % b.scalar(np.int64(n)))
+    text, _ = x.element(b, index)
+    b.lead(n)
+    in_src = b.function("dp_in", ["i"], ["return %s" % text])
+    o = Builder()
+    o.params, o.args = ["dp_o"], [out]
+    dst = "dp_N - 1 - i" if reverse else "i"
+    if exclusive:
+        o.params.append("dp_c"), o.args.append(init)
+        body = ["dp_o[%s] = dp_c %s prev_item" % (dst, scan_expr[1])]
+        head = ["i", "prev_item", "N"]
+    else:
+        body, head = ["dp_o[%s] = item" % dst], ["i", "item", "N"]
+    body = ["dp_N = N"] + body
+    out_src = o.function("dp_out", head, body)
+    phases.scan(prog.trace, in_src, out_src, scan_expr, dtype, neutral, b.args + o.args)
+    return Stored(out)
+
+
+def _scan(prog, args, where):
+    return _scan_phase(prog, args[0], args[1], where, "scan", False)
+
+
+def _rscan(prog, args, where):
+    return _scan_phase(prog, args[0], args[1], where, "rscan", False, reverse=True)
+
+
+def _exclusive_scan(prog, args, where):
+    return _scan_phase(prog, args[0], args[1], where, "exclusive_scan", True, args[2])
+
+
+def _write_phase(prog, src, idx, out, where):
+    b = Builder()
+    name = b.array(out)
+    val, _ = src.element(b, "i")
+    pos, _ = idx.element(b, "i")
+    b.lead(src.n)
+    phases.elementwise(prog.trace, b.function("dp_map", ["i"], [
+        "%s[%s] = %s" % (name, pos, val)]), b.args)
+
+
+def _permute(prog, args, where):
+    x, idx = (prog.seq(a, where, "permute") for a in args)
+    prog.same_length([x, idx], where, "permute")
+    out = empty(x.n, x.dtype)
+    if x.n:
+        _write_phase(prog, x, idx, out, where)
+    return Stored(out)
+
+
+def _scatter(prog, args, where):
+    src, idx, dst = (prog.seq(a, where, "scatter") for a in args)
+    prog.same_length([src, idx], where, "scatter")
+    (dst,) = prog.materialize([dst])
+    out = dst.array.copy()
+    if src.n:
+        _write_phase(prog, src, idx, out, where)
+    return Stored(out)
+
+
+def _split(prog, args, where):
+    x, offsets = (prog.seq(a, where, "split") for a in args)
+    if offsets.n < 1 or offsets.dtype.kind not in "iu":
+        raise located(KernelTypeError, "split: offsets must be integers with at least "
+                      "one entry", where, None)
+    return Segments(x, offsets)
+
+
+def _unsupported(name):
+    def handler(prog, args, where):
+        raise located(KernelSyntaxError, "%s is not compiled yet inside a @dataparallel "
+                      "function" % name, where,
+                      "call it outside the function (the prelude runs it with NumPy)")
+    return handler
+
+
+_PRIMS = {prelude.map: _map, prelude.gather: _gather, prelude.indices: _indices,
+          prelude.replicate: _replicate, prelude.rotate: _rotate, prelude.shift: _shift,
+          prelude.len: _len, builtins.len: _len, prelude.reduce: _reduce,
+          prelude.scan: _scan, prelude.rscan: _rscan,
+          prelude.exclusive_scan: _exclusive_scan, prelude.permute: _permute,
+          prelude.scatter: _scatter, prelude.split: _split,
+          prelude.sort: _unsupported("sort"), prelude.sort_by_key: _unsupported(
+              "sort_by_key"), prelude.zip: _unsupported("zip (pass the sequences to "
+                                                        "map directly)")}
+for _f in _REDUCE:
+    _PRIMS[_f] = _reducer(_f)

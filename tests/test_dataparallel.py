@@ -1,0 +1,194 @@
+"""@dataparallel functions on every backend against the plain-Python oracle
+(``f.py``, the prelude) and NumPy, with the number of kernels per call pinned
+so fusion cannot silently regress."""
+import operator
+
+import numpy as np
+import pytest
+
+from pcompute.dataparallel import (dataparallel, exclusive_scan, gather, indices, len,
+                                   map, max, min, permute, reduce, replicate, rotate,
+                                   rscan, scan, scatter, shift, sort, split, sum)
+from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
+from examples.dataparallel.axpy import axpy
+from examples.dataparallel.black_scholes import black_scholes
+from examples.dataparallel.extrema import extrema, sum_of_squares
+from examples.dataparallel.radix_sort import radix_pass, radix_sort
+from examples.dataparallel.spmv import spmv_csr
+
+
+def kinds(f):
+    return [kind for kind, _ in f.last_phases]
+
+
+def host(x):
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def random_csr(rng, rows, cols, dtype):
+    counts = rng.integers(0, 5, rows)
+    counts[rows // 2] = 0                        # an empty row
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    nnz = int(offsets[-1])
+    return (rng.random(nnz).astype(dtype), rng.integers(0, cols, nnz).astype(np.int32),
+            offsets)
+
+
+def test_axpy(backend):
+    rng = np.random.default_rng(1)
+    x, y = (rng.random(1000).astype(backend.dtype) for _ in range(2))
+    out = axpy(2.5, x, y)
+    assert kinds(axpy) == ["elementwise"]
+    np.testing.assert_allclose(host(out), 2.5 * x + y, rtol=backend.rtol)
+    np.testing.assert_allclose(host(out), axpy.py(2.5, x, y), rtol=backend.rtol)
+
+
+def test_spmv_csr_one_kernel(backend):
+    rng = np.random.default_rng(2)
+    data, cols, offsets = random_csr(rng, 300, 40, backend.dtype)
+    x = rng.random(40).astype(backend.dtype)
+    dense = np.zeros((300, 40))
+    for r in range(300):
+        for k in range(offsets[r], offsets[r + 1]):
+            dense[r, cols[k]] += data[k]
+    y = spmv_csr(data, cols, offsets, x)
+    assert kinds(spmv_csr) == ["elementwise"]
+    np.testing.assert_allclose(host(y), dense @ x, rtol=backend.rtol * 10)
+    np.testing.assert_allclose(host(y), spmv_csr.py(data, cols, offsets, x),
+                               rtol=backend.rtol * 10)
+
+
+def test_black_scholes_one_kernel(backend):
+    rng = np.random.default_rng(3)
+    S = rng.uniform(5, 60, 500).astype(backend.dtype)
+    X = rng.uniform(10, 50, 500).astype(backend.dtype)
+    T = rng.uniform(0.2, 2, 500).astype(backend.dtype)
+    call, put = black_scholes(S, X, T, 0.02, 0.3)
+    assert kinds(black_scholes) == ["elementwise"]
+    ref_call, ref_put = black_scholes.py(S, X, T, 0.02, 0.3)
+    np.testing.assert_allclose(host(call), ref_call, rtol=backend.rtol * 10, atol=1e-4)
+    np.testing.assert_allclose(host(put), ref_put, rtol=backend.rtol * 10, atol=1e-4)
+    # put-call parity, from NumPy: C - P = S - X exp(-rT)
+    parity = S.astype(float) - X * np.exp(-0.02 * T.astype(float))
+    np.testing.assert_allclose(host(call) - host(put), parity, atol=1e-3)
+
+
+def test_radix_sort_scan_and_scatter_phases(backend):
+    rng = np.random.default_rng(4)
+    keys = rng.integers(0, 5000, 700).astype(np.int32)
+    assert radix_sort(keys).tolist() == sorted(keys.tolist())
+    assert kinds(radix_pass) == ["scan", "elementwise"]
+
+
+def test_extrema_and_map_reduce(backend):
+    x = np.random.default_rng(5).normal(size=777).astype(backend.dtype)
+    lo, hi = extrema(x)
+    assert kinds(extrema) == ["reduction", "reduction"]
+    assert (lo, hi) == (x.min(), x.max())
+    s = sum_of_squares(x)
+    assert kinds(sum_of_squares) == ["reduction"]            # map fused into it
+    np.testing.assert_allclose(s, (x.astype(float) ** 2).sum(), rtol=backend.rtol * 10)
+
+
+# -- every compiled primitive against the oracle ---------------------------------
+@dataparallel
+def chain(x, idx, k):
+    m = map(lambda a: a * 2 + 1, x)
+    g = gather(m, idx)
+    return map(lambda a, b, c: a - b + c, g, shift(g, k, 0), rotate(g, k))
+
+
+@dataparallel
+def scans(x):
+    return (scan(operator.add, x), rscan(operator.add, x),
+            exclusive_scan(operator.add, map(lambda v: v % 7, x), 5))
+
+
+@dataparallel
+def scatters(x, idx, out):
+    return scatter(map(lambda v: v + 1, x), idx, out), permute(x, rotate(indices(x), 3))
+
+
+@dataparallel
+def host_scalars(x):
+    n = len(x)
+    total = reduce(operator.add, x, 10)
+    centred = map(lambda v: v * n - total, x)
+    return centred, total, sum(replicate(3, n)), max(centred)
+
+
+@dataparallel
+def calls_another(a, x, y):
+    return sum(axpy(a, x, y))
+
+
+def test_primitives_match_oracle(backend):
+    rng = np.random.default_rng(6)
+    for n in (1, 2, 37, 300):
+        x = rng.integers(-50, 50, n).astype(np.int64)
+        idx = rng.integers(0, n, n + 5).astype(np.int32)
+        for k in (-3, 0, 2):
+            got = host(chain(x, idx, k))
+            assert got.tolist() == chain.py(x, idx, k).tolist()
+        assert kinds(chain) == ["elementwise"]
+        for got, ref in zip(scans(x), scans.py(x)):
+            assert host(got).tolist() == ref.tolist()
+        assert kinds(scans) == ["scan", "scan", "scan"]
+        perm_idx = rng.permutation(n).astype(np.int32)
+        out = rng.integers(0, 9, n).astype(np.int64)
+        for got, ref in zip(scatters(x, perm_idx, out), scatters.py(x, perm_idx, out)):
+            assert host(got).tolist() == ref.tolist()
+        got, ref = host_scalars(x), host_scalars.py(x)
+        assert host(got[0]).tolist() == ref[0].tolist() and got[1:] == ref[1:]
+        assert kinds(host_scalars) == ["reduction", "reduction", "reduction",
+                                       "elementwise"]
+    xf = rng.random(50).astype(backend.dtype)
+    np.testing.assert_allclose(calls_another(2.0, xf, xf), calls_another.py(2.0, xf, xf),
+                               rtol=backend.rtol * 10)
+    assert kinds(calls_another) == ["reduction"]            # axpy fused into the sum
+
+
+# -- errors ----------------------------------------------------------------------
+@dataparallel
+def has_loop(x):
+    for v in x:
+        pass
+    return x
+
+
+@dataparallel
+def adds_sequences(x, y):
+    return x + y
+
+
+@dataparallel
+def sorts(x):
+    return sort(x)
+
+
+@dataparallel
+def bad_reduce(x):
+    return reduce(lambda a, b: a - b, x, 0)
+
+
+@dataparallel
+def unknown_call(x):
+    return map(lambda v: print(v), x)
+
+
+def test_errors_point_at_the_users_code():
+    x = np.arange(4.0)
+    with pytest.raises(KernelSyntaxError) as info:
+        has_loop(x)
+    assert "test_dataparallel.py" in str(info.value) and "For is not supported" in \
+        str(info.value) and "for v in x" in str(info.value)
+    with pytest.raises(KernelTypeError, match="map\\(lambda a, b"):
+        adds_sequences(x, x)
+    with pytest.raises(KernelSyntaxError, match="sort is not compiled yet"):
+        sorts(x)
+    with pytest.raises(KernelTypeError, match="operator.add and operator.mul"):
+        bad_reduce(x)
+    with pytest.raises(KernelTypeError, match="cannot call 'print'"):
+        unknown_call(x)
+    with pytest.raises(KernelValueError, match="equal lengths, got 4, 3"):
+        axpy(1.0, x, x[:3])
