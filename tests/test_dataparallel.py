@@ -95,7 +95,7 @@ def test_extrema_and_map_reduce(backend):
 def chain(x, idx, k):
     m = map(lambda a: a * 2 + 1, x)
     g = gather(m, idx)
-    return map(lambda a, b, c: a - b + c, g, shift(g, k, 0), rotate(g, k))
+    return map(lambda a, b, c: min(a - b + c, 150), g, shift(g, k, 0), rotate(g, k))
 
 
 @dataparallel
@@ -192,3 +192,53 @@ def test_errors_point_at_the_users_code():
         unknown_call(x)
     with pytest.raises(KernelValueError, match="equal lengths, got 4, 3"):
         axpy(1.0, x, x[:3])
+
+
+# -- CUDA: the phases' kernels compile with nvcc --ptx (no GPU needed) ----------------
+def _types(func, values):
+    from pcompute.types import dtype_to_ctype
+    names = func.__code__.co_varnames[1:func.__code__.co_argcount]
+    out = {}
+    for name, v in zip(names, values):
+        ctype = dtype_to_ctype(np.asarray(v).dtype)
+        out[name] = ctype.pointer_to("global") if isinstance(v, np.ndarray) else ctype
+    return out
+
+
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+def test_phases_compile_as_cuda(precision):
+    from pcompute import use_config
+    from pcompute.build import cuda_builder
+    from pcompute.generate import generate_source
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
+    dtype = np.dtype(precision)
+    rng = np.random.default_rng(7)
+    x = rng.random(20).astype(dtype)
+    data, cols, offsets = random_csr(rng, 6, 20, dtype)
+    keys = rng.integers(0, 50, 20).astype(np.int32)
+    with use_config(backend="python", use_double=precision == "float64"):
+        runs = [(axpy, (2.0, x, x)), (spmv_csr, (data, cols, offsets, x)),
+                (black_scholes, (x + 1, x + 1, x + 1, 0.02, 0.3)), (radix_pass, (keys, 2)),
+                (host_scalars, (keys.astype(np.int64),)), (scans, (keys,)),
+                (scatters, (keys, rng.permutation(20).astype(np.int32), keys))]
+        checked = set()
+        for f, args in runs:
+            f(*args)
+            for kind, prim, launch_args in f.last_launches:
+                values = [np.asarray(a.get()) if hasattr(a, "get") else a
+                          for a in launch_args]
+                if kind == "elementwise":
+                    source = generate_source(prim.func, "cuda",
+                                             types=_types(prim.func, values))
+                elif kind == "scan":
+                    source = prim.generate("cuda", *values)
+                else:
+                    from pcompute.types import LONG
+                    types = dict(_types(prim.map_func, values), i=LONG)
+                    source = generate_source(prim.map_func, "cuda", kind="function",
+                                             types=types)
+                if source not in checked:
+                    cuda_builder.check_cuda_source(source)
+                    checked.add(source)
+    assert len(checked) >= 10

@@ -53,6 +53,9 @@ def test_basic_semantics():
     assert dp.reduce(operator.add, x, 100) == 114
     assert dp.sum(x) == 14 and dp.sum(x).dtype == np.int32          # integers stay
     assert (dp.min(x), dp.max(x), dp.len(x)) == (1, 5, 5)
+    # shadowing the builtins keeps their other uses working
+    assert (dp.min(3, 2), dp.max(3, 2, 7), dp.len({1, 2}), dp.sum(v for v in (1, 2))) \
+        == (2, 7, 2, 3)
     assert dp.scan(operator.add, x).tolist() == [3, 4, 8, 9, 14]
     assert dp.rscan(operator.add, x).tolist() == [14, 11, 10, 6, 5]
     assert dp.exclusive_scan(operator.add, x, 0).tolist() == [0, 3, 4, 8, 9]

@@ -15,7 +15,7 @@ class DataParallelFunction:
     built on first use and cached by its source.  ``f.py(...)`` runs the
     undecorated function in plain Python (the prelude: the oracle);
     ``f.last_phases`` lists the ``(kind, kernel source)`` of the last call's
-    kernels.  Sequence results are :class:`pcompute.Array` (``.get()`` or
+    kernels (``f.last_launches``: their primitives and arguments).  Sequence results are :class:`pcompute.Array` (``.get()`` or
     ``numpy.asarray`` gives NumPy); several results come as a tuple.
     """
 
@@ -24,6 +24,7 @@ class DataParallelFunction:
         self.py = func
         self._closure = None
         self.last_phases = []
+        self.last_launches = []
 
     @property
     def closure(self):
@@ -39,6 +40,7 @@ class DataParallelFunction:
         result = prog.call(self.closure, values)
         out = _finish(prog, result, where)
         self.last_phases = trace.phases
+        self.last_launches = trace.launches
         return out
 
 

@@ -83,8 +83,6 @@ class Inliner:
             return self.inline(func, args)
         if hasattr(func, "closure"):                   # a @dataparallel function
             return self.inline(func.closure, args)
-        if isinstance(func, types.FunctionType) and func not in _SEG_PRIMS:
-            return self.inline(closure_of(func), args)
         if func in MATH:
             kname, npf = MATH[func]
             elems = [self.elem(a, where) for a in args]
@@ -92,13 +90,17 @@ class Inliner:
                 proto = npf(*[e.proto for e in elems])
             return Elem(self.b.temp("%s(%s)" % (kname, ", ".join(e.text for e in elems))),
                         proto)
-        if func in (builtins.min, builtins.max) and len(args) == 2:
+        if func in (builtins.min, builtins.max, prelude.min, prelude.max) and \
+                len(args) == 2:
             elems = [self.elem(a, where) for a in args]
             proto = func(*[e.proto for e in elems])
             return Elem(self.b.temp("%s(%s, %s)" % (func.__name__, elems[0].text,
                                                     elems[1].text)), proto)
         if func in _SEG_PRIMS:
             return _SEG_PRIMS[func](self, args, where)
+        if isinstance(func, types.FunctionType) and \
+                getattr(func, "__module__", None) != prelude.__name__:
+            return self.inline(closure_of(func), args)
         raise located(KernelTypeError, "cannot call %r inside an element function"
                       % getattr(func, "__name__", func), where,
                       "call a lambda, a def, a math function (exp, sqrt, ...) or "

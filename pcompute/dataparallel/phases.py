@@ -19,9 +19,12 @@ class Trace:
 
     def __init__(self):
         self.phases = []
+        self.launches = []
 
-    def add(self, kind, source):
+    def add(self, kind, source, prim, args):
+        """Record one launch: its kind, kernel source, primitive and arguments."""
         self.phases.append((kind, source))
+        self.launches.append((kind, prim, list(args)))
 
 
 def _cached(key, make):
@@ -34,7 +37,7 @@ def _cached(key, make):
 def elementwise(trace, source, args):
     """Run the elementwise phase ``source`` (``def dp_map(i, ...)``)."""
     prim = _cached(("ew", source), lambda: Elementwise(make_function(source, "dp_map")))
-    trace.add("elementwise", source)
+    trace.add("elementwise", source, prim, args)
     prim(*args)
 
 
@@ -43,7 +46,7 @@ def reduction(trace, source, reduce_expr, dtype, neutral, args):
     key = ("red", source, reduce_expr, str(dtype), neutral)
     prim = _cached(key, lambda: Reduction(reduce_expr, make_function(source, "dp_reduce"),
                                           dtype_out=dtype, neutral=neutral))
-    trace.add("reduction", source)
+    trace.add("reduction", source, prim, args)
     return prim(*args)
 
 
@@ -53,5 +56,5 @@ def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
     prim = _cached(key, lambda: Scan(make_function(input_src, "dp_in"),
                                      make_function(output_src, "dp_out"),
                                      scan_expr=scan_expr, dtype=dtype, neutral=neutral))
-    trace.add("scan", input_src + output_src)
+    trace.add("scan", input_src + output_src, prim, args)
     prim(*args)

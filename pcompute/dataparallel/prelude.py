@@ -42,6 +42,11 @@ def as_sequence(x, what="argument"):
                     % (what, type(x).__name__))
 
 
+def _sequence_like(x):
+    return isinstance(x, (np.ndarray, list, tuple)) or hasattr(x, "__array__") or \
+        (hasattr(x, "get") and hasattr(x, "dtype"))
+
+
 def _result(values, like=None):
     """A list of element values as the prelude's sequence result."""
     if values and isinstance(values[0], tuple):
@@ -139,23 +144,35 @@ def reduce(op, x, init):
 
 
 def sum(x):
-    """The sum of the elements (0 for an empty sequence); integers stay integers."""
+    """The sum of the elements (0 for an empty sequence); integers stay integers.
+    An iterable that is not a sequence (a generator, a set) is summed by the
+    builtin ``sum``."""
+    if not _sequence_like(x) and hasattr(x, "__iter__"):
+        return builtins.sum(x)
     x = as_sequence(x, "sum")
     if isinstance(x, np.ndarray):
         return x.sum(dtype=x.dtype) if x.dtype.kind in "iuf" else x.sum()
     return builtins.sum(x)
 
 
-def min(x):
-    """The smallest element; an empty sequence is a ValueError."""
+def min(x, *more):
+    """The smallest element; an empty sequence is a ValueError.  With several
+    arguments (``min(a, b)``), or an iterable that is not a sequence, it is the
+    builtin ``min``."""
+    if more or not _sequence_like(x):
+        return builtins.min(x, *more)
     x = as_sequence(x, "min")
     if not _len(x):
         raise ValueError("min: the sequence is empty")
     return x.min() if isinstance(x, np.ndarray) else builtins.min(x)
 
 
-def max(x):
-    """The largest element; an empty sequence is a ValueError."""
+def max(x, *more):
+    """The largest element; an empty sequence is a ValueError.  With several
+    arguments (``max(a, b)``), or an iterable that is not a sequence, it is the
+    builtin ``max``."""
+    if more or not _sequence_like(x):
+        return builtins.max(x, *more)
     x = as_sequence(x, "max")
     if not _len(x):
         raise ValueError("max: the sequence is empty")
@@ -163,7 +180,9 @@ def max(x):
 
 
 def len(x):
-    """The number of elements of a sequence."""
+    """The number of elements of a sequence (of any sized object, as the builtin)."""
+    if not _sequence_like(x) and hasattr(x, "__len__"):
+        return _len(x)
     return _len(as_sequence(x, "len"))
 
 

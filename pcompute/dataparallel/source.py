@@ -13,7 +13,7 @@ import textwrap
 from ..errors import KernelSyntaxError, SourceLocation
 
 
-def located(cls, message, where, hint):
+def located(cls, message, where, hint=None):
     """An error of ``cls`` at ``where`` (a SourceLocation or None)."""
     return cls(message, where, hint or None)
 
