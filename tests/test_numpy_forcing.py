@@ -1,7 +1,5 @@
 """pcompute.numpy: when values are computed, what is counted, and the tools
 (explain, options, the depth warning, the input cap)."""
-import warnings
-
 import numpy as np
 import pytest
 

@@ -3,7 +3,6 @@
 Operations return at once with a new :class:`ndarray` over a graph node; the
 value is computed when it is needed (see :mod:`.force`).
 """
-import numbers
 import sys
 import warnings
 

@@ -9,9 +9,9 @@ first and enters the region as a leaf, and the reason is recorded for
 """
 import numpy as np
 
-from ..array import Array, empty, wrap
+from ..array import empty, wrap
 from ..backends.registry import get_backend
-from ..config import get_config, use_config
+from ..config import use_config
 from .graph import Const, Map, Reduce, Source, c_strides
 from .lower import Emitter, NotFusable
 from .options import OPTIONS

@@ -9,8 +9,8 @@ as NumPy does; ``argmin``/``argmax`` return the first index of the extreme
 """
 import numpy as np
 
-from .dtypes import in_kernel, kernel_type_name
-from .graph import Map, Source
+from .dtypes import in_kernel
+from .graph import Source
 from .lower import Emitter, NotFusable, convert
 
 #: the reductions the layer builds kernels for
