@@ -242,3 +242,20 @@ def test_phases_compile_as_cuda(precision):
                     cuda_builder.check_cuda_source(source)
                     checked.add(source)
     assert len(checked) >= 10
+
+
+def test_pcg_on_2d_laplacian(backend):
+    from examples.dataparallel.pcg import laplacian_2d, pcg, product_and_curvature, update
+    m = 8
+    data, cols, offsets = laplacian_2d(m, backend.dtype)
+    dense = np.zeros((m * m, m * m))
+    for r in range(m * m):
+        dense[r, cols[offsets[r]:offsets[r + 1]]] += data[offsets[r]:offsets[r + 1]]
+    b = np.random.default_rng(8).random(m * m).astype(backend.dtype)
+    tol = 1e-4 if backend.dtype == np.float32 else 1e-10
+    x, iterations = pcg(data, cols, offsets, b, tol=tol, maxiter=200)
+    assert iterations < 60
+    np.testing.assert_allclose(host(x), np.linalg.solve(dense, b.astype(float)),
+                               rtol=0, atol=30 * tol)
+    assert kinds(product_and_curvature) == ["reduction", "elementwise"]
+    assert kinds(update) == ["reduction", "reduction", "elementwise"]

@@ -1,0 +1,70 @@
+"""A conjugate-gradient solver with a diagonal (Jacobi) preconditioner on a
+2-D Laplacian in CSR form.  The loop runs in Python; each step is a
+``@dataparallel`` function: the CSR product and ``p.q`` (2 kernels), the
+updates of x and r with the new ``r.z`` (2 kernels), the new direction (1)."""
+import numpy as np
+
+from pcompute.dataparallel import dataparallel, indices, map, split, sum
+
+from .spmv import spmv_csr
+
+
+@dataparallel
+def product_and_curvature(data, cols, offsets, p):
+    q = spmv_csr(data, cols, offsets, p)
+    return q, sum(map(lambda a, b: a * b, p, q))
+
+
+@dataparallel
+def update(x, r, p, q, alpha, dinv):
+    r2 = map(lambda a, b: a - alpha * b, r, q)
+    rz = sum(map(lambda a, d: a * a * d, r2, dinv))
+    rr = sum(map(lambda a: a * a, r2))
+    return map(lambda a, b: a + alpha * b, x, p), r2, rz, rr
+
+
+@dataparallel
+def direction(r, dinv, p, beta):
+    return map(lambda a, d, b: a * d + beta * b, r, dinv, p)
+
+
+@dataparallel
+def diagonal_inverse(data, cols, offsets, b):
+    def inv_diag(row, row_cols, i):
+        return 1.0 / sum(map(lambda v, j: v if j == i else 0.0 * v, row, row_cols))
+    return map(inv_diag, split(data, offsets), split(cols, offsets), indices(b))
+
+
+def laplacian_2d(m, dtype=np.float64):
+    """The 5-point Laplacian of an m x m grid (Dirichlet) as CSR arrays."""
+    data, cols, offsets = [], [], [0]
+    for i in range(m):
+        for j in range(m):
+            for di, dj, v in ((-1, 0, -1.0), (0, -1, -1.0), (0, 0, 4.0), (0, 1, -1.0),
+                              (1, 0, -1.0)):
+                if 0 <= i + di < m and 0 <= j + dj < m:
+                    data.append(v)
+                    cols.append((i + di) * m + j + dj)
+            offsets.append(len(data))
+    return (np.array(data, dtype=dtype), np.array(cols, dtype=np.int32),
+            np.array(offsets, dtype=np.int32))
+
+
+def pcg(data, cols, offsets, b, tol=1e-6, maxiter=1000):
+    """Solve ``A x = b`` (A symmetric positive definite, in CSR) to a relative
+    residual ``tol``; returns ``(x, iterations)`` (x a pcompute Array)."""
+    dinv = diagonal_inverse(data, cols, offsets, b)
+    zero = np.zeros_like(b)
+    x, r = zero, b
+    p = direction(r, dinv, zero, 0.0)
+    _, _, rz, rr = update(zero, r, zero, zero, 0.0, dinv)
+    stop = tol * tol * float(rr)
+    for it in range(1, maxiter + 1):
+        q, pq = product_and_curvature(data, cols, offsets, p)
+        alpha = float(rz) / float(pq)
+        x, r, rz_new, rr = update(x, r, p, q, alpha, dinv)
+        if float(rr) <= stop:
+            return x, it
+        p = direction(r, dinv, p, float(rz_new) / float(rz))
+        rz = rz_new
+    return x, maxiter
