@@ -20,6 +20,7 @@ from .profile import (get_profile_info, named_profile, print_profile,  # noqa: F
                       profile, profile2csv, profile_ctx, profile_kernel, reset_profile)
 from .utils import ArgumentParser
 from . import autopar as _autopar  # noqa: F401,E402 (registers the race check)
+from .autopar import parallelize  # noqa: E402
 from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, cast,
                     declare, printf)
 from .types import TYPES as _TYPES
@@ -32,7 +33,7 @@ __all__ = [
     "Config", "get_config", "set_config", "use_config", "BackendUnavailableError",
     "BuildError", "InternalError", "KernelSyntaxError", "KernelTypeError",
     "KernelValueError", "RaceError", "RaceWarning", "SequentialLoopError",
-    "SequentialLoopWarning", "Elementwise", "elementwise", "serial", "KnownType",
+    "SequentialLoopWarning", "parallelize", "Elementwise", "elementwise", "serial", "KnownType",
     "address", "annotate", "atomic_dec", "atomic_inc", "cast", "declare", "printf",
     "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
     "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",

@@ -13,3 +13,4 @@ from .race import check_kernel as _check_kernel  # noqa: E402
 
 if _check_kernel not in _BUILD_CHECKS:
     _BUILD_CHECKS.append(_check_kernel)
+from .parallelize import Parallelized, parallelize  # noqa: E402,F401

@@ -163,3 +163,14 @@ def _private_inside(loop_node, name):
         if mine and mine[0][1] == "store" and mine[0][3]:
             return True
     return False
+
+
+def live_after(stmts):
+    """Names whose value on entry to ``stmts`` may be read: their first use
+    in execution order is a read (a name first assigned is not live)."""
+    events = []
+    _events(stmts, True, events)
+    first = {}
+    for name, kind, _, _, _ in events:
+        first.setdefault(name, kind)
+    return {name for name, kind in first.items() if kind == "load"}

@@ -1,0 +1,135 @@
+"""Kernel-language functions for the loop nests of a parallelised function.
+
+A parallel nest ``for i in range(lo, hi, st): for j in ...: body`` becomes
+an Elementwise kernel over the counters of its parallel loops::
+
+    def autopar_nest_<hash>(autopar_t0, autopar_t1, a, b, n, autopar_lo0, ...
+        i = autopar_lo0 + autopar_st0 * autopar_t0
+        j = autopar_lo1 + autopar_st1 * autopar_t1
+        body                       # the user's lines, sequential loops inside
+
+and a sequential nest becomes a one-item kernel holding the whole nest, with
+the scalars it updates passed in (and back) through one-element arrays.  The
+user's lines keep their line numbers in the generated text (blank lines pad
+it), so the kernel language's errors point at the user's file.  Only Python
+text in the kernel subset is written here: the front end and the backends do
+the rest.
+"""
+import ast
+import hashlib
+import textwrap
+from dataclasses import dataclass
+
+from .nest import range_args
+
+INDEX = "autopar_t%d"
+LO, STEP = "autopar_lo%d", "autopar_st%d"
+BOX = "autopar_box_%s"
+
+
+@dataclass(frozen=True)
+class KernelText:
+    """A generated kernel: its source, name, index count and parameters."""
+    source: str
+    name: str
+    dims: int
+    params: tuple            # user names passed as arguments, in order
+    boxes: tuple             # scalars passed through one-element arrays
+    serial: bool
+
+
+def _segment(lines, first, last):
+    """Lines ``first..last`` (1-based, inclusive) of ``lines``, dedented."""
+    return textwrap.dedent("\n".join(lines[first - 1:last])).splitlines()
+
+
+def _loaded(nodes):
+    out = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in out:
+                out.append(n.id)
+    return out
+
+
+def _stored(nodes):
+    return {n.id for node in nodes for n in ast.walk(node)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _layout(pieces, first_line):
+    """Source text placing (line, text) pieces at their line numbers when they
+    fit, else one after the other."""
+    out = []
+    aligned = first_line > 1 and all(
+        b[0] > a[0] for a, b in zip(pieces, pieces[1:])) and pieces[0][0] >= 1
+    if not aligned:
+        return "\n".join(text for _, text in pieces) + "\n"
+    for line, text in pieces:
+        while len(out) < line - 1:
+            out.append("")
+        out.append(text)
+    return "\n".join(out) + "\n"
+
+
+def parallel_kernel(lines, prefix, names_in_ns):
+    """The kernel of a nest whose loops ``prefix`` (outermost first, perfectly
+    nested, range loops) run on the launch domain."""
+    inner = prefix[-1].node
+    body = inner.body
+    first, last = body[0].lineno, max(s.end_lineno for s in body)
+    assigned = _stored(body) | {lp.var for lp in prefix}
+    params = tuple(n for n in _loaded(body) if n in names_in_ns and n not in assigned)
+    dims = len(prefix)
+    sig = [INDEX % d for d in range(dims)] + list(params)
+    sig += [p for d in range(dims) for p in (LO % d, STEP % d)]
+    pieces = []
+    for d, lp in enumerate(prefix):
+        pieces.append((lp.node.lineno, "    %s = %s + %s * %s"
+                       % (lp.var, LO % d, STEP % d, INDEX % d)))
+    for k, text in enumerate(_segment(lines, first, last)):
+        pieces.append((first + k, "    " + text if text.strip() else ""))
+    return _finish(pieces, sig, dims, params, (), False)
+
+
+def sequential_kernel(lines, nest, names_in_ns, boxes):
+    """A one-item kernel running the whole ``nest``; ``boxes`` are the scalars
+    it reads and updates, passed through one-element arrays."""
+    first, last = nest.lineno, nest.end_lineno
+    assigned = _stored([nest])
+    params = tuple(n for n in _loaded([nest]) if n in names_in_ns and n not in assigned)
+    sig = [INDEX % 0] + list(params) + [BOX % b for b in boxes]
+    pieces = [(first - len(boxes) + k, "    %s = %s[0]" % (b, BOX % b))
+              for k, b in enumerate(boxes)]
+    for k, text in enumerate(_segment(lines, first, last)):
+        pieces.append((first + k, "    " + text if text.strip() else ""))
+    for k, b in enumerate(boxes):
+        pieces.append((last + 1 + k, "    %s[0] = %s" % (BOX % b, b)))
+    return _finish(pieces, sig, 1, params, tuple(boxes), True)
+
+
+def _finish(pieces, sig, dims, params, boxes, serial):
+    first = pieces[0][0]
+    body = _layout(pieces, first)
+    digest = hashlib.sha1((",".join(sig) + body).encode()).hexdigest()[:10]
+    name = "autopar_nest_%s" % digest
+    header = "def %s(%s):" % (name, ", ".join(sig))
+    if body.startswith("\n" * (first - 1)) and first > 1:
+        lines = body.split("\n")
+        lines[first - 2] = header
+        source = "\n".join(lines)
+    else:
+        source = header + "\n" + body
+    return KernelText(source, name, dims, params, boxes, serial)
+
+
+def perfect_prefix(loop, ok, max_dims=3):
+    """The loops from ``loop`` inwards accepted by ``ok`` while each is the
+    only statement of its parent's body (at most ``max_dims``)."""
+    prefix = []
+    while loop is not None and ok(loop) and len(prefix) < max_dims:
+        prefix.append(loop)
+        body = loop.node.body
+        nxt = [c for c in loop.children if c.node is body[0]] if len(body) == 1 else []
+        loop = nxt[0] if nxt and range_args(nxt[0].node) is not None else None
+    return prefix

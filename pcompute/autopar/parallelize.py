@@ -1,0 +1,347 @@
+"""``pcompute.parallelize``: plain Python loop nests run as kernels.
+
+The function's top-level ``for`` statements are its loop nests; everything
+else runs as plain Python between them.  At each call, every nest is analysed
+with the call's values (:mod:`.analysis`: loop bounds, invariants, which
+arguments are the same array), the result cached on what it depends on, and
+the nest runs as:
+
+- one Elementwise kernel over its outer parallel loops (up to three,
+  perfectly nested, with bounds known at the call) with the inner loops
+  sequential inside each item;
+- a host loop launching kernels, when its outer loop is sequential but
+  every statement of its body is a parallel nest;
+- otherwise one sequential kernel (one item running the whole nest,
+  compiled) and a :class:`~pcompute.errors.SequentialLoopWarning` naming the
+  loop and the dependence (:class:`~pcompute.errors.SequentialLoopError`
+  with ``strict=True``).
+
+The kernels are kernel-language functions written by :mod:`.lower`; they
+go through the front end and the configured backend like any user kernel.
+"""
+import ast
+import copy
+import inspect
+import textwrap
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
+                      SourceLocation)
+from ..parallel import Elementwise
+from .analysis import PARALLEL, analyse
+from .lower import parallel_kernel, perfect_prefix, sequential_kernel
+from .nest import assigned_names, range_args
+from .residency import Residency, is_array, same_memory
+from .scalars import live_after
+
+
+@dataclass
+class _Step:
+    """A top-level statement: a loop nest, a return, or plain Python."""
+    kind: str               # "nest", "return", "python"
+    node: object
+    code: object = None
+    live_out: frozenset = frozenset()
+    loaded: tuple = ()
+
+
+@dataclass
+class _Plan:
+    """How a nest runs at a call: launch / host loop / serial."""
+    kind: str
+    loop: object
+    kernel: object = None
+    children: tuple = ()
+    reasons: tuple = ()
+
+
+class Parallelized:
+    """A function whose loop nests run as kernels (see :func:`parallelize`)."""
+
+    def __init__(self, func, strict=False):
+        if not inspect.isfunction(func):
+            raise KernelValueError("parallelize() needs a Python function, got %r" % (func,))
+        self.func = func
+        self.strict = strict
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self._parse()
+        self._analyses = {}
+        self._kernels = {}
+        self._warned = set()
+        self.last_plans = []
+
+    # ------------------------------------------------------------ static stage
+    def _parse(self):
+        lines, first = inspect.getsourcelines(self.func)
+        text = textwrap.dedent("".join(lines))
+        tree = ast.parse(text)
+        ast.increment_lineno(tree, first - 1)
+        fdef = tree.body[0]
+        fdef.decorator_list = []
+        self.filename = self.func.__code__.co_filename
+        self.first = first
+        self.lines = [""] * (first - 1) + text.splitlines()
+        self.params = list(inspect.signature(self.func).parameters)
+        self.local_names = set(self.params) | assigned_names(fdef)
+        self.steps = []
+        body = fdef.body
+        for k, stmt in enumerate(body):
+            loaded = live_after(body[k + 1:])
+            if isinstance(stmt, ast.For) and range_args(stmt) is not None:
+                names = tuple(sorted({n.id for n in ast.walk(stmt)
+                                      if isinstance(n, ast.Name)}))
+                self.steps.append(_Step("nest", stmt, None, frozenset(loaded), names))
+            elif isinstance(stmt, ast.Return):
+                value = stmt.value if stmt.value is not None else ast.Constant(None)
+                expr = ast.Expression(value)
+                ast.copy_location(expr, stmt)
+                self.steps.append(_Step("return", stmt, compile(
+                    expr, self.filename, "eval")))
+            else:
+                module = ast.Module([stmt], [])
+                self.steps.append(_Step("python", stmt, compile(
+                    module, self.filename, "exec")))
+
+    def _segment(self, node):
+        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
+        if getattr(node, "end_lineno", None) == node.lineno:
+            return line[node.col_offset:node.end_col_offset]
+        return ast.unparse(node)
+
+    # ------------------------------------------------------------ a call
+    def __call__(self, *args, **kwargs):
+        return self._run(args, kwargs, record=None)
+
+    def explain(self, *args, **kwargs):
+        """The report of a call with these arguments: for every loop, parallel,
+        reduction or sequential and the dependence that decided it, with file
+        and lines, and how each nest runs.  The function runs on copies of the
+        array arguments (the arguments are not changed).  Returns the text."""
+        memo = {}           # one memo: an array passed twice stays one array
+        args = [copy.deepcopy(a, memo) if isinstance(a, np.ndarray) else a for a in args]
+        kwargs = {k: copy.deepcopy(v, memo) if isinstance(v, np.ndarray) else v
+                  for k, v in kwargs.items()}
+        record = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SequentialLoopWarning)
+            self._run(args, kwargs, record=record)
+        return self._report(record)
+
+    def _run(self, args, kwargs, record):
+        bound = inspect.signature(self.func).bind(*args, **kwargs)
+        bound.apply_defaults()
+        scope = dict(self.func.__globals__)
+        scope.update(bound.arguments)
+        residency = Residency()
+        self.last_plans = []
+        try:
+            for index, step in enumerate(self.steps):
+                if step.kind == "nest":
+                    self._nest(index, step, scope, residency, record)
+                    continue
+                residency.sync()
+                if step.kind == "return":
+                    return eval(step.code, scope)
+                exec(step.code, scope)
+            return None
+        finally:
+            residency.sync()
+
+    # ------------------------------------------------------------ one nest
+    def _nest(self, index, step, scope, residency, record):
+        report, plan = self._analysis(index, step, scope)
+        self.last_plans.append(plan)
+        if record is not None:
+            record.append((step, report, plan))
+        if plan.kind != "launch":
+            self._warn(index, plan)
+        self._execute(plan, scope, residency)
+
+    def _analysis(self, index, step, scope):
+        """(report, plan) of nest ``index`` for the values in ``scope`` (cached
+        on the integer values and array identities the nest reads)."""
+        ints, arrays = [], []
+        for name in step.loaded:
+            value = scope.get(name)
+            if is_array(value):
+                arrays.append((name, id(value), np.ndim(value)))
+            elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                ints.append((name, int(value)))
+        aliases = tuple(
+            (a[0], b[0], same_memory(scope[a[0]], scope[b[0]]))
+            for x, a in enumerate(arrays) for b in arrays[x + 1:]
+            if same_memory(scope[a[0]], scope[b[0]]))
+        key = (index, tuple(ints), tuple((a[0], a[2]) for a in arrays), aliases)
+        cached = self._analyses.get(key)
+        if cached is not None:
+            return cached
+        for a, b, kind in aliases:
+            if kind == 2:
+                raise KernelValueError(
+                    "%s(): the arguments %s and %s overlap without being the same "
+                    "array; the loop nest at line %d cannot be analysed"
+                    % (self.__name__, a, b, step.node.lineno),
+                    self._location(step.node),
+                    hint="pass separate arrays (a copy of one), or the same array once")
+        same = {a: a for a, _, _ in arrays}
+        for a, b, _ in aliases:
+            same[b] = same[a]
+        array_names = {a[0] for a in arrays}
+        env = {k: v for k, v in ints}
+        report = analyse(step.node, env, lambda n: n in array_names,
+                         lambda a, b: same.get(a, a) == same.get(b, b),
+                         live_out=step.live_out, segment=self._segment)
+        plan = self._plan(report.root, report, scope, step)
+        self._analyses[key] = (report, plan)
+        return report, plan
+
+    def _plan(self, loop, report, scope, step):
+        names = {n for n in self.local_names if n in scope}
+
+        def launchable(lp):
+            return (report.verdict(lp).kind == PARALLEL and lp.count is not None
+                    and lp.lo is not None and not lp.lo.coeffs)
+
+        prefix = perfect_prefix(loop, launchable)
+        if prefix:
+            return _Plan("launch", loop, self._kernel(parallel_kernel(
+                self.lines, prefix, names | {lp.var for lp in loop.ancestors()[:-1]})))
+        verdict = report.verdict(loop)
+        body = loop.node.body
+        if (loop.count is not None and loop.lo is not None and not loop.lo.coeffs
+                and range_args(loop.node) is not None and loop.var is not None
+                and all(isinstance(s, ast.For) for s in body)):
+            kids = [c for c in loop.children if any(c.node is s for s in body)]
+            inner = [self._plan(c, report, scope, step) for c in kids]
+            if len(kids) == len(body) and all(p.kind in ("launch", "host") for p in inner):
+                return _Plan("host", loop, None, tuple(inner), tuple(verdict.reasons))
+        boxes = self._boxes(loop, scope, step)
+        kernel = self._kernel(sequential_kernel(self.lines, loop.node, names, boxes))
+        return _Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
+            "inner loop bounds depend on the outer loops",))
+
+    def _boxes(self, loop, scope, step):
+        stored = assigned_names(loop.node)
+        return tuple(sorted(n for n in stored
+                            if not is_array(scope.get(n))
+                            and (n in scope or n in step.live_out)))
+
+    def _kernel(self, text):
+        ew = self._kernels.get(text.source)
+        if ew is None:
+            namespace = dict(self.func.__globals__)
+            exec(compile(text.source, self.filename, "exec"), namespace)
+            kfunc = namespace[text.name]
+            kfunc.source = text.source
+            if text.serial:
+                kfunc.is_serial = True
+            ew = (Elementwise(kfunc), text)
+            self._kernels[text.source] = ew
+        return ew
+
+    # ------------------------------------------------------------ running
+    def _execute(self, plan, scope, residency):
+        loop = plan.loop
+        if plan.kind == "host":
+            start, step = loop.lo.const, loop.step
+            for t in range(loop.count):
+                scope[loop.var] = start + step * t
+                for child in plan.children:
+                    self._execute(child, scope, residency)
+            return
+        ew, text = plan.kernel
+        values = [residency.device(scope[p]) if is_array(scope[p]) else scope[p]
+                  for p in text.params]
+        if plan.kind == "launch":
+            prefix = [loop]
+            while len(prefix) < text.dims:
+                prefix.append(next(c for c in prefix[-1].children
+                                   if c.node is prefix[-1].node.body[0]))
+            counts = [lp.count for lp in prefix]
+            if min(counts) == 0:
+                return
+            for lp in prefix:
+                values += [lp.lo.const, lp.step]
+            ew(*values, shape=counts[0] if len(counts) == 1 else tuple(counts))
+            return
+        boxes = []
+        for name in text.boxes:
+            value = scope.get(name, 0)
+            dtype = np.float64 if isinstance(value, (float, np.floating)) else np.int64
+            if name not in scope and not self._is_loop_var(loop, name):
+                dtype = np.float64
+            boxes.append(residency.device(np.array([value], dtype=dtype)))
+        ew(*(values + boxes), shape=1)
+        for name, box in zip(text.boxes, boxes):
+            scope[name] = box.get()[0].item()
+
+    @staticmethod
+    def _is_loop_var(loop, name):
+        return any(isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+                   and n.target.id == name for n in ast.walk(loop.node))
+
+    # ------------------------------------------------------------ reports
+    def _location(self, node):
+        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
+        return SourceLocation(self.filename, node.lineno, node.col_offset,
+                              node.col_offset + 3, self.__name__, line)
+
+    def _warn(self, index, plan):
+        loop = plan.loop
+        what = ("runs its iterations in order, each launching the parallel loops "
+                "inside" if plan.kind == "host" else "runs sequentially (compiled, "
+                "one work item)")
+        message = "the loop over %s %s: %s" % (loop.var, what, "; ".join(plan.reasons))
+        error = SequentialLoopError(
+            message, self._location(loop.node),
+            hint="see %s.explain(...) for every loop's verdict" % self.__name__)
+        if self.strict:
+            raise error
+        key = (index, message)
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(SequentialLoopWarning(str(error)), stacklevel=5)
+
+    def _report(self, record):
+        out = ["parallelize report for %s() in %s" % (self.__name__, self.filename)]
+        for step, report, plan in record:
+            out.append("")
+            out.append("loop nest at line %d: %s" % (step.node.lineno, _describe(plan)))
+            for verdict in report.verdicts:
+                lp = verdict.loop
+                head = self.lines[lp.lineno - 1].strip()
+                out.append("  line %d: %s" % (lp.lineno, head))
+                out.append("      %s" % verdict.kind)
+                for reason in verdict.reasons:
+                    out.append("        - %s" % reason)
+        return "\n".join(out)
+
+
+def _describe(plan):
+    if plan.kind == "launch":
+        ew, text = plan.kernel
+        return "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)
+    if plan.kind == "host":
+        return "host loop over %s launching %s" % (
+            plan.loop.var, "; ".join(_describe(c) for c in plan.children))
+    return "one sequential kernel (%s)" % plan.kernel[0].name
+
+
+def parallelize(func=None, *, strict=False):
+    """Run the loop nests of ``func`` as kernels on the configured backend.
+
+    Use as ``@parallelize`` / ``@parallelize(strict=True)`` or
+    ``parallelize(f)``.  The returned callable leaves the arrays with the
+    values ``func`` would have produced and returns what it returns; its
+    ``explain(*args)`` gives each loop's verdict and reasons.  A nest that
+    cannot run in parallel runs compiled and sequential with a
+    :class:`~pcompute.errors.SequentialLoopWarning` (an error with
+    ``strict=True``)."""
+    if func is None:
+        return lambda f: Parallelized(f, strict=strict)
+    return Parallelized(func, strict=strict)

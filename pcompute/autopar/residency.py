@@ -1,0 +1,55 @@
+"""The arrays of one call of a parallelised function, on the device.
+
+NumPy arguments are wrapped once per call (the same array passed under two
+names is wrapped once) and stay on the device between loop nests; before
+plain Python runs between nests, and at the end of the call, the values are
+brought back into the caller's NumPy arrays (in place), unless the device
+array is the NumPy array itself (host backends).
+"""
+import numpy as np
+
+from ..array import Array, wrap
+
+
+def is_array(value):
+    """True for the arrays a nest can index: NumPy arrays and pcompute Arrays."""
+    return isinstance(value, (np.ndarray, Array))
+
+
+def same_memory(a, b):
+    """0 for distinct arrays, 1 for the same array under two names, 2 for
+    overlapping but different views."""
+    if a is b:
+        return 1
+    ha, hb = getattr(a, "data", a), getattr(b, "data", b)
+    if not (isinstance(ha, np.ndarray) and isinstance(hb, np.ndarray)):
+        return 0
+    if not np.shares_memory(ha, hb):
+        return 0
+    same = (ha.__array_interface__["data"][0] == hb.__array_interface__["data"][0]
+            and ha.shape == hb.shape and ha.strides == hb.strides)
+    return 1 if same else 2
+
+
+class Residency:
+    """Device copies of the host arrays used by one call."""
+
+    def __init__(self):
+        self._dev = {}
+
+    def device(self, value):
+        """The device Array for ``value`` (an Array is used as it is)."""
+        if isinstance(value, Array):
+            return value
+        key = id(value)
+        if key not in self._dev:
+            self._dev[key] = (value, wrap(value))
+        return self._dev[key][1]
+
+    def sync(self):
+        """Bring every wrapped array back into its NumPy array; forget them."""
+        for host, arr in self._dev.values():
+            data = arr.pull().data
+            if data is not host and not np.shares_memory(data, host):
+                host[...] = data
+        self._dev.clear()

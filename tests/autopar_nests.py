@@ -1,0 +1,274 @@
+"""Loop nests with known answers for pcompute.parallelize: each is a plain
+Python function, its arguments (``make(dtype, rng)``) and how its nests must
+run (``plans``: launch / host / serial per top-level nest, in order).
+
+Includes ALPyNA's listing 1 and 2 and its benchmarks (vadd, saxpy, conway,
+hilbert, jacobi, gemver, black-scholes, fbcorr, conv-2d, gemm, mandelbrot,
+syr2k) at small sizes.
+"""
+from dataclasses import dataclass
+from math import exp, log, sqrt
+
+import numpy as np
+
+NESTS = {}
+
+
+@dataclass(frozen=True)
+class Nest:
+    func: object
+    make: object
+    plans: tuple
+    exact: bool = True       # integer results compared exactly
+
+
+def nest(make, plans, **kw):
+    def register(func):
+        NESTS[func.__name__] = Nest(func, make, tuple(plans), **kw)
+        return func
+    return register
+
+
+def R(rng, shape, dtype):
+    return rng.uniform(-1.0, 1.0, shape).astype(dtype)
+
+
+# ---------------------------------------------------------------- ALPyNA listing 1
+def listing1(a, b, k, n):
+    for i in range(n):
+        a[i + k] = a[i] + b
+
+
+for _k, _plan in ((0, "launch"), (3, "serial"), (20, "launch")):
+    NESTS["listing1_k%d" % _k] = Nest(
+        listing1, lambda dt, rng, k=_k: [R(rng, 40, dt), 1.5, k, 20],
+        (_plan,))
+
+
+def listing1_shifted(a, b, k, n):
+    for i in range(3, n):
+        a[i + k] = a[i] + b
+
+
+NESTS["listing1_k-3"] = Nest(listing1_shifted,
+                             lambda dt, rng: [R(rng, 40, dt), 1.5, -3, 20], ("serial",))
+
+
+# ---------------------------------------------------------------- ALPyNA listing 2
+def listing2(a, p, q, r, n):
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                for l in range(2, n):
+                    a[i + p, j + q, k, l + r] = a[i, j, k, l] + 1.0
+
+
+for _inv, _plan in (((0, 1, -2), "launch"), ((1, 1, -1), "host"),
+                    ((5, 0, 1), "launch")):
+    NESTS["listing2_%d_%d_%d" % _inv] = Nest(
+        listing2, lambda dt, rng, v=_inv: [R(rng, (10, 8, 5, 6), dt)] + list(v) + [5],
+        (_plan,))
+
+
+# ---------------------------------------------------------------- benchmarks
+@nest(lambda dt, rng: [R(rng, 64, dt), R(rng, 64, dt), np.zeros(64, dt), 64], ["launch"])
+def vadd(a, b, c, n):
+    for i in range(n):
+        c[i] = a[i] + b[i]
+
+
+@nest(lambda dt, rng: [2.5, R(rng, 64, dt), R(rng, 64, dt), 64], ["launch"])
+def saxpy(alpha, x, y, n):
+    for i in range(n):
+        y[i] = alpha * x[i] + y[i]
+
+
+@nest(lambda dt, rng: [(rng.random((12, 12)) < 0.4).astype(np.int32),
+                       np.zeros((12, 12), np.int32), 12], ["launch"])
+def conway(grid, out, n):
+    for i in range(1, n - 1):
+        for j in range(1, n - 1):
+            alive = 0
+            for di in range(-1, 2):
+                for dj in range(-1, 2):
+                    if di != 0 or dj != 0:
+                        alive += grid[i + di, j + dj]
+            if grid[i, j] == 1 and (alive == 2 or alive == 3):
+                out[i, j] = 1
+            elif grid[i, j] == 0 and alive == 3:
+                out[i, j] = 1
+            else:
+                out[i, j] = 0
+
+
+@nest(lambda dt, rng: [np.zeros((10, 10), dt), 10], ["launch"])
+def hilbert(h, n):
+    for i in range(n):
+        for j in range(n):
+            h[i, j] = 1.0 / (i + j + 1)
+
+
+@nest(lambda dt, rng: [R(rng, (10, 10), dt), np.zeros((10, 10), dt), 10, 3],
+      ["host"])
+def jacobi(u, v, n, steps):
+    for t in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                u[i, j] = v[i, j]
+
+
+@nest(lambda dt, rng: [R(rng, (8, 8), dt), R(rng, 8, dt), R(rng, 8, dt), R(rng, 8, dt),
+                       R(rng, 8, dt), R(rng, 8, dt), np.zeros(8, dt), R(rng, 8, dt),
+                       R(rng, 8, dt), 1.5, 1.2, 8], ["launch", "launch", "launch"])
+def gemver(a, u1, v1, u2, v2, w, x, y, z, alpha, beta, n):
+    for i in range(n):
+        for j in range(n):
+            a[i, j] = a[i, j] + u1[i] * v1[j] + u2[i] * v2[j]
+    for i in range(n):
+        acc = x[i]
+        for j in range(n):
+            acc += beta * a[j, i] * y[j]
+        x[i] = acc + z[i]
+    for i in range(n):
+        acc = w[i]
+        for j in range(n):
+            acc += alpha * a[i, j] * x[j]
+        w[i] = acc
+
+
+def _bs_args(dt, rng):
+    n = 32
+    return [rng.uniform(5, 30, n).astype(dt), rng.uniform(1, 100, n).astype(dt),
+            rng.uniform(0.25, 10, n).astype(dt), np.zeros(n, dt), np.zeros(n, dt),
+            0.02, 0.30, n]
+
+
+@nest(_bs_args, ["launch"], exact=False)
+def black_scholes(price, strike, years, call, put, rate, vol, n):
+    for i in range(n):
+        s = price[i]
+        x = strike[i]
+        t = years[i]
+        sq = sqrt(t)
+        d1 = (log(s / x) + (rate + 0.5 * vol * vol) * t) / (vol * sq)
+        d2 = d1 - vol * sq
+        c1 = 1.0 / (1.0 + exp(-1.702 * d1))
+        c2 = 1.0 / (1.0 + exp(-1.702 * d2))
+        e = exp(-rate * t)
+        call[i] = s * c1 - x * e * c2
+        put[i] = x * e * (1.0 - c2) - s * (1.0 - c1)
+
+
+@nest(lambda dt, rng: [R(rng, (6, 20), dt), R(rng, (6, 5), dt), np.zeros((6, 6, 16), dt),
+                       6, 16, 5], ["launch"])
+def fbcorr(sig, filt, out, m, n, w):
+    for a in range(m):
+        for b in range(m):
+            for t in range(n):
+                acc = 0.0
+                for k in range(w):
+                    acc += sig[a, t + k] * filt[b, k]
+                out[a, b, t] = acc
+
+
+@nest(lambda dt, rng: [R(rng, (12, 12), dt), R(rng, (3, 3), dt), np.zeros((10, 10), dt),
+                       10], ["launch"])
+def conv2d(img, ker, out, n):
+    for i in range(n):
+        for j in range(n):
+            acc = 0.0
+            for di in range(3):
+                for dj in range(3):
+                    acc += img[i + di, j + dj] * ker[di, dj]
+            out[i, j] = acc
+
+
+@nest(lambda dt, rng: [R(rng, (8, 6), dt), R(rng, (6, 7), dt), np.zeros((8, 7), dt),
+                       8, 7, 6], ["launch"])
+def gemm(a, b, c, n, m, p):
+    for i in range(n):
+        for j in range(m):
+            acc = 0.0
+            for k in range(p):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+
+@nest(lambda dt, rng: [np.zeros((16, 24), np.int32), 16, 24, 30], ["launch"])
+def mandelbrot(out, h, w, max_iter):
+    for y in range(h):
+        for x in range(w):
+            cr = -2.0 + 2.5 * x / w
+            ci = -1.0 + 2.0 * y / h
+            zr = 0.0
+            zi = 0.0
+            count = 0
+            for k in range(max_iter):
+                if zr * zr + zi * zi > 4.0:
+                    break
+                t = zr * zr - zi * zi + cr
+                zi = 2.0 * zr * zi + ci
+                zr = t
+                count += 1
+            out[y, x] = count
+
+
+@nest(lambda dt, rng: [R(rng, (8, 8), dt), R(rng, (8, 5), dt), R(rng, (8, 5), dt),
+                       1.5, 0.5, 8, 5], ["launch"])
+def syr2k(c, a, b, alpha, beta, n, m):
+    for i in range(n):
+        for j in range(i + 1):
+            acc = c[i, j] * beta
+            for k in range(m):
+                acc += a[j, k] * alpha * b[i, k] + b[j, k] * alpha * a[i, k]
+            c[i, j] = acc
+
+
+# ---------------------------------------------------------------- sequential / mixed
+@nest(lambda dt, rng: [R(rng, 30, dt), 30], ["serial"])
+def prefix_sum(a, n):
+    for i in range(1, n):
+        a[i] = a[i] + a[i - 1]
+
+
+@nest(lambda dt, rng: [R(rng, (6, 10), dt), 6, 10], ["launch"])
+def row_running_sum(a, n, m):
+    for i in range(n):
+        for j in range(1, m):
+            a[i, j] = a[i, j] + a[i, j - 1]
+
+
+@nest(lambda dt, rng: [R(rng, (6, 10), dt), 6, 10], ["host"])
+def column_sweep(a, n, m):
+    for i in range(1, n):
+        for j in range(m):
+            a[i, j] = a[i, j] + 0.5 * a[i - 1, j]
+
+
+@nest(lambda dt, rng: [R(rng, 24, dt), np.zeros(24, dt), 24], ["launch", "launch"])
+def python_between(x, y, n):
+    for i in range(n):
+        y[i] = 2.0 * x[i]
+    half = n // 2
+    for i in range(half):
+        x[i] = y[i + half] - y[i]
+    return half
+
+
+@nest(lambda dt, rng: [R(rng, 20, dt), 20], ["serial"])
+def scalar_carried(a, n):
+    prev = 0.0
+    for i in range(n):
+        cur = a[i]
+        a[i] = cur - prev
+        prev = cur
+    return prev
+
+
+@nest(lambda dt, rng: [R(rng, 40, dt), R(rng, 40, dt), 40], ["launch"])
+def even_odd(a, b, n):
+    for i in range(n // 2):
+        a[2 * i] = a[2 * i + 1] + b[i]

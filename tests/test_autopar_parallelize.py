@@ -1,0 +1,118 @@
+"""pcompute.parallelize on every backend: each nest of tests/autopar_nests.py
+leaves its arrays as the plain Python function does and runs as planned
+(parallel kernel, host loop of kernels, or sequential kernel)."""
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+from pcompute import parallelize
+from pcompute.errors import SequentialLoopError, SequentialLoopWarning
+from tests.autopar_nests import NESTS
+
+
+def _compare(got, want, case):
+    if isinstance(want, np.ndarray):
+        if want.dtype.kind in "iub":
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.rtol)
+    elif isinstance(want, float):
+        assert got == pytest.approx(want, rel=case.rtol, abs=case.rtol)
+    else:
+        assert got == want
+
+
+@pytest.mark.parametrize("name", sorted(NESTS))
+def test_nest_matches_plain_python(backend, name):
+    spec = NESTS[name]
+    args = spec.make(backend.dtype, np.random.default_rng(7))
+    ref = copy.deepcopy(args)
+    want = spec.func(*ref)
+    f = parallelize(spec.func)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = f(*args)
+    for g, w in zip(args, ref):
+        _compare(g, w, backend)
+    _compare(got, want, backend)
+    assert tuple(p.kind for p in f.last_plans[:len(spec.plans)]) == spec.plans
+    sequential = [w for w in caught if issubclass(w.category, SequentialLoopWarning)]
+    assert bool(sequential) == any(p != "launch" for p in spec.plans)
+
+
+# ---------------------------------------------------------------- behaviour
+from pcompute import use_config  # noqa: E402
+from pcompute.errors import KernelSyntaxError  # noqa: E402
+from tests import autopar_cases  # noqa: E402
+
+
+def test_strict_raises_with_file_line_and_dependence():
+    f = parallelize(strict=True)(autopar_cases.recurrence)
+    a = np.ones(8)
+    with use_config(backend="python"):
+        with pytest.raises(SequentialLoopError) as info:
+            f(a, 8)
+    text = str(info.value)
+    assert 'autopar_cases.py", line 11, in recurrence' in text
+    assert "flow dependence a[i] (line 12, write) -> a[i - 1] (line 12, read)" in text
+    assert "distance 1" in text
+    assert np.all(a == 1.0)         # nothing ran
+
+
+def test_warning_names_the_loop_once_per_call_pattern():
+    f = parallelize(autopar_cases.recurrence)
+    with use_config(backend="python"):
+        with pytest.warns(SequentialLoopWarning, match="line 11"):
+            f(np.ones(8), 8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SequentialLoopWarning)
+            f(np.ones(8), 8)
+
+
+def test_explain_reports_every_loop_and_leaves_arguments_alone():
+    f = parallelize(autopar_cases.shift_copy)
+    a, b = np.arange(9.0), np.zeros(8)
+    with use_config(backend="python"):
+        text = f.explain(a, b, 8)
+        assert np.all(b == 0.0)
+        assert "line 6: for i in range(n):" in text and "parallel" in text
+        text = f.explain(a, a, 8)
+    assert "sequential" in text and "anti dependence" in text
+
+
+def test_same_array_twice_is_detected_and_results_match():
+    ref = np.arange(9.0)
+    autopar_cases.shift_copy(ref, ref, 8)
+    f = parallelize(autopar_cases.shift_copy)
+    a = np.arange(9.0)
+    with use_config(backend="python"):
+        with pytest.warns(SequentialLoopWarning, match="anti dependence"):
+            f(a, a, 8)
+        b = np.zeros(8)
+        f(np.arange(9.0), b, 8)
+    assert np.array_equal(a, ref)
+    assert f.last_plans[0].kind == "launch"
+    assert np.array_equal(b, np.arange(1.0, 9.0))
+
+
+def test_analysis_is_cached_per_invariant_values():
+    from tests.autopar_nests import listing1
+    f = parallelize(listing1)
+    with use_config(backend="python"):
+        f(np.zeros(40), 1.0, 0, 20)
+        f(np.zeros(40), 2.0, 0, 20)          # a float changed: same analysis
+        assert len(f._analyses) == 1
+        with pytest.warns(SequentialLoopWarning):
+            f(np.zeros(40), 1.0, 2, 20)
+        assert len(f._analyses) == 2
+
+
+def test_construct_outside_the_subset_points_at_the_users_line():
+    f = parallelize(autopar_cases.outside_subset)
+    with use_config(backend="python"):
+        with pytest.raises(KernelSyntaxError) as info:
+            f(np.zeros(4), 4)
+    assert info.value.location.lineno == 17
+    assert info.value.location.filename.endswith("autopar_cases.py")
