@@ -86,9 +86,7 @@ def fz_kernel(i, x0, n, out_f, out_i):
 def fz_map(i, x0, n):
     return trunc(x0[i] * 2.5)
 """, [("x0", "fp", 4.0)]),
-        "xfail": {"*-float32": "bug: on the python backend math.trunc(x[i]) raises "
-                               "TypeError for float32 (and integer) arrays: numpy "
-                               "scalars other than float64 have no __trunc__"},
+        "xfail": {},  # fixed: the python backend's trunc() takes numpy floats
     },
 
     # Not a pcompute bug: found while building the fuzzer's error model.  In

@@ -1,16 +1,24 @@
-"""Python-backend execution of kernels that use atomics.
+"""Python-backend execution: the user's functions, run with Python's meaning.
 
-``atomic_inc(a[i])`` cannot change ``a[i]`` when called as a plain Python
-function (it receives the value).  For kernels that use atomics (directly or
-in a helper), the python backend runs a copy of the function whose AST calls
-``pc_atomic_inc(a, i)`` instead, compiled with the user's file name and line
-numbers so tracebacks and breakpoints still point at the user's code.
+Every kernel function (and every helper it calls by name) runs as a copy
+compiled from the user's own source, with the user's file name and line
+numbers, so tracebacks and breakpoints point at the user's code.  The copy
+differs from the original in two ways only:
+
+* its globals give the kernel-language names their oracle meaning
+  (:mod:`.pyvalues`: ``declare``/``cast`` giving Python numbers, ``trunc``
+  taking NumPy floats, ``INFINITY``/``NAN``/``M_PI``... defined);
+* ``atomic_inc(a[i])`` becomes ``pc_atomic_inc(a, i)``, since a plain call
+  would receive the element's value and could not change it.
 """
 import ast
 import copy
+import math
 
-from ..frontend.callgraph import Resolver
+from .. import types as ktypes
+from ..frontend.callgraph import NAMED_CONSTANTS, Resolver
 from ..frontend.source import read_function
+from . import pyvalues
 
 _CACHE = {}
 
@@ -54,8 +62,24 @@ def _user_helpers(func, src):
     return found
 
 
+def _oracle_names(namespace):
+    """Replace, in ``namespace``, the kernel-language functions by their
+    python-backend versions and define the named constants."""
+    for name, value in list(namespace.items()):
+        if value is ktypes.declare:
+            namespace[name] = pyvalues.declare
+        elif value is ktypes.cast:
+            namespace[name] = pyvalues.cast
+        elif value is math.trunc:
+            namespace[name] = pyvalues.trunc
+        elif value is math:
+            namespace[name] = pyvalues.math_module
+    for name, value in NAMED_CONSTANTS.items():
+        namespace.setdefault(name, value)
+
+
 def python_callable(func, _seen=None):
-    """``func`` itself, or a rewritten copy when it (or a helper) uses atomics."""
+    """The copy of ``func`` the python backend runs (see the module's text)."""
     if func in _CACHE:
         return _CACHE[func]
     seen = _seen if _seen is not None else set()
@@ -63,19 +87,13 @@ def python_callable(func, _seen=None):
     src = read_function(func)
     helpers = {name: python_callable(h, seen) for name, h in _user_helpers(func, src).items()
                if h not in seen}
-    uses_atomics = any(isinstance(n, ast.Name) and n.id in ("atomic_inc", "atomic_dec")
-                       for n in ast.walk(src.tree))
-    changed = {n: h for n, h in helpers.items() if h is not getattr(func, "__globals__",
-                                                                     {}).get(n)}
-    if not uses_atomics and not changed:
-        _CACHE[func] = func
-        return func
     tree = _Rewrite().visit(copy.deepcopy(src.tree))
     ast.increment_lineno(tree, src.first_line - 1)
     module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
     namespace = dict(func.__globals__)
     namespace.update(Resolver(src).closure)
-    namespace.update(changed)
+    namespace.update(helpers)
+    _oracle_names(namespace)
     namespace["pc_atomic_inc"] = pc_atomic_inc
     namespace["pc_atomic_dec"] = pc_atomic_dec
     exec(compile(module, src.filename, "exec"), namespace)

@@ -1,8 +1,11 @@
 """The python backend: runs the user's functions directly, serially.
 
 It is the reference every other backend is tested against, and the debugging
-mode: the original function runs, so breakpoints and print() work.  Its
-generated "source" is the user's own Python text.
+mode: the user's own source runs (a copy compiled with its file name and line
+numbers, :mod:`.pyexec`), so breakpoints and print() work; its generated
+"source" is the user's own Python text.  Arguments are seen
+as Python numbers and arrays that store like C (:mod:`.pyvalues`), so a kernel
+computes what Python computes.
 """
 import ast
 import itertools
@@ -12,6 +15,7 @@ from ..records import BuiltKernel, GeneratedKernel
 from .base import Backend
 from .pychecks import checked_args
 from .pyexec import python_callable
+from .pyvalues import kernel_values, typed_value
 
 
 def python_source(*funcs):
@@ -35,10 +39,12 @@ class PythonBackend(Backend):
         kernel = python_callable(func)
 
         def run(n, args):
+            args = kernel_values(args)
             for i in range(n):
                 kernel(i, *args)
 
         def run_nd(n, args):
+            args = kernel_values(args)
             # In order, the last index fastest (as nested loops would).
             for index in itertools.product(*(range(d) for d in n)):
                 kernel(*index, *args)
@@ -66,8 +72,9 @@ class PythonBackend(Backend):
         dtype = spec.out_type.dtype
 
         def run(n, args):
-            acc = spec.neutral
+            args = kernel_values(args)
+            acc = typed_value(dtype, spec.neutral)
             for i in range(n):
-                acc = reduce_fn(acc, map_fn(i, *args))
+                acc = typed_value(dtype, reduce_fn(acc, typed_value(dtype, map_fn(i, *args))))
             return dtype.type(acc)
         return BuiltKernel(self.generate_reduction(spec, config), self.name, run)

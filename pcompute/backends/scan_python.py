@@ -8,6 +8,7 @@ in order, is_segment(i), input(i) and output(i).
 from ..records import BuiltKernel, GeneratedKernel
 from .pyexec import python_callable
 from .python import python_source
+from .pyvalues import kernel_values, typed_value
 
 
 def _caller(function, user):
@@ -30,12 +31,13 @@ def generate_scan(backend, spec, config):
 def build_scan(backend, spec, config):
     """The BuiltKernel performing the scan serially."""
     op = spec.scan_func
-    cast = spec.out_type.dtype.type
-    neutral = spec.neutral
+    dtype = spec.out_type.dtype
+    cast = lambda value: typed_value(dtype, value)  # noqa: E731
+    neutral = typed_value(dtype, spec.neutral)
     need_last = spec.needs("last_item")
 
     def run(n, args):
-        user = dict(zip(spec.arg_names, args))
+        user = dict(zip(spec.arg_names, kernel_values(args)))
         map_fn = _caller(spec.input, user)
         seg_fn = _caller(spec.segment, user)
         out_fn = _caller(spec.output, user)

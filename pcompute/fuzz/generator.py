@@ -44,13 +44,15 @@ C_RESERVED = ("auto", "register", "restrict", "signed", "unsigned", "char", "sho
 # Known pcompute bugs the generator steers around (each has a regression test in
 # tests/fuzz_regressions.py); remove an entry once the bug is fixed so that the
 # fuzzer covers the construct again.
-KNOWN_BUGS = frozenset([
-    # math.trunc() raises TypeError on numpy scalars, so trunc(x[i]) fails on
-    # the python backend only.
-    "python-trunc-numpy-scalar",
-])
+KNOWN_BUGS = frozenset([])
 
-ARRAY_CODES = ("fp", "i32", "f32", "i64", "f64")   # fp: the precision's float
+ARRAY_CODES = ("fp", "i32", "f32", "i64", "f64",   # fp: the precision's float
+               "i8", "u8", "i16", "u16", "u32", "b")
+# Unsigned arrays hold values in [0, bound]; bool arrays 0/1 (read as ints).
+# A u32 array's values are shifted up by U32_OFFSET and read back as
+# ``(x[i] - 2147483648)``: a literal beyond int32 met by a uint32 value, which
+# must give the exact (64-bit) difference on every backend.
+U32_OFFSET = 2 ** 31
 SCALAR_CODES = ("int", "float", "i32", "f32", "f64")
 
 
@@ -62,7 +64,13 @@ class ArraySpec:
 
     @property
     def kind(self):
-        return "i" if self.code.startswith("i") else "f"
+        return "f" if self.code in ("fp", "f32", "f64") else "i"
+
+    def read(self, element):
+        """The expression reading ``element`` (text) as a bounded value."""
+        if self.code == "u32":
+            return "(%s - %d)" % (element, U32_OFFSET)
+        return element
 
 
 @dataclass(frozen=True)
@@ -229,7 +237,8 @@ class KernelGenerator:
         for pa, pj, spec in self.fn.arrays:
             if spec.bound <= limit and (spec.kind == kind or kind == "f"):
                 options.append((3, lambda pa=pa, pj=pj, spec=spec: Expr(
-                    "%s[%s]" % (pa, pj if self.c.flag(80) else "0"), spec.kind, spec.bound)))
+                    spec.read("%s[%s]" % (pa, pj if self.c.flag(80) else "0")), spec.kind,
+                    spec.bound)))
         if self.fn.kind != "helper":
             for a in self.arrays:
                 if a.bound <= limit and (a.kind == kind or kind == "f"):
@@ -261,7 +270,7 @@ class KernelGenerator:
             return Expr(text if k >= 0 else "(-%s)" % text, "i", abs(k), const=True)
         options = [x for x in FLOAT_LITERALS if x <= limit]
         if limit >= math.pi and self.c.flag(5):
-            return Expr(self.c.choice(["pi", "math.pi"]), "f", math.pi, const=True)
+            return Expr(self.c.choice(["pi", "math.pi", "M_PI"]), "f", math.pi, const=True)
         x = self.c.choice(options)
         if x and self.c.flag(30):
             x = -x
@@ -272,11 +281,12 @@ class KernelGenerator:
 
     def array_read(self, a):
         if self.c.flag(75):
-            return Expr("%s[i]" % a.name, a.kind, a.bound)
+            return Expr(a.read("%s[i]" % a.name), a.kind, a.bound)
         idx = self.expr("i", INT_LIMIT, 1)
         if self.c.flag(50):
-            return Expr("%s[(%s) %% n]" % (a.name, idx.text), a.kind, a.bound)
-        return Expr("%s[min(max(%s, 0), n - 1)]" % (a.name, idx.text), a.kind, a.bound)
+            return Expr(a.read("%s[(%s) %% n]" % (a.name, idx.text)), a.kind, a.bound)
+        return Expr(a.read("%s[min(max(%s, 0), n - 1)]" % (a.name, idx.text)), a.kind,
+                    a.bound)
 
     def index_for(self, size):
         if self.c.flag(50):
@@ -438,6 +448,16 @@ class KernelGenerator:
             v = self.c.choice(bools)
             return Expr("(%s * %d)" % (v.name, self.c.integer(1, 3)) if self.c.flag(50)
                         else "int(%s)" % v.name, "i", 3)
+        if self.c.flag(40):
+            # bools are integers in arithmetic: True + True is 2, -True is -1
+            a = self.condition(max(depth, 1), value=True)
+            b = self.condition(max(depth, 1), value=True)
+            form = self.c.integer(0, 2)
+            if form == 0:
+                return Expr("((%s) + (%s))" % (a, b), "i", 2)
+            if form == 1:
+                return Expr("(-(%s) * 3 + (%s))" % (a, b), "i", 4)
+            return Expr("(~(%s))" % a, "i", 2)
         return Expr("int(%s)" % self.condition(max(depth, 1), value=True), "i", 1)
 
     def call(self, kind, limit, depth):
@@ -620,6 +640,8 @@ class KernelGenerator:
         if all(a.kind == "i" for a in args):
             args[0] = self.expr("f", limit, depth)
         name = self.c.choice(["min", "max"])
+        if self.c.flag(15):   # the documented constants: min(x, INFINITY) is x
+            args.append(Expr("INFINITY" if name == "min" else "(-INFINITY)", "f", 0.0))
         return Expr("%s(%s)" % (name, ", ".join(a.text for a in args)), "f",
                     max(a.bound for a in args))
 
@@ -1038,6 +1060,9 @@ class KernelGenerator:
         else:
             self.emit("out_f[i] = %s" % ef.text)
         ei = self.expr("i", INT_LIMIT, 4)
+        if self.c.flag(15):
+            # a float stored into an integer element: truncated towards zero
+            ei = self.expr("f", INT_LIMIT, 4)
         if self.c.flag(30) and out_i.used + ei.bound <= out_i.cap:
             self.emit("out_i[i] += %s" % ei.text)
         else:
@@ -1085,8 +1110,14 @@ class KernelGenerator:
         arrays = []
         for k in range(self.c.integer(1, 4)):
             code = self.c.choice(ARRAY_CODES)
-            bound = (self.c.choice([20, 3, 1000]) if code.startswith("i")
-                     else self.c.choice([4.0, 1.0, 100.0]))
+            if code == "b":
+                bound = 1
+            elif code in ("i8", "u8"):
+                bound = self.c.choice([20, 3, 100])
+            elif code in ("i32", "i64", "i16", "u16", "u32"):
+                bound = self.c.choice([20, 3, 1000])
+            else:
+                bound = self.c.choice([4.0, 1.0, 100.0])
             arrays.append(ArraySpec("x%d" % k, code, bound))
         scalars = []
         for k in range(self.c.integer(0, 3)):
@@ -1115,7 +1146,8 @@ class KernelGenerator:
             if ints and self.c.flag(50):
                 a = self.c.choice(ints)
                 self.emit("def fz_seg(i, %s):" % a.name)
-                self.emit("    return %s[i] > %d" % (a.name, self.c.integer(0, 2)))
+                self.emit("    return %s > %d" % (a.read("%s[i]" % a.name),
+                                                    self.c.integer(0, 2)))
             else:
                 self.emit("def fz_seg(i):")
                 self.emit("    return i %% %d == 0" % self.c.integer(1, 9))

@@ -29,11 +29,14 @@ import numpy as np
 
 from ..errors import PrecisionWarning
 from . import tracked as tk
+from . import generator as gen
 from .generator import FuzzCase
 
 REDRAW_ROUNDS = 4
 NEUTRAL = {"a + b": "0", "min(a, b)": "INFINITY", "max(a, b)": "-INFINITY", "a ^ b": "0"}
-DTYPES = {"i32": np.int32, "i64": np.int64, "f32": np.float32, "f64": np.float64}
+DTYPES = {"i32": np.int32, "i64": np.int64, "f32": np.float32, "f64": np.float64,
+          "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
+          "u32": np.uint32, "b": np.bool_}
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,11 @@ def _draw_array(spec, precision, rng, size):
     dtype = _dtype(spec.code, precision)
     if spec.kind == "i":
         b = int(spec.bound)
+        if dtype.kind == "b":
+            return rng.integers(0, 2, size).astype(dtype)
+        if dtype.kind == "u":
+            offset = gen.U32_OFFSET if spec.code == "u32" else 0
+            return (rng.integers(0, b + 1, size) + offset).astype(dtype)
         return rng.integers(-b, b + 1, size).astype(dtype)
     values = rng.uniform(-spec.bound, spec.bound, size)
     if precision == "float32":
@@ -202,7 +210,9 @@ class Inputs:
     def tracked_args(self):
         out = []
         for spec, arr in zip(self.case.arrays, self.arrays):
-            if spec.kind == "i":
+            if spec.code == "u32":
+                out.append(tk.InputArray(tk.wide_int(v) for v in arr.tolist()))
+            elif spec.kind == "i":
                 out.append(tk.InputArray(tk.Tracked(int(v)) for v in arr.tolist()))
             else:
                 f32 = arr.dtype == np.float32
@@ -242,7 +252,7 @@ class Evaluation:
         rec = tk.set_mode(self.mode32)
         args = inputs.tracked_args()
         out_f = np.empty(self.n, dtype=object)
-        out_i = np.empty(self.n, dtype=object)
+        out_i = tk.IntOutput(self.n)
         for i in (range(self.n) if elements is None else sorted(elements)):
             for store in (self.kernel_fragile, self.map_fragile):
                 store.pop(i, None)

@@ -231,6 +231,33 @@ class Tracked:
     __hash__ = None
 
 
+def wide_int(v):
+    """A Tracked integer input beyond int32 (a u32 array's shifted values, read
+    back only as ``x[i] - 2147483648``): exempt from the int32 range check."""
+    t = Tracked.__new__(Tracked)
+    t.v, t.e, t.f32 = int(v), 0.0, False
+    return t
+
+
+class IntOutput:
+    """The integer output array of a tracked kernel: a float stored into it is
+    converted as on every backend (truncated towards zero, through the
+    tracked ``int()``, which marks values too close to an integer as fragile)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, n):
+        self.data = [None] * n
+
+    def __getitem__(self, k):
+        return self.data[k]
+
+    def __setitem__(self, k, value):
+        if type(_parts(value)[0]) is not int:
+            value = t_int(value)
+        self.data[k] = value
+
+
 class InputArray:
     """A read-only input array of Tracked values that records the indices read
     (so that new data for some elements re-evaluates only those affected)."""
@@ -671,7 +698,8 @@ def namespace():
     """Globals for the tracked execution of a generated module."""
     import types
     ns = dict(NAMESPACE)
-    ns["pi"] = math.pi
+    ns["pi"] = ns["M_PI"] = math.pi
+    ns["INFINITY"] = math.inf
     ns["math"] = types.SimpleNamespace(pi=math.pi, **{k: v for k, v in NAMESPACE.items()
                                                       if k not in ("int", "float", "abs",
                                                                    "min", "max", "declare",
