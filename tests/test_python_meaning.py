@@ -149,3 +149,84 @@ def test_floor_ceil_have_no_negative_zero(backend):
     x = np.array([-0.5, -0.25, 0.5, -1.5, 2.5], backend.dtype)
     got = check(rounding_signs, [x, np.zeros(10, backend.dtype)], backend)
     assert not np.signbit(got[1][got[1] == 0]).any()
+
+
+def truncations(i, x, out):
+    out[i] = math.trunc(x[i]) + 0.5
+
+
+def test_trunc(backend):
+    x = np.array([-0.5, -2.75, 0.5, 3.5], backend.dtype)
+    check(truncations, [x, np.zeros(4, backend.dtype)], backend)
+
+
+# -- 5. literals typed by their value ----------------------------------------------
+def unsigned_plus_big_literal(i, u, out, small):
+    out[i] = u[i] + 4294967295
+    small[i] = u[i] + 1
+
+
+def test_big_literal_with_unsigned_is_exact(backend):
+    u = np.array([1, 2, 4294967295], np.uint32)
+    got = check(unsigned_plus_big_literal,
+                [u, np.zeros(3, np.int64), np.zeros(3, np.uint32)], backend)
+    assert got[1][0] == 4294967296 and got[2][2] == 0   # u + 1 stays uint32
+
+
+def int32_plus_big_literal(i, a, out):
+    out[i] = a[i] + 3000000000 + (1 << 40) - 2 ** 33
+
+
+def test_int32_plus_big_literal(backend):
+    a = np.array([1, -7, 2147483647], np.int32)
+    check(int32_plus_big_literal, [a, np.zeros(3, np.int64)], backend)
+
+
+# -- 6. Python's scalar semantics: bools, small integer types, constants -----------
+def bool_arithmetic(i, a, b, out):
+    out[3 * i] = (a[i] > 0) + (b[i] > 0)
+    out[3 * i + 1] = -(a[i] > 0) * 10 + (b[i] > 0) * (a[i] > 0)
+    out[3 * i + 2] = ~(b[i] > 0)
+
+
+def test_bool_arithmetic(backend):
+    a = np.array([1.0, -1.0, 2.0], backend.dtype)
+    b = np.array([1.0, 1.0, -3.0], backend.dtype)
+    got = check(bool_arithmetic, [a, b, np.zeros(9, np.int32)], backend)
+    assert got[2][0] == 2 and got[2][2] == -2
+
+
+def small_ints(i, u8, i8, s16, out):
+    out[3 * i] = u8[i] + u8[i]
+    out[3 * i + 1] = s16[i] ** 2 - i8[i] * i8[i] * i8[i]
+    out[3 * i + 2] = -u8[i] + (u8[i] << 4) + ~i8[i]
+
+
+def test_small_integer_types_promote(backend):
+    u8 = np.array([223, 255, 0], np.uint8)
+    i8 = np.array([-128, 127, -3], np.int8)
+    s16 = np.array([100, -181, 32767], np.int16)
+    got = check(small_ints, [u8, i8, s16, np.zeros(9, np.int64)], backend)
+    assert got[3][0] == 446 and got[3][1] == 10000 + 128 ** 3
+
+
+def bool_store(i, x, flags, counts):
+    flags[i] = x[i] * 0.25
+    counts[i] += (x[i] > 0)
+
+
+def test_bool_and_small_int_stores(backend):
+    x = np.array([0.0, 1.0, -3.0, 2.0], backend.dtype)
+    counts = np.array([250, 255, 0, 127], np.uint8)
+    check(bool_store, [x, np.zeros(4, np.bool_), counts], backend)
+
+
+def named_constants(i, x, out):
+    out[i] = min(x[i], INFINITY) + max(x[i], -INFINITY) + M_PI  # noqa: F821
+
+
+def test_named_constants(backend):
+    x = np.array([1.0, -2.0, 3.5], backend.dtype)
+    got = run(named_constants, [x, np.zeros(3, backend.dtype)])
+    np.testing.assert_allclose(got[1], 2 * x.astype(np.float64) + math.pi,
+                               rtol=backend.rtol)

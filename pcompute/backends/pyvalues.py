@@ -29,6 +29,76 @@ from ..types import parse_type
 _F32 = np.dtype(np.float32)
 
 
+def _f32(x):
+    return float(np.float32(x))
+
+
+def _f32_op(op):
+    def method(self, other):
+        if type(other) is F64 or (isinstance(other, np.floating)
+                                  and other.dtype != _F32):
+            return getattr(F64(self), op)(other)
+        result = getattr(float, op)(self, other)
+        if result is NotImplemented:
+            return result
+        return F32(_f32(result))
+    method.__name__ = op
+    return method
+
+
+def _f64_op(op):
+    def method(self, other):
+        result = getattr(float, op)(self, other)
+        if result is NotImplemented:
+            return result
+        return F64(result)
+    method.__name__ = op
+    return method
+
+
+_FLOAT_OPS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
+              "__mod__", "__rmod__", "__pow__", "__rpow__")
+
+
+class F32(float):
+    """A float32 value as a kernel sees it: arithmetic with ints, Python floats
+    (literals, NumPy's "weak" scalars) and other F32 is rounded to float32,
+    with an :class:`F64` it is double; comparisons give Python bools."""
+
+    __slots__ = ()
+
+    def __neg__(self):
+        return F32(-float(self))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return F32(abs(float(self)))
+
+
+class F64(float):
+    """A float64 value of an array or argument: arithmetic with it is double
+    even with an :class:`F32` (as in C), comparisons give Python bools."""
+
+    __slots__ = ()
+
+    def __neg__(self):
+        return F64(-float(self))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return F64(abs(float(self)))
+
+
+for _op in _FLOAT_OPS:
+    setattr(F32, _op, _f32_op(_op))
+    setattr(F64, _op, _f64_op(_op))
+
+
 def store_value(dtype, value):
     """``value`` converted for a store into an element of ``dtype``."""
     kind = dtype.kind
@@ -48,9 +118,9 @@ def typed_value(dtype, value):
     """``value`` as a variable of ``dtype`` holds it on the compiled backends,
     seen as a kernel value (a reduction's accumulator, a scan's item)."""
     if dtype == _F32:
-        return np.float32(value)
+        return F32(_f32(value))
     if dtype.kind == "f":
-        return float(value)
+        return F64(value)
     return store_value(dtype, value)
 
 
@@ -65,12 +135,13 @@ def _index(index):
 class KernelArray:
     """An array argument (or ``declare('matrix')`` local) seen by a kernel."""
 
-    __slots__ = ("data", "dtype", "_single", "_check")
+    __slots__ = ("data", "dtype", "_single", "_float", "_check")
 
     def __init__(self, data):
         self.data = data
         self.dtype = data.dtype
         self._single = data.dtype == _F32
+        self._float = data.dtype.kind == "f"
         # A bounds-checked argument (backends.pychecks) checks each index; called
         # from here, its error names the line of the kernel that made the access.
         self._check = getattr(data, "_check", None)
@@ -83,9 +154,10 @@ class KernelArray:
             self._check(index)
         if data.ndim > 1 and not isinstance(index, tuple):
             return KernelArray(data[index])     # m[j][k] on a 2-D local array
-        if self._single:
-            return data[index]
-        return data.item(index)
+        value = data.item(index)
+        if self._float:
+            return F32(value) if self._single else F64(value)
+        return value
 
     def __setitem__(self, index, value):
         if type(index) is not int:
@@ -118,9 +190,11 @@ def kernel_value(value):
     if isinstance(value, np.ndarray):
         return KernelArray(value)
     if isinstance(value, np.generic):
-        if value.dtype == _F32:
-            return value
+        if value.dtype.kind == "f":
+            return typed_value(value.dtype, value)
         return value.item()
+    if type(value) is float:
+        return F64(value)
     return value
 
 
@@ -134,8 +208,8 @@ def _declare_one(ctype):
     if ctype.pointer:
         return None
     if ctype.base == "float":
-        return np.float32(0)
-    return 0.0 if ctype.is_float else 0
+        return F32(0.0)
+    return F64(0.0) if ctype.is_float else 0
 
 
 def declare(type_str, num=1):
@@ -150,10 +224,8 @@ def cast(x, type_str):
     """:func:`pcompute.types.cast` giving kernel values: floats truncate
     towards zero into integers, integers wrap to the width of the type."""
     ctype = parse_type(type_str)
-    if ctype.base == "float":
-        return np.float32(x)
     if ctype.is_float:
-        return float(x)
+        return typed_value(ctype.dtype, x)
     return store_value(ctype.dtype, x)
 
 
