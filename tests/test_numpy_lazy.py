@@ -168,3 +168,17 @@ def test_setitem_with_slices_runs_on_the_device(lazy):
     assert pnp.stats()["kernels"] >= 6 and not pnp.stats()["fallbacks"]
     with pytest.raises(ValueError, match="broadcast"):
         pu[1:3] = pnp.asarray(np.zeros(4, dtype=lazy.dtype))
+
+
+def test_concatenate_on_the_device(lazy):
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((3, 4)).astype(lazy.dtype)
+    b = rng.standard_normal((2, 4)).astype(lazy.dtype)
+    pa = pnp.asarray(a)
+    got = pnp.concatenate([pa * 2, b, pa[:1] + 1])
+    check(got, np.concatenate([a * 2, b, a[:1] + 1]), lazy)
+    got = np.concatenate([pa.T, pnp.asarray(b).T - 1], axis=1)   # __array_function__
+    check(got, np.concatenate([a.T, b.T - 1], axis=1), lazy)
+    assert not pnp.stats()["fallbacks"]
+    with pytest.raises(ValueError):
+        pnp.concatenate([pa, pnp.asarray(np.zeros((2, 5), dtype=lazy.dtype))])

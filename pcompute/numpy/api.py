@@ -257,8 +257,34 @@ def setitem(a, key, value):
 # -- joining (these evaluate their inputs) -------------------------------------------------
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, **kwargs):
-    """``numpy.concatenate`` of the evaluated inputs."""
-    return _from_host(np.concatenate(_to_host(list(arrays)), axis=axis, **kwargs))
+    """``numpy.concatenate``: on the device, each input's work fused into the
+    store of its part (NumPy on the host for small data, ``axis=None`` or
+    other arguments)."""
+    arrays = list(arrays)
+    nodes = [node_of(a) for a in arrays]
+    total = _builtins.sum(n.size for n in nodes)
+    if kwargs or axis is None or not nodes or total < OPTIONS["eager_below"] or \
+            _builtins.any(isinstance(n, Const) or not in_kernel(n.dtype) for n in nodes):
+        return _from_host(np.concatenate(_to_host(arrays), axis=axis, **kwargs))
+    ndim = nodes[0].ndim
+    if ndim == 0 or _builtins.any(n.ndim != ndim for n in nodes):
+        return _from_host(np.concatenate(_to_host(arrays), axis=axis))  # NumPy's error
+    axis = views.normalize_axis(axis, ndim)
+    rest = [n.shape[:axis] + n.shape[axis + 1:] for n in nodes]
+    if _builtins.any(r != rest[0] for r in rest):
+        return _from_host(np.concatenate(_to_host(arrays), axis=axis))  # NumPy's error
+    dtype = np.result_type(*[n.dtype for n in nodes])
+    shape = list(nodes[0].shape)
+    shape[axis] = _builtins.sum(n.shape[axis] for n in nodes)
+    out = _evaluate_node(Map("astype", [Source.from_host(np.zeros((), dtype))], [dtype],
+                             tuple(shape), dtype))
+    start = 0
+    for n in nodes:
+        key = (slice(None),) * axis + (slice(start, start + n.shape[axis]),)
+        part = views.basic_view(out.shape, out.strides, out.offset, key)
+        write_view(_view(out, *part), n)
+        start += n.shape[axis]
+    return ndarray(out)
 
 
 @implements(np.stack)
