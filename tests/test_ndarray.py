@@ -458,3 +458,23 @@ def test_nd_reduction_cuda_source_compiles():
     cuda = get_backend("cuda")
     spec = r._spec((7, np.zeros((3, 7)), 2.0), cuda, config)
     cuda_builder.check_cuda_source(cuda.generate_reduction(spec, config).source)
+
+
+def stamp(i, j, a):
+    a[i, j] = i * 10000 + j
+
+
+def stamp3(i, j, k, a):
+    a[i, j, k] = i * 1000000 + j * 1000 + k
+
+
+@pytest.mark.parametrize("shape", [(3, 1000), (700, 4), (2, 3, 500), (300, 2, 5)])
+def test_parallel_loops_short_and_long_outer_axes(backend, shape):
+    """Above the serial threshold the OpenMP module runs the outer index in
+    parallel, or the whole space collapsed when the outer axis is short."""
+    a = on_device(np.zeros(shape, np.int64))
+    Elementwise(stamp if len(shape) == 2 else stamp3)(a)
+    idx = np.indices(shape)
+    want = idx[0] * 10000 + idx[1] if len(shape) == 2 else \
+        idx[0] * 1000000 + idx[1] * 1000 + idx[2]
+    np.testing.assert_array_equal(host(a), want)
