@@ -478,3 +478,18 @@ def test_parallel_loops_short_and_long_outer_axes(backend, shape):
     want = idx[0] * 10000 + idx[1] if len(shape) == 2 else \
         idx[0] * 1000000 + idx[1] * 1000 + idx[2]
     np.testing.assert_array_equal(host(a), want)
+
+
+def last_of(x):
+    return x[len(x) - 1]
+
+
+def uses_helper_len(i, x, y):
+    y[i] = x[i] + last_of(x)
+
+
+def test_a_helper_reading_the_length_gets_a_shaped_array(backend):
+    x = grid(9, backend.dtype)
+    xa, ya = on_device(x, np.zeros(9, backend.dtype))
+    Elementwise(uses_helper_len)(xa, ya)
+    np.testing.assert_allclose(host(ya), x + x[-1], rtol=backend.rtol)

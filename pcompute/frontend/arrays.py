@@ -137,19 +137,38 @@ class ArrayTyper:
         return LONG
 
 
-def shape_reads(src):
-    """The names of ``src``'s parameters whose shape the function reads
-    (``len(x)``, ``x.shape[d]``, ``x.size``, ``x.ndim``): a contiguous 1-D array
-    passed for one of them is typed as a 1-D array that knows its length,
-    where other 1-D arrays are raw pointers."""
-    params = {a.arg for a in src.tree.args.args}
+def shape_reads(src, _seen=None):
+    """The names of ``src``'s parameters whose shape the function, or a helper
+    it passes them to, reads (``len(x)``, ``x.shape[d]``, ``x.size``,
+    ``x.ndim``): a contiguous 1-D array passed for one of them is typed as a
+    1-D array that knows its length, where other 1-D arrays are raw pointers."""
+    from .callgraph import Resolver
+    from .source import read_function
+    seen = set() if _seen is None else _seen
+    seen.add(src.func)
+    params = [a.arg for a in src.tree.args.args]
     found = set()
+    resolver = Resolver(src)
     for node in ast.walk(src.tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                 and node.attr in ("shape", "size", "ndim"):
             found.add(node.value.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id == "len" and len(node.args) == 1 \
-                and isinstance(node.args[0], ast.Name):
-            found.add(node.args[0].id)
-    return found & params
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            names = [a.id if isinstance(a, ast.Name) else None for a in node.args]
+            if node.func.id == "len" and len(names) == 1:
+                found.add(names[0])
+                continue
+            if not any(n in params for n in names):
+                continue
+            try:
+                kind, helper = resolver.call_target(node)
+            except Exception:   # reported with its location when the kernel is typed
+                continue
+            if kind != "helper" or helper in seen:
+                continue
+            inner = read_function(helper)
+            reads = shape_reads(inner, seen)
+            for name, param in zip(names, [a.arg for a in inner.tree.args.args]):
+                if param in reads:
+                    found.add(name)
+    return found & set(params)
