@@ -272,3 +272,35 @@ def scalar_carried(a, n):
 def even_odd(a, b, n):
     for i in range(n // 2):
         a[2 * i] = a[2 * i + 1] + b[i]
+
+
+# ---------------------------------------------------------------- reductions
+@nest(lambda dt, rng: [R(rng, 50, dt), R(rng, 50, dt), 50], ["reduce"], exact=False)
+def dot(x, y, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i] * y[i]
+    return s
+
+
+@nest(lambda dt, rng: [R(rng, 50, dt), 50], ["reduce"])
+def largest(x, n):
+    m = -1000.0
+    for i in range(n):
+        m = max(m, x[i])
+    return m
+
+
+@nest(lambda dt, rng: [R(rng, (6, 7), dt), np.zeros(6, dt), 6, 7], ["reduce"])
+def sum_and_row_sums(a, rows, n, m):
+    total = 1.0
+    count = 0
+    for i in range(n):
+        r = 0.0
+        for j in range(m):
+            r += a[i, j]
+            if a[i, j] > 0:
+                count += 1
+        rows[i] = r
+        total += r
+    return total, count

@@ -133,3 +133,28 @@ def perfect_prefix(loop, ok, max_dims=3):
         nxt = [c for c in loop.children if c.node is body[0]] if len(body) == 1 else []
         loop = nxt[0] if nxt and range_args(nxt[0].node) is not None else None
     return prefix
+
+
+PART, INIT = "autopar_part_%s", "autopar_init_%s"
+
+
+def reduction_kernel(lines, loop, names_in_ns, reductions):
+    """The kernel of a loop whose only carried values are the scalar
+    ``reductions`` (names): each item starts them from the neutral element
+    (an argument), runs the body, and stores its partial value in
+    ``autopar_part_<name>[item]``; the partials are reduced afterwards."""
+    body = loop.node.body
+    first, last = body[0].lineno, max(s.end_lineno for s in body)
+    assigned = _stored(body) | {loop.var}
+    params = tuple(n for n in _loaded(body)
+                   if n in names_in_ns and n not in assigned)
+    sig = [INDEX % 0] + list(params) + [LO % 0, STEP % 0]
+    sig += [INIT % r for r in reductions] + [PART % r for r in reductions]
+    head = "; ".join(["%s = %s + %s * %s" % (loop.var, LO % 0, STEP % 0, INDEX % 0)]
+                     + ["%s = %s" % (r, INIT % r) for r in reductions])
+    pieces = [(loop.node.lineno, "    " + head)]
+    for k, text in enumerate(_segment(lines, first, last)):
+        pieces.append((first + k, "    " + text if text.strip() else ""))
+    tail = "; ".join("%s[%s] = %s" % (PART % r, INDEX % 0, r) for r in reductions)
+    pieces.append((last + 1, "    " + tail))
+    return _finish(pieces, sig, 1, params, tuple(reductions), False)

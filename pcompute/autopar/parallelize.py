@@ -31,8 +31,9 @@ import numpy as np
 from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
                       SourceLocation)
 from ..parallel import Elementwise
-from .analysis import PARALLEL, analyse
-from .lower import parallel_kernel, perfect_prefix, sequential_kernel
+from ..primitives.reduction import Reduction
+from .analysis import PARALLEL, REDUCTION, analyse
+from .lower import parallel_kernel, perfect_prefix, reduction_kernel, sequential_kernel
 from .nest import assigned_names, range_args
 from .residency import Residency, is_array, same_memory
 from .scalars import live_after
@@ -56,6 +57,16 @@ class _Plan:
     kernel: object = None
     children: tuple = ()
     reasons: tuple = ()
+    reductions: tuple = ()  # (scalar, operator) of a "reduce" plan
+
+
+#: Reduction operators run in parallel: (reduce expression, combine, neutral).
+_REDUCE = {
+    "+": ("a+b", lambda x, y: x + y, lambda dt: 0),
+    "*": ("a*b", lambda x, y: x * y, lambda dt: 1),
+    "max": ("max(a, b)", max, lambda dt: -np.inf if dt.kind == "f" else np.iinfo(dt).min),
+    "min": ("min(a, b)", min, lambda dt: np.inf if dt.kind == "f" else np.iinfo(dt).max),
+}
 
 
 class Parallelized:
@@ -72,6 +83,7 @@ class Parallelized:
         self._parse()
         self._analyses = {}
         self._kernels = {}
+        self._reductions = {}
         self._warned = set()
         self.last_plans = []
 
@@ -158,7 +170,7 @@ class Parallelized:
         self.last_plans.append(plan)
         if record is not None:
             record.append((step, report, plan))
-        if plan.kind != "launch":
+        if plan.kind not in ("launch", "reduce"):
             self._warn(index, plan)
         self._execute(plan, scope, residency)
 
@@ -212,6 +224,13 @@ class Parallelized:
             return _Plan("launch", loop, self._kernel(parallel_kernel(
                 self.lines, prefix, names | {lp.var for lp in loop.ancestors()[:-1]})))
         verdict = report.verdict(loop)
+        ops = {r.name: r.op for r in verdict.reductions}
+        if (verdict.kind == REDUCTION and loop.count is not None and loop.lo is not None
+                and not loop.lo.coeffs and set(ops.values()) <= set(_REDUCE)):
+            names_here = names | {lp.var for lp in loop.ancestors()[:-1]}
+            text = reduction_kernel(self.lines, loop, names_here, sorted(ops))
+            return _Plan("reduce", loop, self._kernel(text), (), tuple(verdict.reasons),
+                         tuple((r, ops[r]) for r in sorted(ops)))
         body = loop.node.body
         if (loop.count is not None and loop.lo is not None and not loop.lo.coeffs
                 and range_args(loop.node) is not None and loop.var is not None
@@ -257,6 +276,9 @@ class Parallelized:
         ew, text = plan.kernel
         values = [residency.device(scope[p]) if is_array(scope[p]) else scope[p]
                   for p in text.params]
+        if plan.kind == "reduce":
+            self._reduce(plan, values, scope, residency)
+            return
         if plan.kind == "launch":
             prefix = [loop]
             while len(prefix) < text.dims:
@@ -279,6 +301,30 @@ class Parallelized:
         ew(*(values + boxes), shape=1)
         for name, box in zip(text.boxes, boxes):
             scope[name] = box.get()[0].item()
+
+    def _reduce(self, plan, values, scope, residency):
+        """Partials per item in one kernel, then one Reduction per scalar,
+        combined with the scalar's value before the loop."""
+        loop, (ew, text) = plan.loop, plan.kernel
+        if loop.count == 0:
+            return
+        dtypes = [np.dtype(np.float64) if isinstance(scope.get(r), (float, np.floating))
+                  or r not in scope else np.dtype(np.int64) for r, _ in plan.reductions]
+        inits = [_REDUCE[op][2](dt) for (r, op), dt in zip(plan.reductions, dtypes)]
+        inits = [float(v) if dt.kind == "f" else int(v) for v, dt in zip(inits, dtypes)]
+        parts = [residency.device(np.empty(loop.count, dtype=dt)) for dt in dtypes]
+        ew(*(values + [loop.lo.const, loop.step] + inits + parts), shape=loop.count)
+        for (r, op), dt, part in zip(plan.reductions, dtypes, parts):
+            expr, combine, neutral = _REDUCE[op]
+            key = (expr, dt.str)
+            red = self._reductions.get(key)
+            if red is None:
+                red = Reduction(expr, dtype_out=part.dtype, neutral=repr(neutral(dt)).replace(
+                    "inf", "INFINITY"))
+                self._reductions[key] = red
+            total = red(part)
+            total = total.item() if hasattr(total, "item") else total
+            scope[r] = combine(scope[r], total) if r in scope else total
 
     @staticmethod
     def _is_loop_var(loop, name):
@@ -326,6 +372,10 @@ def _describe(plan):
     if plan.kind == "launch":
         ew, text = plan.kernel
         return "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)
+    if plan.kind == "reduce":
+        return "one kernel computing partial %s, then a Reduction (%s)" % (
+            ", ".join("%s of %s" % (op, r) for r, op in plan.reductions),
+            plan.kernel[0].name)
     if plan.kind == "host":
         return "host loop over %s launching %s" % (
             plan.loop.var, "; ".join(_describe(c) for c in plan.children))
