@@ -210,6 +210,7 @@ def test_phases_compile_as_cuda(precision):
     from pcompute import use_config
     from pcompute.build import cuda_builder
     from pcompute.generate import generate_source
+    from examples.dataparallel.mandelbrot import mandelbrot
     if cuda_builder.nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
     dtype = np.dtype(precision)
@@ -221,7 +222,8 @@ def test_phases_compile_as_cuda(precision):
         runs = [(axpy, (2.0, x, x)), (spmv_csr, (data, cols, offsets, x)),
                 (black_scholes, (x + 1, x + 1, x + 1, 0.02, 0.3)), (radix_pass, (keys, 2)),
                 (host_scalars, (keys.astype(np.int64),)), (scans, (keys,)),
-                (scatters, (keys, rng.permutation(20).astype(np.int32), keys))]
+                (scatters, (keys, rng.permutation(20).astype(np.int32), keys)),
+                (mandelbrot, (x, x, 20)), (branches, (keys.astype(np.int64), 3))]
         checked = set()
         for f, args in runs:
             f(*args)
@@ -259,3 +261,55 @@ def test_pcg_on_2d_laplacian(backend):
                                rtol=0, atol=30 * tol)
     assert kinds(product_and_curvature) == ["reduction", "elementwise"]
     assert kinds(update) == ["reduction", "reduction", "elementwise"]
+
+
+def test_mandelbrot_tail_recursion_is_a_loop(backend):
+    from examples.dataparallel.mandelbrot import mandelbrot
+    re_, im_ = np.meshgrid(np.linspace(-2, 0.5, 24), np.linspace(-1.2, 1.2, 16))
+    cx, cy = re_.ravel().astype(backend.dtype), im_.ravel().astype(backend.dtype)
+    got = host(mandelbrot(cx, cy, 40))
+    assert kinds(mandelbrot) == ["elementwise"]
+    assert "while" in mandelbrot.last_phases[0][1]
+    # NumPy: iterate every point, counting until |z| > 2 (or 40 steps)
+    x, y = np.zeros(cx.size), np.zeros(cx.size)
+    count = np.zeros(cx.size, dtype=np.int64)
+    for _ in range(40):
+        alive = x * x + y * y <= 4.0
+        count += alive
+        x, y = np.where(alive, x * x - y * y + cx, x), np.where(alive, 2 * x * y + cy, y)
+    # float32 may flip a point on the boundary after many steps
+    assert np.mean(got == count) > (0.99 if backend.dtype == np.float32 else 1 - 1e-12)
+    assert got.tolist() == mandelbrot.py(cx, cy, 40).tolist() or \
+        backend.dtype == np.float32
+
+
+def clamp_or_fold(v, lo):
+    if v < lo:
+        return lo
+    elif v > 10 * lo:
+        w = v - 10 * lo
+        return w % 7
+    return v
+
+
+@dataparallel
+def branches(x, lo):
+    return map(lambda v: clamp_or_fold(v, lo) * 2, x)
+
+
+@dataparallel
+def not_tail(x):
+    def fact(n):
+        return 1 if n <= 1 else n * fact(n - 1)
+    return map(fact, x)
+
+
+def test_if_else_in_element_functions(backend):
+    x = np.random.default_rng(9).integers(-20, 200, 300).astype(np.int64)
+    assert host(branches(x, 3)).tolist() == branches.py(x, 3).tolist()
+    assert kinds(branches) == ["elementwise"]
+
+
+def test_recursion_that_is_not_a_tail_call_is_an_error():
+    with pytest.raises(KernelSyntaxError, match="calls itself other than as its last"):
+        not_tail(np.arange(4))

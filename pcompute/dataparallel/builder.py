@@ -5,6 +5,7 @@ normal front end checks, types and translates for whichever backend runs it;
 arrays and scalars are parameters (never baked into the text), so the text
 is the structure of the phase and the cache key of its compiled kernel.
 """
+import contextlib
 import re
 
 import numpy as np
@@ -58,6 +59,17 @@ class Builder:
         from ..array import empty
         self.params.insert(0, "dp_items")
         self.args.insert(0, empty(n, np.int8))
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Lines indented one level (a loop or branch body); temporaries made
+        inside are not reused outside."""
+        indent, memo = self.indent, self.memo
+        self.indent, self.memo = indent + "    ", dict(memo)
+        try:
+            yield
+        finally:
+            self.indent, self.memo = indent, memo
 
     def line(self, text):
         self.lines.append(self.indent + text)

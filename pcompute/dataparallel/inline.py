@@ -65,6 +65,31 @@ def proto_of(value):
     return np.asarray(value).dtype.type(value)
 
 
+def _is_self_call(name, node):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+        node.func.id == name
+
+
+def _tail_calls(name, stmts):
+    """True when a return among ``stmts`` (on any if/else path) is ``name(...)``
+    or an ``a if c else name(...)``."""
+    for st in stmts:
+        if isinstance(st, ast.Return) and st.value is not None:
+            v = st.value
+            if _is_self_call(name, v) or (isinstance(v, ast.IfExp) and (
+                    _is_self_call(name, v.body) or _is_self_call(name, v.orelse))):
+                return True
+        if isinstance(st, ast.If) and (_tail_calls(name, st.body) or
+                                       _tail_calls(name, st.orelse)):
+            return True
+    return False
+
+
+def _typed(e, env=None, name=None):
+    """``e`` converted to the type of its proto (loop variables keep one type)."""
+    return "cast(%s, '%s')" % (e.text, kernel_type_name(np.asarray(e.proto).dtype))
+
+
 def typed_zero(proto, value=0):
     """A kernel expression of ``value`` in the type of ``proto``."""
     return "cast(%r, '%s')" % (value, kernel_type_name(np.asarray(proto).dtype))
@@ -75,6 +100,7 @@ class Inliner:
 
     def __init__(self, builder):
         self.b = builder
+        self.stack = []          # the function nodes being inlined (recursion check)
 
     # -- calls of element functions ------------------------------------------
     def apply(self, func, args, where):
@@ -112,31 +138,103 @@ class Inliner:
         if len(params) != len(args):
             raise located(KernelTypeError, "%s takes %d argument(s), got %d"
                           % (func.name, len(params), len(args)), func.where(node))
+        if any(f is node for f in self.stack):
+            raise located(KernelSyntaxError, "%s calls itself other than as its last "
+                          "step" % func.name, func.where(node),
+                          "recursion is compiled only as a self tail call: "
+                          "'return %s(...)' on a path of if/else" % func.name)
         env = dict(func.env)
         env.update(zip(params, args))
         if isinstance(node, ast.Lambda):
             return self.expr(node.body, env, func)
-        for stmt in node.body:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                continue                               # docstring
+        stmts = [st for st in node.body if not (isinstance(st, ast.Expr) and
+                                                isinstance(st.value, ast.Constant))]
+        self.stack.append(node)
+        try:
+            res, protos, pos = self.b.fresh("r"), [], len(self.b.lines)
+            if _tail_calls(func.name, stmts):
+                loop = self._loop_vars(params, env, func)
+                pos = len(self.b.lines)
+                self.b.line("while True:")
+                with self.b.scope():
+                    self.block(stmts, env, func, res, protos, loop)
+            else:
+                value = self.block(stmts, env, func, res, protos, None)
+                if value is not None:
+                    return value
+            proto = np.result_type(*protos).type(0)
+            self.b.lines.insert(pos, self.b.indent + "%s = %s" % (res, typed_zero(proto)))
+            return Elem(res, proto)
+        finally:
+            self.stack.pop()
+
+    def _loop_vars(self, params, env, func):
+        """Loop variables for a self tail call, typed by the first call's values."""
+        names = []
+        for p in params:
+            e = self.elem(env[p], func.where(func.node))
+            name = self.b.fresh("v")
+            self.b.line("%s = %s" % (name, _typed(e)))
+            env[p] = Elem(name, e.proto)
+            names.append(name)
+        return names
+
+    def block(self, stmts, env, func, res, protos, loop, branch=False):
+        """Lower ``stmts``; the value of a plain final return is given back
+        (an Elem); on branches and in a loop each return assigns ``res``."""
+        for k, stmt in enumerate(stmts):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
                     isinstance(stmt.targets[0], ast.Name):
                 value = self.expr(stmt.value, env, func)
                 if isinstance(value, Elem):
                     value = Elem(self.b.temp(value.text), value.proto)
                 env[stmt.targets[0].id] = value
-            elif isinstance(stmt, ast.Return) and stmt.value is not None:
-                return self.expr(stmt.value, env, func)
             elif isinstance(stmt, ast.FunctionDef):
                 env[stmt.name] = Closure(stmt, env, func.globals, func.filename,
-                                         func.firstline)
+                                         func.firstline, func.lines)
+            elif isinstance(stmt, ast.Return) and stmt.value is not None:
+                value = stmt.value
+                if loop is not None and isinstance(value, ast.IfExp) and \
+                        _tail_calls(func.name, [ast.Return(value.body),
+                                                ast.Return(value.orelse)]):
+                    split = ast.If(value.test, [ast.Return(value.body)],
+                                   [ast.Return(value.orelse)])
+                    ast.copy_location(split, stmt)
+                    return self.block([split], env, func, res, protos, loop, True)
+                if loop is not None and _is_self_call(func.name, value):
+                    news = [self.elem(self.expr(a, env, func), func.where(a))
+                            for a in value.args]
+                    news = [Elem(self.b.temp(e.text), e.proto) for e in news]
+                    for name, e in zip(loop, news):
+                        self.b.line("%s = %s" % (name, _typed(e, env, name)))
+                    return None
+                e = self.elem(self.expr(value, env, func), func.where(value))
+                if loop is None and not branch:
+                    return e
+                protos.append(e.proto)
+                self.b.line("%s = %s" % (res, e.text))
+                if loop is not None:
+                    self.b.line("break")
+                return None
+            elif isinstance(stmt, ast.If):
+                test = self.elem(self.expr(stmt.test, env, func), func.where(stmt.test))
+                rest = stmts[k + 1:]            # what runs after the if, on both paths
+                self.b.line("if %s:" % test.text)
+                with self.b.scope():
+                    self.block(stmt.body + rest, dict(env), func, res, protos, loop, True)
+                self.b.line("else:")
+                with self.b.scope():
+                    self.block(stmt.orelse + rest, dict(env), func, res, protos, loop,
+                               True)
+                return None
             else:
                 raise located(KernelSyntaxError, "%s is not supported in an element "
                               "function" % type(stmt).__name__, func.where(stmt),
-                              "write assignments to names, then one return (use "
-                              "'a if c else b' for a choice)")
-        raise located(KernelSyntaxError, "the element function %s does not return "
-                      "a value" % func.name, func.where(node), "end it with return")
+                              "write assignments, if/else that return on every path "
+                              "and return (a self tail call makes a loop)")
+        raise located(KernelSyntaxError, "a path of the element function %s does not "
+                      "return a value" % func.name, func.where(func.node),
+                      "end every path with return")
 
     # -- expressions -----------------------------------------------------------
     def elem(self, value, where):
