@@ -86,3 +86,47 @@ def test_strict_makes_it_an_error_and_serial_atomics_are_exempt():
             counts = np.zeros(2, dtype=np.int32)
             pcompute.Elementwise(race_kernels.counted, strict=True)(keys, counts)
         assert counts.tolist() == [2, 2]
+
+
+# ---------------------------------------------------------------- dynamic check
+def test_debug_mode_catches_a_scatter_with_repeated_indices():
+    idx = np.array([0, 2, 2, 1], dtype=np.int32)
+    x = np.zeros(4)
+    e = pcompute.Elementwise(race_kernels.scatter)
+    with pcompute.use_config(backend="python", debug=True):
+        with pytest.warns(RaceWarning) as record:
+            e(idx, x)
+    text = str(record[0].message)
+    assert "seen at run time" in text and "x[2]" in text
+    assert "item 1 writes" in text and "item 2 writes" in text
+    assert "race_kernels.py:" in text
+    with pcompute.use_config(backend="python", debug=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RaceWarning)
+            pcompute.Elementwise(race_kernels.scatter)(
+                np.array([3, 0, 2, 1], dtype=np.int32), x)
+            keys = np.array([0, 1, 1, 0], dtype=np.int32)
+            counts = np.zeros(2, dtype=np.int32)
+            pcompute.Elementwise(race_kernels.counted)(keys, counts)
+    assert counts.tolist() == [2, 2]
+
+
+def test_debug_mode_reports_read_after_other_items_write():
+    y, x = np.ones(4), np.zeros(5)
+    e = pcompute.Elementwise(race_kernels.shift_right)
+    with pcompute.use_config(backend="python", debug=True):
+        with pytest.warns(RaceWarning, match=r"item 0 writes x\[1\] .* item 1 reads it"):
+            e(y, x)
+
+
+@pytest.mark.parametrize("nnps", ["simple", "sort", "count", "cells"])
+def test_md_example_passes_the_dynamic_check(nnps):
+    from examples.md.simulation import Simulation
+    from tests.test_md import jittered
+    with pcompute.use_config(backend="python", debug=True, use_double=True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RaceWarning)
+            sim = Simulation(n=27, dim=3, nnps=nnps, positions=jittered(27, 3, False),
+                             skin=0.2)
+            sim.step(2)
+            sim.energy()

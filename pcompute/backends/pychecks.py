@@ -14,13 +14,15 @@ from ..errors import KernelIndexError, SourceLocation
 class CheckedArray(np.ndarray):
     """A view of an array argument that checks every integer index."""
 
-    def _check(self, key):
+    def _check(self, key, depth=2):
+        """Raise for an index outside its axis; ``depth``: frames up to the
+        kernel's line."""
         keys = key if isinstance(key, tuple) else (key,)
         for axis, k in enumerate(keys[:self.ndim]):
             if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
                 n = self.shape[axis]
                 if not 0 <= k < n:
-                    frame = sys._getframe(2)
+                    frame = sys._getframe(depth)
                     filename, lineno = frame.f_code.co_filename, frame.f_lineno
                     raise KernelIndexError(
                         "index %d is out of range for axis %d of array %r (length %d) "

@@ -23,16 +23,26 @@ from . import pyvalues
 _CACHE = {}
 
 
-def pc_atomic_inc(array, index):
-    old = array[index]
-    array[index] = old + 1
+def _atomic(array, index, step):
+    # debug mode (backends.pyrace): an atomic update is not a race
+    recorder = getattr(getattr(array, "data", array), "pc_recorder", None)
+    if recorder is not None:
+        recorder.paused += 1
+    try:
+        old = array[index]
+        array[index] = old + step
+    finally:
+        if recorder is not None:
+            recorder.paused -= 1
     return old
+
+
+def pc_atomic_inc(array, index):
+    return _atomic(array, index, 1)
 
 
 def pc_atomic_dec(array, index):
-    old = array[index]
-    array[index] = old - 1
-    return old
+    return _atomic(array, index, -1)
 
 
 class _Rewrite(ast.NodeTransformer):

@@ -12,8 +12,9 @@ import itertools
 
 from ..frontend.source import read_function
 from ..records import BuiltKernel, GeneratedKernel
-from .base import Backend
+from .base import Backend, is_serial
 from .pychecks import checked_args
+from .pyrace import Recorder, recorded_args
 from .pyexec import python_callable
 from .pyvalues import kernel_values, typed_value
 
@@ -49,6 +50,8 @@ class PythonBackend(Backend):
             for index in itertools.product(*(range(d) for d in n)):
                 kernel(*index, *args)
         launch = run if program.index_dims == 1 else run_nd
+        if config.debug and not is_serial(func):
+            launch = _recorded_launch(kernel, program, func.__name__)
         if program.bounds_check:
             # The last value is the error record of the compiled backends; here
             # the array arguments check their indices themselves.
@@ -78,3 +81,20 @@ class PythonBackend(Backend):
                 acc = typed_value(dtype, reduce_fn(acc, typed_value(dtype, map_fn(i, *args))))
             return dtype.type(acc)
         return BuiltKernel(self.generate_reduction(spec, config), self.name, run)
+
+
+def _recorded_launch(kernel, program, name):
+    """The launch of a kernel under the dynamic race check (debug mode)."""
+    dims = program.index_dims
+    names = [arg for arg, _ in program.entry.args[dims:]]
+
+    def launch(n, args):
+        recorder = Recorder(name)
+        values = kernel_values(recorded_args(names, args, recorder, name))
+        space = [(i,) for i in range(n)] if dims == 1 else \
+            itertools.product(*(range(d) for d in n))
+        for index in space:
+            recorder.item = tuple(index)
+            kernel(*index, *values)
+        recorder.report()
+    return launch
