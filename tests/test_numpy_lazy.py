@@ -182,3 +182,14 @@ def test_concatenate_on_the_device(lazy):
     assert not pnp.stats()["fallbacks"]
     with pytest.raises(ValueError):
         pnp.concatenate([pa, pnp.asarray(np.zeros((2, 5), dtype=lazy.dtype))])
+
+
+def test_division_by_zero_gives_numpys_infinities(lazy):
+    a = np.array([1.0, -1.0, 0.0, np.nan, 2.0, -3.0], dtype=lazy.dtype)
+    b = np.array([0.0, 0.0, 0.0, 0.0, -0.0, -0.0], dtype=lazy.dtype)
+    with np.errstate(all="ignore"):
+        want = [a / b, np.reciprocal(b), a // b, a % b, np.fmod(a, b)]
+    pa, pb = pnp.asarray(a), pnp.asarray(b)
+    got = [pa / pb, pnp.reciprocal(pb), pa // pb, pa % pb, pnp.fmod(pa, pb)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)

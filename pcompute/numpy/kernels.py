@@ -26,7 +26,7 @@ _NAMESPACE = {
     "log10": np.log10, "log1p": np.log1p, "log2": np.log2, "sqrt": np.sqrt,
     "pow": np.power, "fabs": np.fabs, "floor": np.floor, "ceil": np.ceil,
     "trunc": np.trunc, "fmod": np.fmod, "hypot": np.hypot, "copysign": np.copysign,
-    "isnan": np.isnan, "isinf": np.isinf,
+    "isnan": np.isnan, "isinf": np.isinf, "INFINITY": np.inf, "NAN": np.nan,
 }
 
 _CACHE = {}

@@ -9,6 +9,8 @@ the host, counted as a fallback.
 """
 import numpy as np
 
+from .dtypes import kernel_type_name
+
 _UNARY_MATH = {
     "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
     "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
@@ -63,13 +65,23 @@ def expression(name, loop, out, args):
     return _SPECIAL[name](kind, loop[0], a, b) if name in _SPECIAL else None
 
 
+def _by_zero(a, b):
+    """IEEE's ``a / b`` for ``b == 0`` (the kernel language, like Python,
+    raises for a float division by zero; NumPy gives inf or nan)."""
+    # the sign of the infinity: positive when a and b (a signed zero) agree
+    return "(NAN if (%s == 0 or isnan(%s)) else (INFINITY if copysign(%s, %s) == %s " \
+        "else -INFINITY))" % (a, a, a, b, a)
+
+
 def _true_divide(kind, dt, a, b):
-    return "(%s / %s)" % (a, b) if kind == "f" else None
+    if kind != "f":
+        return None
+    return "(%s / %s if %s != 0 else %s)" % (a, b, b, _by_zero(a, b))
 
 
 def _floor_divide(kind, dt, a, b):
     if kind == "f":
-        return "(%s / %s if %s == 0 else %s // %s)" % (a, b, b, a, b)
+        return "(%s // %s if %s != 0 else %s)" % (a, b, b, _by_zero(a, b))
     if kind in "iu":
         return "(0 if %s == 0 else %s // %s)" % (b, a, b)
     return None
@@ -77,7 +89,7 @@ def _floor_divide(kind, dt, a, b):
 
 def _remainder(kind, dt, a, b):
     if kind == "f":
-        return "(%s %% %s)" % (a, b)
+        return "(%s %% %s if %s != 0 else NAN)" % (a, b, b)
     if kind in "iu":
         return "(0 if %s == 0 else %s %% %s)" % (b, a, b)
     return None
@@ -85,7 +97,7 @@ def _remainder(kind, dt, a, b):
 
 def _fmod(kind, dt, a, b):
     if kind == "f":
-        return "fmod(%s, %s)" % (a, b)
+        return "(fmod(%s, %s) if %s != 0 else NAN)" % (a, b, b)
     return None
 
 
@@ -158,7 +170,8 @@ _SPECIAL = {
     "absolute": lambda kind, dt, a, b: ("fabs(%s)" % a if kind == "f" else
                                         "abs(%s)" % a if kind == "i" else a),
     "square": _unary("({a} * {a})", "iuf"),
-    "reciprocal": _unary("(1 / {a})", "f"),
+    "reciprocal": lambda kind, dt, a, b: _true_divide(
+        kind, dt, "cast(1, '%s')" % kernel_type_name(dt), a),
     "invert": lambda kind, dt, a, b: ("(not %s)" % a if kind == "b" else
                                       "(~%s)" % a if kind in "iu" else None),
     "isnan": lambda kind, dt, a, b: "isnan(%s)" % a if kind == "f" else "False",
