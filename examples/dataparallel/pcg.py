@@ -1,7 +1,8 @@
 """A conjugate-gradient solver with a diagonal (Jacobi) preconditioner on a
 2-D Laplacian in CSR form.  The loop runs in Python; each step is a
-``@dataparallel`` function: the CSR product and ``p.q`` (2 kernels), the
-updates of x and r with the new ``r.z`` (2 kernels), the new direction (1)."""
+``@dataparallel`` function: the CSR product (stored: it is read twice) and
+``p.q`` (2 kernels), the updates of x and r with the new ``r.z`` and ``r.r``
+(3 kernels), the new direction (1)."""
 import numpy as np
 
 from pcompute.dataparallel import dataparallel, indices, map, split, sum

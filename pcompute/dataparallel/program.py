@@ -68,12 +68,13 @@ class Program:
         env.update(zip(params, args))
         if isinstance(node, ast.Lambda):
             return self.expr(node.body, env, closure)
-        for stmt in node.body:
+        for k, stmt in enumerate(node.body):
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
                 continue
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                self.bind(stmt.targets[0], self.expr(stmt.value, env, closure), env,
-                          closure)
+                value = self.expr(stmt.value, env, closure)
+                value = self.store_if_reused(stmt.targets[0], value, node.body[k + 1:])
+                self.bind(stmt.targets[0], value, env, closure)
             elif isinstance(stmt, ast.FunctionDef):
                 env[stmt.name] = Closure(stmt, env, closure.globals, closure.filename,
                                          closure.firstline, closure.lines)
@@ -86,6 +87,16 @@ class Program:
                               "and one return; loops are maps, scans and reductions")
         raise located(KernelSyntaxError, "%s does not return a value" % closure.name,
                       closure.where(node), "end it with return")
+
+    def store_if_reused(self, target, value, later):
+        """A lazy value whose element function loops (a nested map over
+        segments, a tail-recursive helper) and that is read twice or more later
+        is computed once, into an array, instead of once per reading kernel."""
+        if not (isinstance(target, ast.Name) and isinstance(value, Lazy) and value.heavy):
+            return value
+        loads = sum(1 for st in later for n in ast.walk(st)
+                    if isinstance(n, ast.Name) and n.id == target.id)
+        return self.materialize([value])[0] if loads >= 2 else value
 
     def bind(self, target, value, env, closure):
         if isinstance(target, ast.Name):
@@ -198,9 +209,13 @@ class Program:
 
 
 def _lazy(n, emit, what):
-    """A Lazy whose proto is found by emitting one element in a scratch builder."""
-    text, proto = emit(Builder(), "i")
-    return Lazy(n, emit, proto, what)
+    """A Lazy whose proto is found by emitting one element in a scratch builder
+    (which also tells whether the element function loops)."""
+    scratch = Builder()
+    text, proto = emit(scratch, "i")
+    lazy = Lazy(n, emit, proto, what)
+    lazy.heavy = any(ln.lstrip().startswith(("for ", "while ")) for ln in scratch.lines)
+    return lazy
 
 
 def _map(prog, args, where):

@@ -39,6 +39,8 @@ class Lazy(Seq):
     (returns ``(expression text, proto)``); inlined into whichever kernel
     reads it."""
 
+    heavy = False       # its element function contains a loop
+
     def __init__(self, n, emit, proto, what):
         self.n, self.emit, self.proto, self.what = n, emit, proto, what
 
