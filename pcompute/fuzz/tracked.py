@@ -295,8 +295,9 @@ def _parts(x):
     if isinstance(x, int):
         return x, 0.0, False
     if isinstance(x, float):
-        # A float literal: C rounds it to float in single precision.
-        if REC.mode32 and not f32_exact(x):
+        # A float literal: C rounds it to float in single precision
+        # (INFINITY is exact in both precisions).
+        if REC.mode32 and not math.isinf(x) and not f32_exact(x):
             return x, U32 * abs(x), False
         return x, 0.0, False
     if isinstance(x, (np.integer,)):
