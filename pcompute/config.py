@@ -344,7 +344,8 @@ class Config:
 
     @property
     def bounds_check(self):
-        """Check every array access of Elementwise kernels against the shapes
+        """Check every array access of Elementwise kernels and Reduction maps
+        against the shapes
         and raise an IndexError naming the kernel, the array and the index
         (see :doc:`ndarrays`).  True when set, or when :attr:`debug` is."""
         return bool(self._bounds_check) or bool(self.debug)

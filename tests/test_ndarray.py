@@ -493,3 +493,22 @@ def test_a_helper_reading_the_length_gets_a_shaped_array(backend):
     xa, ya = on_device(x, np.zeros(9, backend.dtype))
     Elementwise(uses_helper_len)(xa, ya)
     np.testing.assert_allclose(host(ya), x + x[-1], rtol=backend.rtol)
+
+
+def one_row_down(i, j, a):
+    return a[i + 1, j]                               # <- out of range at the last row
+
+
+def next_item(i, x):
+    return x[i + 1]
+
+
+def test_reduction_maps_are_bounds_checked(backend):
+    a, x = on_device(np.ones((4, 5), backend.dtype), np.ones(5, backend.dtype))
+    with pc.use_config(bounds_check=True):
+        with pytest.raises(IndexError, match="index 4 is out of range for axis 0") as info:
+            pc.Reduction("a+b", map_func=one_row_down, dtype_out=backend.dtype)(a)
+        assert info.value.location.lineno == inspect.getsourcelines(one_row_down)[1] + 1
+        with pytest.raises(IndexError, match="index 5 .* array 'x'"):
+            pc.Reduction("a+b", map_func=next_item, dtype_out=backend.dtype)(x)
+        assert pc.Reduction("a+b", dtype_out=backend.dtype)(a) == 20

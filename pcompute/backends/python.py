@@ -74,7 +74,11 @@ class PythonBackend(Backend):
         reduce_fn = spec.reduce_func
         dtype = spec.out_type.dtype
 
+        names = [name for name, _ in spec.map_program.entry.args[1:]]
+
         def run(n, args):
+            if spec.map_program.bounds_check:   # see build_elementwise
+                args = checked_args(names[:-1], args[:-1], spec.name)
             args = kernel_values(args)
             acc = typed_value(dtype, spec.neutral)
             for i in range(n):

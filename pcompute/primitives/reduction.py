@@ -3,6 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bounds import checked, checked_launch
 from ..errors import KernelTypeError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
@@ -10,6 +11,7 @@ from ..frontend.arrays import shape_reads
 from ..frontend.program import annotation_types
 from ..types import LONG, dtype_to_ctype
 from .args import argument_types, device_values, index_space, parameter_names, shaped
+from ..records import BuiltKernel
 from .base import Primitive
 from .exprfunc import make_function, neutral_value
 
@@ -92,11 +94,15 @@ class Reduction(Primitive):
             declared, _ = annotation_types(self._map, read_function(self._map))
         types = argument_types(self._params[1:], args, declared, self._where(), backend,
                                config, nd=self.map_func is not None)
-        types = shaped(types, shape_reads(read_function(self._map)) | self._shape_names)
+        # With bounds checks every array argument knows its shape.
+        types = shaped(types, self._params if config.bounds_check else
+                       shape_reads(read_function(self._map)) | self._shape_names)
         if self._params[0] not in declared:
             types[self._params[0]] = LONG
         map_program = type_kernel(self._map, types, use_double=config.use_double,
                                   demote_double=demote)
+        if config.bounds_check:
+            map_program = checked(map_program)
         reduce_program = type_kernel(self._reduce, {"a": out, "b": out},
                                      use_double=config.use_double, demote_double=demote)
         return ReductionSpec(map_program, reduce_program, out,
@@ -104,7 +110,13 @@ class Reduction(Primitive):
                              self._reduce, self.name, self.ordered)
 
     def _build(self, args, backend, config):
-        return backend.build_reduction(self._spec(args, backend, config), config)
+        spec = self._spec(args, backend, config)
+        built = backend.build_reduction(spec, config)
+        if spec.map_program.bounds_check:
+            built = BuiltKernel(built.generated, built.backend, checked_launch(
+                spec.map_program, backend, built.launch, "%s of %s" % (self._where(),
+                                                                        self.name)))
+        return built
 
     def __call__(self, *args, shape=None):
         """Reduce over ``[0, n)`` (n: the first array's length), or over the
