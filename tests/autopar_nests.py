@@ -304,3 +304,51 @@ def sum_and_row_sums(a, rows, n, m):
         rows[i] = r
         total += r
     return total, count
+
+
+# ---------------------------------------------------------------- more shapes
+@nest(lambda dt, rng: [R(rng, (6, 7, 8), dt), np.zeros((6, 7, 8), dt), 6, 7, 8],
+      ["launch"])
+def heat3d(u, v, nx, ny, nz):
+    for i in range(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                v[i, j, k] = (u[i - 1, j, k] + u[i + 1, j, k] + u[i, j - 1, k]
+                              + u[i, j + 1, k] + u[i, j, k - 1] + u[i, j, k + 1]) / 6.0
+
+
+@nest(lambda dt, rng: [R(rng, 30, dt), np.zeros(30, dt), 30], ["launch"])
+def reverse_copy(a, b, n):
+    for i in range(n - 1, -1, -1):
+        b[n - 1 - i] = a[i]
+
+
+@nest(lambda dt, rng: [R(rng, (7, 9), dt), np.zeros((9, 7), dt), 7, 9], ["launch"])
+def transpose(a, t, n, m):
+    for i in range(n):
+        for j in range(m):
+            t[j, i] = a[i, j]
+
+
+# Race-free (a[i, j] below the diagonal, a[j, i] above), but the triangular
+# bound j < i couples the two subscripts: the dimension-wise tests cannot
+# prove it and the nest stays sequential (an exact integer solver would not).
+@nest(lambda dt, rng: [R(rng, (8, 8), dt), 8], ["serial"])
+def lower_triangle(a, n):
+    for i in range(1, n):
+        for j in range(i):
+            a[i, j] = a[j, i] * 0.5
+
+
+@nest(lambda dt, rng: [R(rng, (8, 8), dt), 8], ["serial"])
+def wavefront(a, n):
+    for i in range(1, n):
+        for j in range(1, n):
+            a[i, j] = 0.5 * (a[i - 1, j] + a[i, j - 1])
+
+
+@nest(lambda dt, rng: [rng.integers(0, 5, 40).astype(np.int32), np.zeros(5, np.int32), 40],
+      ["serial"])
+def histogram(keys, counts, n):
+    for i in range(n):
+        counts[keys[i]] += 1
