@@ -15,3 +15,10 @@ def recurrence(a, n):
 def outside_subset(a, n):
     for i in range(n):
         a[i] = [1.0, 2.0][0]
+
+
+def loop_under_if(a, n, flag):
+    if flag:
+        for i in range(n):
+            a[i] = 1.0
+    return a.sum()

@@ -120,3 +120,14 @@ def test_construct_outside_the_subset_points_at_the_users_line():
             f(np.zeros(4), 4)
     assert info.value.location.lineno == 17
     assert info.value.location.filename.endswith("autopar_cases.py")
+
+
+def test_loop_outside_a_top_level_nest_is_reported_not_silent():
+    f = parallelize(autopar_cases.loop_under_if)
+    a = np.zeros(4)
+    with use_config(backend="python"):
+        with pytest.warns(SequentialLoopWarning, match="runs as plain Python"):
+            assert f(a, 4, True) == 4.0
+        assert "line 21: plain Python (not compiled)" in f.explain(a, 4, True)
+        with pytest.raises(SequentialLoopError, match="line 21"):
+            parallelize(strict=True)(autopar_cases.loop_under_if)(a, 4, True)

@@ -116,7 +116,9 @@ class Parallelized:
                     expr, self.filename, "eval")))
             else:
                 module = ast.Module([stmt], [])
-                self.steps.append(_Step("python", stmt, compile(
+                kind = "python-loop" if any(isinstance(n, (ast.For, ast.While))
+                                            for n in ast.walk(stmt)) else "python"
+                self.steps.append(_Step(kind, stmt, compile(
                     module, self.filename, "exec")))
 
     def _segment(self, node):
@@ -159,6 +161,8 @@ class Parallelized:
                 residency.sync()
                 if step.kind == "return":
                     return eval(step.code, scope)
+                if step.kind == "python-loop":
+                    self._interpreted(index, step, record)
                 exec(step.code, scope)
             return None
         finally:
@@ -331,6 +335,23 @@ class Parallelized:
         return any(isinstance(n, ast.For) and isinstance(n.target, ast.Name)
                    and n.target.id == name for n in ast.walk(loop.node))
 
+    def _interpreted(self, index, step, record):
+        """A loop that is not a top-level ``for ... in range(...)`` runs in the
+        interpreter: said (warning, or error under strict), never silent."""
+        message = ("this statement holds a loop but is not a top-level `for v in "
+                   "range(...)` nest: it runs as plain Python, not compiled")
+        if record is not None:
+            record.append((step, None, None))
+        error = SequentialLoopError(
+            message, self._location(step.node),
+            hint="make the loop a top-level `for v in range(...)` statement of %s() "
+                 "(move conditions inside it)" % self.__name__)
+        if self.strict:
+            raise error
+        if (index, "python") not in self._warned:
+            self._warned.add((index, "python"))
+            warnings.warn(SequentialLoopWarning(str(error)), stacklevel=5)
+
     # ------------------------------------------------------------ reports
     def _location(self, node):
         line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
@@ -357,6 +378,10 @@ class Parallelized:
         out = ["parallelize report for %s() in %s" % (self.__name__, self.filename)]
         for step, report, plan in record:
             out.append("")
+            if report is None:
+                out.append("line %d: plain Python (not compiled): the loop in it is not a "
+                           "top-level for-range nest" % step.node.lineno)
+                continue
             out.append("loop nest at line %d: %s" % (step.node.lineno, _describe(plan)))
             for verdict in report.verdicts:
                 lp = verdict.loop
