@@ -8,7 +8,7 @@ import pytest
 
 from pcompute.dataparallel import (dataparallel, exclusive_scan, gather, indices, len,
                                    map, max, min, permute, reduce, replicate, rotate,
-                                   rscan, scan, scatter, shift, sort, split, sum)
+                                   rscan, scan, scatter, shift, sort, sort_by_key, split, sum)
 from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from examples.dataparallel.axpy import axpy
 from examples.dataparallel.black_scholes import black_scholes
@@ -110,6 +110,12 @@ def scatters(x, idx, out):
 
 
 @dataparallel
+def sorted_parts(keys, values):
+    k, v = sort_by_key(map(lambda a: a % 13, keys), values)
+    return sort(keys), k, map(lambda a, b: a * 100 + b, k, v)
+
+
+@dataparallel
 def host_scalars(x):
     n = len(x)
     total = reduce(operator.add, x, 10)
@@ -138,6 +144,10 @@ def test_primitives_match_oracle(backend):
         out = rng.integers(0, 9, n).astype(np.int64)
         for got, ref in zip(scatters(x, perm_idx, out), scatters.py(x, perm_idx, out)):
             assert host(got).tolist() == ref.tolist()
+        vals = rng.integers(0, 99, n).astype(np.int32)
+        for got, ref in zip(sorted_parts(x, vals), sorted_parts.py(x, vals)):
+            assert host(got).tolist() == ref.tolist()
+        assert kinds(sorted_parts) == ["elementwise", "sort", "sort", "elementwise"]
         got, ref = host_scalars(x), host_scalars.py(x)
         assert host(got[0]).tolist() == ref[0].tolist() and got[1:] == ref[1:]
         assert kinds(host_scalars) == ["reduction", "reduction", "reduction",
@@ -184,7 +194,7 @@ def test_errors_point_at_the_users_code():
         str(info.value) and "for v in x" in str(info.value)
     with pytest.raises(KernelTypeError, match="map\\(lambda a, b"):
         adds_sequences(x, x)
-    with pytest.raises(KernelSyntaxError, match="sort is not compiled yet"):
+    with pytest.raises(KernelTypeError, match="sorts integer keys, got float64"):
         sorts(x)
     with pytest.raises(KernelTypeError, match="operator.add and operator.mul"):
         bad_reduce(x)

@@ -58,3 +58,11 @@ def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
                                      scan_expr=scan_expr, dtype=dtype, neutral=neutral))
     trace.add("scan", input_src + output_src, prim, args)
     prim(*args)
+
+
+def sort(trace, arrays):
+    """Sort ``arrays`` by the integer keys ``arrays[0]`` (pcompute's stable
+    radix sort: one phase, several launches inside)."""
+    from ..primitives.sort import sort_by_keys
+    trace.add("sort", "sort_by_keys(%d arrays)" % len(arrays), sort_by_keys, arrays)
+    return sort_by_keys(arrays)

@@ -421,6 +421,27 @@ def _split(prog, args, where):
     return Segments(x, offsets)
 
 
+def _sort_phase(prog, seqs, where, what):
+    seqs = [prog.seq(a, where, what) for a in seqs]
+    prog.same_length(seqs, where, what)
+    if seqs[0].dtype.kind not in "iu":
+        raise located(KernelTypeError, "%s in a @dataparallel function sorts integer keys, "
+                      "got %s" % (what, seqs[0].dtype), where,
+                      "sort float keys outside the function (the prelude uses NumPy)")
+    if seqs[0].n == 0:
+        return [s for s in prog.materialize(seqs)]
+    stored = prog.materialize(seqs)
+    return [Stored(a) for a in phases.sort(prog.trace, [s.array for s in stored])]
+
+
+def _sort(prog, args, where):
+    return _sort_phase(prog, args[:1], where, "sort")[0]
+
+
+def _sort_by_key(prog, args, where):
+    return tuple(_sort_phase(prog, args[:2], where, "sort_by_key"))
+
+
 def _unsupported(name):
     def handler(prog, args, where):
         raise located(KernelSyntaxError, "%s is not compiled yet inside a @dataparallel "
@@ -435,8 +456,7 @@ _PRIMS = {prelude.map: _map, prelude.gather: _gather, prelude.indices: _indices,
           prelude.scan: _scan, prelude.rscan: _rscan,
           prelude.exclusive_scan: _exclusive_scan, prelude.permute: _permute,
           prelude.scatter: _scatter, prelude.split: _split,
-          prelude.sort: _unsupported("sort"), prelude.sort_by_key: _unsupported(
-              "sort_by_key"), prelude.zip: _unsupported("zip (pass the sequences to "
+          prelude.sort: _sort, prelude.sort_by_key: _sort_by_key, prelude.zip: _unsupported("zip (pass the sequences to "
                                                         "map directly)")}
 for _f in _REDUCE:
     _PRIMS[_f] = _reducer(_f)
