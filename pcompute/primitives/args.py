@@ -328,6 +328,6 @@ def index_space(args, dims, shape, params, where):
     raise KernelTypeError(
         "%s takes %d argument(s) after the index (%s), got %d"
         % (where, nargs, ", ".join(params[1:]), len(args)),
-        hint="pass every argument; or, for a %d-D index space (%s), pass a %d-D array "
-             "argument or shape=(...) to give its extents"
-             % (dims, ", ".join(params[:dims]), dims))
+        hint="pass every argument; or, if %s runs over a %d-D index space (%s), pass a "
+             "%d-D array argument or shape=(...) to give its extents"
+             % (where, dims, ", ".join(params[:dims]), dims))
