@@ -1024,6 +1024,10 @@ class KernelGenerator:
             mutable = self.c.flag(30) and not (
                 kind == "f" and "int-argument-assigned-float" in KNOWN_BUGS)
             self.add_var(Var(pname, kind, cap, cap, mutable=mutable))
+        # Sometimes annotated: the arguments then convert to the annotation
+        # (an int to a 'double' parameter, a long to an 'int' one).
+        annotated = self.c.flag(30)
+        at = len(self.lines)
         self.emit("def %s(%s):" % (name, ", ".join(pnames)))
         self.indent = 1
         self.block(self.c.integer(0, 3), 0)
@@ -1034,6 +1038,14 @@ class KernelGenerator:
         self.emit("")
         returns = self.fn.returns + [e]
         ret_kind = "f" if any(r.kind == "f" for r in returns) else "i"
+        if annotated and not any(k in ("arr", "idx") for k, _ in params):
+            # an assigned int parameter may take long values: annotate it long
+            mutable = {v.name for v in self.fn.scopes[0] if v.mutable}
+            notes = ["%s='%s'" % (p, "double" if k == "f" else "long" if p in mutable
+                                  else self.c.choice(["int", "long"]))
+                     for p, (k, _) in zip(pnames, params)]
+            notes.append("return_='%s'" % ("double" if ret_kind == "f" else "long"))
+            self.lines.insert(at, "@annotate(%s)" % ", ".join(notes))
         self.helpers.append(Helper(name, params, ret_kind, max(r.bound for r in returns)))
 
     def kernel(self):

@@ -127,8 +127,9 @@ class Stats:
 # -- functions from the generated text -------------------------------------------
 def _real_namespace():
     import math
-    from ..types import cast, declare
-    ns = {"declare": declare, "cast": cast, "math": math, "pi": math.pi}
+    from ..types import annotate, cast, declare
+    ns = {"declare": declare, "cast": cast, "annotate": annotate, "math": math,
+          "pi": math.pi}
     for name in ("sin", "cos", "tanh", "atan", "erf", "sqrt", "log", "exp", "fabs",
                  "floor", "ceil", "trunc", "hypot", "fmod", "pow"):
         ns[name] = getattr(math, name)
