@@ -131,3 +131,43 @@ def test_loop_outside_a_top_level_nest_is_reported_not_silent():
         assert "line 21: plain Python (not compiled)" in f.explain(a, 4, True)
         with pytest.raises(SequentialLoopError, match="line 21"):
             parallelize(strict=True)(autopar_cases.loop_under_if)(a, 4, True)
+
+
+# ---------------------------------------------------------------- CUDA dialect
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_generated_kernels_compile_as_cuda(monkeypatch, dtype):
+    """Every kernel parallelize makes for the nest suite is generated for CUDA
+    and compiled with nvcc --ptx (no GPU needed; never run here)."""
+    from pcompute import get_config
+    from pcompute.backends.registry import get_backend
+    from pcompute.build import cuda_builder
+    from pcompute.primitives.elementwise import Elementwise
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found")
+    calls = {}
+    original = Elementwise.__call__
+
+    def spy(self, *args, shape=None):
+        calls.setdefault(id(self), (self, args))
+        return original(self, *args, shape=shape)
+
+    monkeypatch.setattr(Elementwise, "__call__", spy)
+    with use_config(backend="python", use_double=dtype == np.float64):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for spec in NESTS.values():
+                parallelize(spec.func)(*spec.make(dtype, np.random.default_rng(0)))
+    monkeypatch.setattr(Elementwise, "__call__", original)
+    assert len(calls) >= 30
+    cuda = get_backend("cuda")
+    with use_config(backend="cuda", use_double=dtype == np.float64):
+        config = get_config()
+        for ew, args in calls.values():
+            dims = ew._index_dims(args)
+            args = [a.get() if hasattr(a, "backend") else a for a in args]
+            # on a float32 device, wrap() stores the float64 boxes as float32
+            args = [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+                    else a for a in args]
+            program = ew._program(ew._types(args, cuda, config, dims), cuda, config, dims)
+            cuda_builder.check_cuda_source(
+                cuda.generate_elementwise(program, ew.func, config).source)
