@@ -14,7 +14,7 @@ from examples.dataparallel.axpy import axpy
 from examples.dataparallel.black_scholes import black_scholes
 from examples.dataparallel.extrema import extrema, sum_of_squares
 from examples.dataparallel.radix_sort import radix_pass, radix_sort
-from examples.dataparallel.spmv import spmv_csr
+from examples.dataparallel.spmv import spmv_csr, spmv_ell
 
 
 def kinds(f):
@@ -56,6 +56,19 @@ def test_spmv_csr_one_kernel(backend):
     np.testing.assert_allclose(host(y), dense @ x, rtol=backend.rtol * 10)
     np.testing.assert_allclose(host(y), spmv_csr.py(data, cols, offsets, x),
                                rtol=backend.rtol * 10)
+
+
+def test_spmv_ell_one_kernel(backend):
+    rng = np.random.default_rng(12)
+    rows, width, ncols = 200, 4, 30
+    cols = rng.integers(0, ncols, (rows, width)).astype(np.int32)
+    data = rng.random((rows, width)).astype(backend.dtype)
+    data[rng.random((rows, width)) < 0.3] = 0              # padding entries
+    x = rng.random(ncols).astype(backend.dtype)
+    want = (data.astype(float) * x.astype(float)[cols]).sum(axis=1)
+    y = spmv_ell(data.ravel(), cols.ravel(), x, width)
+    assert kinds(spmv_ell) == ["elementwise"]
+    np.testing.assert_allclose(host(y), want, rtol=backend.rtol * 10)
 
 
 def test_black_scholes_one_kernel(backend):
@@ -233,7 +246,7 @@ def test_phases_compile_as_cuda(precision):
                 (black_scholes, (x + 1, x + 1, x + 1, 0.02, 0.3)), (radix_pass, (keys, 2)),
                 (host_scalars, (keys.astype(np.int64),)), (scans, (keys,)),
                 (scatters, (keys, rng.permutation(20).astype(np.int32), keys)),
-                (mandelbrot, (x, x, 20)), (branches, (keys.astype(np.int64), 3))]
+                (mandelbrot, (x, x, 20)), (spmv_ell, (x, keys % 20, x, 4)), (branches, (keys.astype(np.int64), 3))]
         checked = set()
         for f, args in runs:
             f(*args)
