@@ -29,8 +29,11 @@ def _captured(monkeypatch, build):
 
     def spy(source, out, args, nodes, size=None):
         prim = real(source, out, args, nodes, size)
-        names = prim.func.__code__.co_varnames[1:prim.func.__code__.co_argcount]
-        seen.append((prim.func, dict(zip(names, [_type_name(v) for v in [out] + list(args)]))))
+        code = prim.func.__code__
+        values = [out] + list(args)
+        dims = code.co_argcount - len(values)         # index parameters: i or x0, x1..
+        names = code.co_varnames[dims:code.co_argcount]
+        seen.append((prim.func, dims, dict(zip(names, [_type_name(v) for v in values]))))
         return prim
     monkeypatch.setattr(kernels, "run_elementwise", spy)
     old = pnp.set_options(eager_below=0)
@@ -57,7 +60,8 @@ def test_fused_kernels_compile_for_cuda(monkeypatch):
         np.asarray(u)
     seen = _captured(monkeypatch, build)
     assert len(seen) >= 3
-    for func, types in seen:
-        source = generate_source(func, backend="cuda", types=types,
+    assert any(dims == 2 for _, dims, _ in seen)      # an n-D index space among them
+    for func, dims, types in seen:
+        source = generate_source(func, backend="cuda", types=types, index_dims=dims,
                                  config=Config(read_environment=False, use_double=True))
         cuda_builder.check_cuda_source(source)

@@ -128,10 +128,11 @@ def evaluate(node):
     if node.dtype == np.float64 and not be.supports_double():
         fallback(node, "the %s device has no float64" % be.name)
         return host_eval(node)
-    source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr])
+    source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr], nd=True)
     with _precision():
         out = empty(node.size, node.dtype)
-        kernels.run_elementwise(source, out, emitter.args, emitter.nodes)
+        kernels.run_elementwise(source, out, emitter.args, emitter.nodes,
+                                size=emitter.index_space)
     return _finish(node, Source(node.shape, node.dtype, dev=out, backend=be.name))
 
 
@@ -148,10 +149,11 @@ def write_view(target, value):
         except NotFusable as stop:
             _boundary(value, stop)
     index = emitter.store_index(target.strides, target.offset)
-    source = emitter.function("pc_store", ["out"], ["out[%s] = %s" % (index, expr)])
+    source = emitter.function("pc_store", ["out"], ["out[%s] = %s" % (index, expr)],
+                              nd=True)
     with _precision():
         kernels.run_elementwise(source, target.dev, emitter.args, emitter.nodes,
-                                size=target.size)
+                                size=emitter.index_space or target.size)
 
 
 def _boundary(root, stop):

@@ -219,8 +219,25 @@ class Emitter:
             lines.append("x0 = cast(q, 'long')")
         return lines
 
-    def function(self, name, head, tail, loop_lines=None):
-        """The source of ``def name(i, <head>, <params>)`` with the body."""
+    def function(self, name, head, tail, loop_lines=None, nd=False):
+        """The source of ``def name(i, <head>, <params>)`` with the body.  With
+        ``nd``, a 2-D or 3-D region read through strides becomes
+        ``def name(x0, x1[, x2], <head>, <params>)`` over an n-D index space
+        (its indices are the digits: no division); ``index_space`` is then
+        its shape, else None."""
+        self.index_space = None
+        if nd and self.uses_digits and self.axis is None and 2 <= len(self.shape) <= 3:
+            self.index_space = self.shape
+            nd = len(self.shape)
+            dims = [self._param("d%d" % k, int(self.shape[k])) for k in range(1, nd)]
+            flat = "x0"
+            for k in range(1, nd):
+                flat = "%s * %s + x%d" % (flat if k == 1 else "(%s)" % flat, dims[k - 1], k)
+            index = ["x%d" % k for k in range(nd)]
+            params = ", ".join(index + list(head) + self.params)
+            lines = ["def %s(%s):" % (name, params), "    i = %s" % flat]
+            lines += ["    " + ln for ln in self.pre + self.body + tail]
+            return "\n".join(lines) + "\n"
         digits = self.digits()
         params = ", ".join(["i"] + list(head) + self.params)
         lines = ["def %s(%s):" % (name, params)]
