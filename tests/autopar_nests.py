@@ -352,3 +352,11 @@ def wavefront(a, n):
 def histogram(keys, counts, n):
     for i in range(n):
         counts[keys[i]] += 1
+
+
+# Column-order loops: the launch puts j (the last subscript) on the fastest axis.
+@nest(lambda dt, rng: [R(rng, (5, 9), dt), np.zeros((5, 9), dt), 5, 9], ["launch"])
+def column_order(a, b, n, m):
+    for j in range(m):
+        for i in range(n):
+            b[i, j] = a[i, j] * 2.0 + i - j

@@ -171,3 +171,18 @@ def test_generated_kernels_compile_as_cuda(monkeypatch, dtype):
             program = ew._program(ew._types(args, cuda, config, dims), cuda, config, dims)
             cuda_builder.check_cuda_source(
                 cuda.generate_elementwise(program, ew.func, config).source)
+
+
+def test_column_order_nest_is_interchanged_for_locality():
+    from tests.autopar_nests import column_order
+    f = parallelize(column_order)
+    a = np.random.default_rng(1).random((5, 9))
+    b, ref = np.zeros((5, 9)), np.zeros((5, 9))
+    column_order(a, ref, 5, 9)
+    with use_config(backend="python"):
+        f(a, b, 5, 9)
+    np.testing.assert_array_equal(b, ref)
+    text = f.last_plans[0].kernel[1]
+    assert text.order == (1, 0)
+    assert "j = autopar_lo1 + autopar_st1 * autopar_t1" in text.source
+    assert "i = autopar_lo0 + autopar_st0 * autopar_t0" in text.source

@@ -36,6 +36,7 @@ class KernelText:
     params: tuple            # user names passed as arguments, in order
     boxes: tuple             # scalars passed through one-element arrays
     serial: bool
+    order: tuple = ()        # launch dimension d runs loop prefix[order[d]]
 
 
 def _segment(lines, first, last):
@@ -72,24 +73,50 @@ def _layout(pieces, first_line):
     return "\n".join(out) + "\n"
 
 
+def fastest_last(prefix):
+    """The launch order of the ``prefix`` loops (all parallel, so any order is
+    legal): the loop whose variable appears most in the last subscript of the
+    array accesses goes last (the fastest axis), the others keep their order.
+    This is the loop interchange that makes ``for j: for i: a[i, j]`` walk
+    memory contiguously."""
+    body = prefix[-1].node.body
+    score = {lp.var: 0 for lp in prefix}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Subscript):
+                index = node.slice
+                last = index.elts[-1] if isinstance(index, ast.Tuple) else index
+                for n in ast.walk(last):
+                    if isinstance(n, ast.Name) and n.id in score:
+                        score[n.id] += 1
+    order = list(range(len(prefix)))
+    best = max(order, key=lambda k: (score[prefix[k].var], k))
+    order.remove(best)
+    return tuple(order + [best])
+
+
 def parallel_kernel(lines, prefix, names_in_ns):
     """The kernel of a nest whose loops ``prefix`` (outermost first, perfectly
-    nested, range loops) run on the launch domain."""
+    nested, range loops) run on the launch domain, in :func:`fastest_last`
+    order."""
     inner = prefix[-1].node
     body = inner.body
     first, last = body[0].lineno, max(s.end_lineno for s in body)
     assigned = _stored(body) | {lp.var for lp in prefix}
     params = tuple(n for n in _loaded(body) if n in names_in_ns and n not in assigned)
     dims = len(prefix)
+    order = fastest_last(prefix)
     sig = [INDEX % d for d in range(dims)] + list(params)
     sig += [p for d in range(dims) for p in (LO % d, STEP % d)]
     pieces = []
-    for d, lp in enumerate(prefix):
+    for k, lp in enumerate(prefix):
+        d = order.index(k)
         pieces.append((lp.node.lineno, "    %s = %s + %s * %s"
                        % (lp.var, LO % d, STEP % d, INDEX % d)))
     for k, text in enumerate(_segment(lines, first, last)):
         pieces.append((first + k, "    " + text if text.strip() else ""))
-    return _finish(pieces, sig, dims, params, (), False)
+    kernel = _finish(pieces, sig, dims, params, (), False)
+    return KernelText(kernel.source, kernel.name, dims, params, (), False, order)
 
 
 def sequential_kernel(lines, nest, names_in_ns, boxes):

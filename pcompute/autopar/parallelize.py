@@ -288,6 +288,7 @@ class Parallelized:
             while len(prefix) < text.dims:
                 prefix.append(next(c for c in prefix[-1].children
                                    if c.node is prefix[-1].node.body[0]))
+            prefix = [prefix[k] for k in text.order]     # launch order
             counts = [lp.count for lp in prefix]
             if min(counts) == 0:
                 return
