@@ -337,3 +337,17 @@ def test_if_else_in_element_functions(backend):
 def test_recursion_that_is_not_a_tail_call_is_an_error():
     with pytest.raises(KernelSyntaxError, match="calls itself other than as its last"):
         not_tail(np.arange(4))
+
+
+@dataparallel
+def gathers(x, idx):
+    return map(lambda v: v + 1, gather(x, idx))
+
+
+def test_bounds_check_catches_a_bad_gather(backend):
+    from pcompute import get_config, use_config
+    x = np.arange(4).astype(backend.dtype)
+    with use_config(bounds_check=True, use_double=get_config().use_double):
+        with pytest.raises(IndexError, match="out of range|a2\\[t1\\]"):
+            gathers(x, np.array([0, 7], dtype=np.int32))
+        assert host(gathers(x, np.array([3, 0], dtype=np.int32))).tolist() == [4, 1]
