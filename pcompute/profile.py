@@ -11,7 +11,9 @@ recorded.  When on:
 * building a kernel (type inference, code generation and compilation or a
   cache load) is timed apart, under ``compile:<name>``, and reported in its own
   section;
-* :func:`profile` / :func:`profile_ctx` time your own Python code.
+* :func:`profile` / :func:`profile_ctx` / :class:`ProfileContext` time your
+  own Python code.  As in Compyle these record whether or not profiling is on
+  (two clock reads per call): they are there because you asked for them.
 
 How kernels are timed: on host backends (python, cython) by the wall clock.
 On OpenCL and CUDA the device is synchronised before and after the launch and
@@ -24,14 +26,15 @@ primitives' launches go through the backend's queue, which is created without
 profiling, so they are wall-clock timed as above.
 
 ``PCOMPUTE_PROFILE=1`` (or ``ArgumentParser --profile``) prints the table to
-stderr at exit.  :func:`get_profile_info` returns the numbers,
+stderr at exit.  :func:`get_profile_info` returns the numbers in Compyle's
+layout, ``{level: {name: {'calls', 'time', ...}}}``,
 :func:`profile2csv` writes them to a CSV file, :func:`reset_profile` forgets
 them.
 
 Nesting: :func:`profile` and :func:`profile_ctx` raise the nesting level of
-what runs inside them (as in Compyle); each entry keeps the lowest level it was
-recorded at and "total profiled time" sums level 0 only, so nothing is counted
-twice.
+what runs inside them (as in Compyle); a name timed at two levels has an
+entry at each, and "total profiled time" sums level 0 only, so nothing is
+counted twice.
 
 For primitive authors::
 
@@ -63,7 +66,7 @@ __all__ = ["profile", "profile_ctx", "named_profile", "profile_kernel",
 COMPILE_PREFIX = "compile:"
 
 _lock = threading.Lock()
-_records = {}           # name -> _Record, in first-recorded order
+_records = {}           # (level, name) -> _Record, in first-recorded order
 _level = 0              # nesting depth of profile()/profile_ctx() (global, as in Compyle)
 _clock = time.perf_counter
 
@@ -106,11 +109,10 @@ def record(name, seconds, kind=None):
     if kind is None:
         kind = "compile" if name.startswith(COMPILE_PREFIX) else "run"
     with _lock:
-        rec = _records.get(name)
+        key = (_level, name)
+        rec = _records.get(key)
         if rec is None:
-            rec = _records[name] = _Record(kind, _level)
-        elif _level < rec.level:
-            rec.level = _level
+            rec = _records[key] = _Record(kind, _level)
         rec.add(float(seconds))
 
 
@@ -121,11 +123,22 @@ def reset_profile():
 
 
 def get_profile_info():
-    """A snapshot of the timings: ``{name: {calls, time, total, min, mean,
-    max, kind, level}}`` (``time`` is the total, as in Compyle; times in
-    seconds; ``kind`` is ``'run'`` or ``'compile'``)."""
+    """A snapshot of the timings in Compyle's layout: one dict per nesting
+    level, ``{level: {name: {calls, time, total, min, mean, max, kind,
+    level}}}`` with the levels in order (``info[0]['step']['calls']``;
+    ``time`` is the total, as in Compyle; times in seconds; ``kind`` is
+    ``'run'`` or ``'compile'``).  Empty when nothing was recorded."""
     with _lock:
-        return {name: rec.as_dict() for name, rec in _records.items()}
+        items = [(key, rec.as_dict()) for key, rec in _records.items()]
+    info = {}
+    for (level, name), stats in sorted(items, key=lambda kv: kv[0][0]):
+        info.setdefault(level, {})[name] = stats
+    return info
+
+
+def _rows(info):
+    """``(name, stats)`` for every entry of a :func:`get_profile_info` result."""
+    return [(name, stats) for level in info for name, stats in info[level].items()]
 
 
 # ------------------------------------------------------------------- timers
@@ -219,10 +232,9 @@ def profile_ctx(name):
             step()
 
     Kernels run inside the block are recorded one level deeper.  It yields the
-    start time (as Compyle's does; None when profiling is off).
+    start time, as Compyle's does, and records whether or not profiling is on
+    (see the module's docstring).
     """
-    if not get_config().profile:
-        return contextlib.nullcontext()
     return _nested(name)
 
 
@@ -237,10 +249,9 @@ class ProfileContext:
     def __init__(self, name):
         global _level
         self.name = name
-        self.active = get_config().profile
-        if self.active:
-            with _lock:
-                _level += 1
+        self.active = True
+        with _lock:
+            _level += 1
         self.start = _clock()
 
     def stop(self):
@@ -274,8 +285,8 @@ def profile(method=None, name=None):
     The entry is ``name`` if given; else, for a method (first parameter
     ``self``) whose object has a string ``name`` attribute, that name (so
     ``Elementwise``-like classes report per instance, as in Compyle); else the
-    function's qualified name.  When profiling is off the call goes straight
-    through (one attribute check).
+    function's qualified name.  Like Compyle's, it records whether or not
+    profiling is on (see the module's docstring).
     """
     def decorate(func):
         default = getattr(func, "__qualname__", func.__name__)
@@ -283,8 +294,6 @@ def profile(method=None, name=None):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            if not get_config().profile:
-                return func(*args, **kwargs)
             label = name or default
             if method_like and args:
                 own = getattr(args[0], "name", None)
@@ -395,13 +404,15 @@ def _table(rows, width):
 
 
 def format_profile(info=None):
-    """The profile table as text (times in seconds): run times first, sorted
-    by total time, indented by nesting level, then the compile times."""
+    """The profile table as text (times in seconds): the run times (level 0
+    by total time, then the entries timed inside a ``profile`` block, indented
+    by their level), then the compile times."""
     info = get_profile_info() if info is None else info
     if not info:
         return "pcompute profile: no profiling information recorded (is " \
                "get_config().profile / PCOMPUTE_PROFILE=1 set?)\n"
-    ordered = sorted(info.items(), key=lambda kv: (-kv[1]["total"], kv[0]))
+    ordered = sorted(_rows(info), key=lambda kv: (kv[1].get("level", 0) > 0,
+                                                  -kv[1]["total"], kv[0]))
     runs = [(n, d) for n, d in ordered if d.get("kind", "run") != "compile"]
     builds = [(n, d) for n, d in ordered if d.get("kind", "run") == "compile"]
     width = max(24, max(len(n) + 2 * min(d.get("level", 0), 4) for n, d in ordered))
@@ -441,7 +452,7 @@ def profile2csv(fname, info=None):
         out.writerow(["rank", "level", "function", "calls", "time", "min",
                       "mean", "max", "kind"])
         for rank, data in enumerate(info):
-            for name, d in sorted(data.items(),
+            for name, d in sorted(_rows(data),
                                   key=lambda kv: (kv[1].get("level", 0),
                                                   -kv[1]["time"], kv[0])):
                 out.writerow([rank, d.get("level", 0), name, d["calls"],

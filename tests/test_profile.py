@@ -52,7 +52,7 @@ def test_elementwise_counts_and_compile_apart(name):
     runnable(name)
     with use_config(backend=name, profile=True):
         y = run_axpy(3)
-    info = get_profile_info()
+    info = get_profile_info()[0]
     assert info["axpy"]["calls"] == 3
     assert info["axpy"]["kind"] == "run"
     assert info["axpy"]["total"] > 0
@@ -67,20 +67,29 @@ def test_elementwise_counts_and_compile_apart(name):
                                rtol=1e-5)
 
 
-def test_off_records_nothing():
+def test_off_records_no_kernels():
     with use_config(backend="cython", profile=False):
         run_axpy(3)
         r = Reduction("a+b")
         r(wrap(np.ones(10)))
+    assert get_profile_info() == {}
+
+
+def test_user_timers_record_when_off_as_in_compyle():
+    with use_config(backend="cython", profile=False):
         with profile_ctx("block"):
-            pass
+            run_axpy(1)
 
         @profile
         def f():
             return 1
         assert f() == 1
         ProfileContext("pc").stop()
-    assert get_profile_info() == {}
+    info = get_profile_info()
+    assert sorted(info) == [0]          # the kernel inside the block is not timed
+    assert sorted(info[0]) == ["block", "pc",
+                               "test_user_timers_record_when_off_as_in_compyle.<locals>.f"]
+    assert all(d["calls"] == 1 for d in info[0].values())
 
 
 def test_timers_are_shared_noops_when_off():
@@ -102,7 +111,7 @@ def test_reduction_named_by_expression():
         assert r(x) == 45.0
         m = Reduction("a+b", map_func=axpy_map)
         assert m(x) == 90.0
-    info = get_profile_info()
+    info = get_profile_info()[0]
     assert info["reduce[a+b]"]["calls"] == 2
     assert info["compile:reduce[a+b]"]["calls"] == 1
     assert info["axpy_map[a+b]"]["calls"] == 1
@@ -121,7 +130,7 @@ def test_kernel_timer_records_and_skips_failures():
                 raise RuntimeError("boom")
         with compile_timer("thing"):
             pass
-    info = get_profile_info()
+    info = get_profile_info()[0]
     assert info["ok"]["calls"] == 1 and "bad" not in info
     assert info["compile:thing"]["kind"] == "compile"
 
@@ -153,12 +162,13 @@ def test_profile_decorator_ctx_and_levels():
         p.stop()
         p.stop()            # a second stop does nothing
     info = get_profile_info()
-    assert info["test_profile_decorator_ctx_and_levels.<locals>.outer"]["level"] == 0
-    assert info["inner"]["level"] == 1
-    assert info["custom"]["calls"] == 1
-    assert info["stage-one"]["calls"] == 1 and info["stage-one"]["level"] == 0
-    assert info["axpy"]["calls"] == 2 and info["axpy"]["level"] == 1
-    assert info["manual"]["calls"] == 1
+    assert sorted(info) == [0, 1]
+    assert info[0]["test_profile_decorator_ctx_and_levels.<locals>.outer"]["level"] == 0
+    assert info[1]["inner"]["level"] == 1
+    assert info[0]["custom"]["calls"] == 1
+    assert info[0]["stage-one"]["calls"] == 1 and info[0]["stage-one"]["level"] == 0
+    assert info[1]["axpy"]["calls"] == 2 and info[1]["axpy"]["level"] == 1
+    assert info[0]["manual"]["calls"] == 1
     text = format_profile()
     # nested entries are indented; level-0 sum is the total run time
     assert "\n  axpy" in text
@@ -186,7 +196,7 @@ def test_profile_kernel_and_named_profile_host():
         def factory():
             return raw
         factory()(1)
-    info = get_profile_info()
+    info = get_profile_info()[0]
     assert info["raw"]["calls"] == 1
     assert info["made"]["calls"] == 1
     assert info["factory"]["calls"] == 1
@@ -209,7 +219,7 @@ def test_profile_kernel_opencl_device_events():
         for _ in range(2):
             event = knl(queue, a.shape, None, buf)
             assert event.profile.end >= event.profile.start
-    info = get_profile_info()["twice"]
+    info = get_profile_info()[0]["twice"]
     assert info["calls"] == 2 and info["total"] > 0
     cl.enqueue_copy(queue, a, buf)
     assert (a == 4).all()
@@ -290,3 +300,19 @@ def test_env_prints_table_at_exit(tmp_path):
     line = next(l for l in out.stderr.splitlines() if l.startswith("scale"))
     assert line.split()[1] == "2"
     assert "compile:scale" in out.stderr
+
+
+def test_same_name_at_two_levels_has_an_entry_at_each():
+    @profile(name="work")
+    def work():
+        pass
+
+    work()
+    with profile_ctx("outer"):
+        work()
+        work()
+    info = get_profile_info()
+    assert info[0]["work"]["calls"] == 1 and info[1]["work"]["calls"] == 2
+    assert info[0]["outer"]["calls"] == 1
+    text = format_profile()
+    assert "\n  work " in text and "\nwork " in text

@@ -55,20 +55,6 @@ XFAILS = {
     "test_jit.py::TestAnnotationHelper::test_binop_return_type": (
         "difference", MIGRATING + "compyle-unsigned-promotion"),
     # -- pending (issue 13, part 2) --------------------------------------------
-    "test_profile.py::test_profile_ctx": (
-        "pending", "get_profile_info() as a list of per-level dicts "
-                   "(info[0]['name']['calls']): profile.py, issue 14"),
-    "test_profile.py::test_profile": (
-        "pending", "get_profile_info() layout: profile.py, issue 14"),
-    "test_profile.py::test_profile_method": (
-        "pending", "get_profile_info() layout, @profile on methods named by "
-                   "Class.method or self.name: profile.py, issue 14"),
-    "test_profile.py::test_named_profile": (
-        "pending", "named_profile(name, backend=...) wrapping a PyOpenCL kernel, "
-                   "get_profile_info() layout: profile.py, issue 14"),
-    "test_profile.py::test_nesting_and_context": (
-        "pending", "ProfileContext(name).stop() and nesting levels in "
-                   "get_profile_info(): profile.py, issue 14"),
     "test_low_level.py::TestKernel::test_simple_kernel_opencl": (
         "crash", "GID_0 is the work-group id in Compyle (i = GID_0*LDIM_0 + LID_0), "
                  "the global id here: low_level.py / backends, issue 14"),
