@@ -42,15 +42,13 @@ import os
 import re
 import warnings
 
+from .backends.names import backend_names
 from .errors import ConfigWarning, KernelValueError
 
 __all__ = ["Config", "get_config", "set_config", "use_config",
-           "BACKENDS", "OMP_SCHEDULE_KINDS"]
+           "OMP_SCHEDULE_KINDS"]
 
 logger = logging.getLogger("pcompute.config")
-
-#: Names accepted by :attr:`Config.backend`.
-BACKENDS = ("python", "cython", "opencl", "cuda")
 
 #: Schedule kinds accepted by :attr:`Config.omp_schedule`.
 OMP_SCHEDULE_KINDS = ("static", "dynamic", "guided", "auto", "runtime")
@@ -107,11 +105,11 @@ def _parse_backend(value):
         return None
     if isinstance(value, str):
         name = value.strip().lower()
-        if name in BACKENDS:
+        if name in backend_names():
             return name
     raise KernelValueError(
         "backend: unknown backend %r; choose one of %s (or None to choose "
-        "from use_opencl/use_cuda)" % (value, ", ".join(BACKENDS)))
+        "from use_opencl/use_cuda)" % (value, ", ".join(backend_names())))
 
 
 def _schedule_error(value, why):
@@ -458,7 +456,7 @@ class Config:
             try:
                 self.backend = value
             except KernelValueError:
-                bad("PCOMPUTE_BACKEND", value, "|".join(BACKENDS))
+                bad("PCOMPUTE_BACKEND", value, "|".join(backend_names()))
         for var, field in _ENV_BOOLS:
             value = get(var)
             if value is None:

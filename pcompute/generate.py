@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from .backends.registry import get_backend
 from .bounds import checked
-from .codegen import printer_for
+from .codegen import functions_module
 from .config import Config, get_config
 from .errors import KernelValueError
 from .frontend import type_kernel
@@ -17,14 +17,6 @@ from .frontend.source import check_is_function
 from .types import LONG, parse_type
 
 KINDS = ("elementwise", "function")
-
-_FUNCTION_HEADERS = {
-    "cython": "# cython: language_level=3, boundscheck=False, wraparound=False, "
-              "cdivision=True\n",
-    "opencl": "",
-    "cuda": "",
-}
-
 
 def _parse_types(types):
     if types is None:
@@ -80,13 +72,5 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
     if kind == "elementwise" and config.bounds_check:
         program = checked(program)
     if kind == "function":
-        printer = printer_for(program, be.dialect)
-        runtime, functions = printer.print_program()
-        parts = [_FUNCTION_HEADERS[be.dialect]]
-        if be.dialect == "opencl" and "double" in functions + runtime:
-            parts.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
-        if be.dialect == "cython":
-            parts.extend(line + "\n" for line in printer.cimports())
-        parts += [runtime, "\n\n" if runtime else "", functions, "\n"]
-        return "".join(parts).lstrip("\n")
+        return functions_module(program, be.dialect)
     return be.generate_elementwise(program, func, config).source

@@ -11,20 +11,18 @@ Python fallback.
 """
 import numpy as np
 
-from .backends.registry import get_backend
-from .build import cuda_builder, opencl_builder
+from .backends.cython_launch import array_address
+from .backends.registry import backend_names, get_backend
 from .build.cython_builder import build_cython
-from .codegen.cuda import CUDAPrinter
 from .codegen.cython import CythonPrinter
-from .codegen.opencl import OpenCLPrinter
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError
 from .frontend import type_kernel
 from .frontend.source import read_function
 from .frontend.program import annotation_types
 from .types import parse_type
-from .primitives.args import (check_declared, device_precision, device_value,
-                              parameter_names, value_type)
+from .primitives.args import argument_types, device_value, parameter_names
+from .primitives.base import Primitive
 from .templates import render
 from .types import DOUBLE, FLOAT, address, atomic_dec, atomic_inc, cast  # noqa: F401
 
@@ -116,150 +114,68 @@ class Extern:
                                % type(self).__name__)
 
 
-_WORK_ITEM_MACROS = {
-    "opencl": """#define LID_0 get_local_id(0)
-#define LID_1 get_local_id(1)
-#define LID_2 get_local_id(2)
-#define GID_0 get_global_id(0)
-#define GID_1 get_global_id(1)
-#define GID_2 get_global_id(2)
-#define LDIM_0 get_local_size(0)
-#define LDIM_1 get_local_size(1)
-#define LDIM_2 get_local_size(2)
-#define GDIM_0 get_num_groups(0)
-#define GDIM_1 get_num_groups(1)
-#define GDIM_2 get_num_groups(2)
-#define local_barrier() barrier(CLK_LOCAL_MEM_FENCE)""",
-    "cuda": """#define LID_0 threadIdx.x
-#define LID_1 threadIdx.y
-#define LID_2 threadIdx.z
-#define GID_0 (blockIdx.x * blockDim.x + threadIdx.x)
-#define GID_1 (blockIdx.y * blockDim.y + threadIdx.y)
-#define GID_2 (blockIdx.z * blockDim.z + threadIdx.z)
-#define LDIM_0 blockDim.x
-#define LDIM_1 blockDim.y
-#define LDIM_2 blockDim.z
-#define GDIM_0 gridDim.x
-#define GDIM_1 gridDim.y
-#define GDIM_2 gridDim.z
-#define local_barrier() __syncthreads()""",
-}
-
-
-class _OpenCLKernelPrinter(OpenCLPrinter):
-    def function_prefix(self, fn):
-        return "__kernel" if fn is self.program.entry else OpenCLPrinter.function_prefix(
-            self, fn)
-
-
-class _CUDAKernelPrinter(CUDAPrinter):
-    """The entry becomes a __global__ function; local pointers come from the
-    dynamic shared-memory buffer at byte offsets passed as arguments."""
-
-    def function_prefix(self, fn):
-        if fn is self.program.entry:
-            return 'extern "C" __global__'
-        return CUDAPrinter.function_prefix(self, fn)
-
-    def signature(self, fn):
-        if fn is not self.program.entry:
-            return CUDAPrinter.signature(self, fn)
-        params = []
-        for n, t in fn.args:
-            if t.is_pointer and t.space == "local":
-                params.append("long long pc_lm_%s" % n)
-            else:
-                params.append("%s %s" % (self.type_name(t), fn.cname(n)))
-        return "void %s(%s)" % (fn.c_name, ", ".join(params) or "void")
-
-    def declarations(self, fn):
-        out = CUDAPrinter.declarations(self, fn)
-        if fn is not self.program.entry:
-            return out
-        local = [(n, t) for n, t in fn.args if t.is_pointer and t.space == "local"]
-        if local:
-            out.insert(0, "extern __shared__ char pc_shared[];")
-            for n, t in local:
-                out.insert(1, "%s* %s = (%s*)(pc_shared + pc_lm_%s);"
-                           % (self.type_name_of(t.base), fn.cname(n),
-                              self.type_name_of(t.base), n))
-        return out
-
-
-_KERNEL_PRINTERS = {"opencl": _OpenCLKernelPrinter, "cuda": _CUDAKernelPrinter}
-
-
 def _low_level_types(func, params, args, backend, config, where):
     declared, _ = annotation_types(func, read_function(func))
-    demote = backend.demote_double(config)
-    float_type = DOUBLE if config.use_double or backend.on_host else FLOAT
-    types = {}
     for name, value in zip(params, args):
         want = declared.get(name)
-        if want is not None and demote and want.base == "double":
-            want = want.with_base("float")
-        if isinstance(value, LocalMem):
-            if want is None or not (want.is_pointer and want.space == "local"):
-                raise KernelTypeError(
-                    "argument %r of %s is a LocalMem, so it must be annotated with a "
-                    "local pointer type" % (name, where),
-                    hint="e.g. @annotate(%s='ldoublep')" % name)
-            continue
-        given = device_precision(value_type(value, name, where, float_type), name, where,
-                                 backend, demote)
-        if want is not None:
-            check_declared(want, given, name, where)
-        else:
-            types[name] = given
-    return types
+        if isinstance(value, LocalMem) and (
+                want is None or not (want.is_pointer and want.space == "local")):
+            raise KernelTypeError(
+                "argument %r of %s is a LocalMem, so it must be annotated with a "
+                "local pointer type" % (name, where),
+                hint="e.g. @annotate(%s='ldoublep')" % name)
+    plain = [(n, v) for n, v in zip(params, args) if not isinstance(v, LocalMem)]
+    return argument_types([n for n, _ in plain], [v for _, v in plain], declared, where,
+                          backend, config)
 
 
-class Kernel:
-    """A low-level kernel for the opencl or cuda backend (see the module doc)."""
+def kernel_backends():
+    """The names of the backends that run low-level Kernels (work-groups)."""
+    return [n for n in backend_names() if get_backend(n).has_work_groups]
+
+
+class Kernel(Primitive):
+    """A low-level kernel for a backend with work-groups, OpenCL or CUDA (see
+    the module doc)."""
 
     def __init__(self, func, backend=None):
+        if backend is None:
+            configured = get_backend()
+            backend = configured.name if configured.has_work_groups else \
+                kernel_backends()[0]
+        Primitive.__init__(self, backend)
         self.func = func
         self.name = func.__name__
-        if backend is None:
-            configured = get_config().backend
-            backend = configured if configured in _KERNEL_PRINTERS else "opencl"
-        self._backend = backend
         self._params = parameter_names(func)
-        self._built = {}
-        self._last_source = None
 
     def _where(self):
         return "Kernel(%s)" % self.name
 
-    def generate(self, args=(), backend=None, config=None):
-        """The generated source for ``args`` (types) on ``backend``."""
-        config = config or get_config()
-        be = get_backend(backend or self._backend)
-        if be.name not in _KERNEL_PRINTERS:
+    def _program(self, args, be, config):
+        if not be.has_work_groups:
             raise KernelValueError(
-                "low-level Kernels run on the opencl or cuda backend, not %s" % be.name,
+                "low-level Kernels run on the %s backend, not %s"
+                % (" or ".join(kernel_backends()), be.name),
                 hint="use Elementwise for code that should run on every backend, or "
-                     "select opencl/cuda")
+                     "select %s" % "/".join(kernel_backends()))
         types = _low_level_types(self.func, self._params, args, be, config, self._where())
         program = type_kernel(self.func, types, use_double=config.use_double,
                               demote_double=be.demote_double(config))
         if program.entry.ret.base != "void":
             raise KernelTypeError("%s must not return a value" % self._where(),
                                   hint="write results into array arguments")
-        printer = _KERNEL_PRINTERS[be.name](program)
-        runtime, functions = printer.print_program()
-        double = any("double" in text for text in (runtime, functions))
-        source = render("kernel_" + be.name, name=self.name, double=double,
-                        macros=_WORK_ITEM_MACROS[be.name], runtime=runtime,
-                        functions=functions)
-        return source, program
+        return program
 
-    @property
-    def source(self):
-        """The source of the last kernel built (after a call)."""
-        if self._last_source is None:
-            raise KernelValueError("%s has not been called yet" % self._where())
-        return self._last_source
+    def generate(self, args=(), backend=None, config=None):
+        """(generated source, typed program) for ``args`` (values standing for
+        the real ones) on ``backend``; compiles nothing."""
+        config = config or get_config()
+        be = get_backend(backend or self._backend)
+        program = self._program(args, be, config)
+        return be.generate_kernel(program, self.name, config).source, program
+
+    def _build(self, args, backend, config):
+        return backend.build_kernel(self._program(args, backend, config), self.name, config)
 
     def __call__(self, *args, global_size=None, local_size=None):
         if len(args) != len(self._params):
@@ -271,78 +187,19 @@ class Kernel:
             if first is None:
                 raise KernelValueError("%s needs global_size=(n,)" % self._where())
             global_size = (len(first),)
-        config = get_config()
-        be = get_backend(self._backend)
-        be.require()
+        config, be = self._call_setup()
         global_size = tuple(np.atleast_1d(global_size).astype(int))
         local_size = None if local_size is None else tuple(
             np.atleast_1d(local_size).astype(int))
-        key = (be.name, config.codegen_key(), tuple(
-            (type(a), getattr(a, "dtype", None)) for a in args))
-        launch = self._built.get(key)
-        if launch is None:
-            source, program = self.generate(args, be.name, config)
-            launch = _LAUNCHERS[be.name](self, be, source, program)
-            self._built[key] = launch
-            self._last_source = source
+        built = self._kernel(args, be, config)
         if local_size is None:
             local_size = (min(64, int(np.prod(global_size))),)
         total, group = int(np.prod(global_size)), int(np.prod(local_size))
         if len(global_size) == 1 and total % group:
             global_size = ((total + group - 1) // group * group,)
-        launch(args, global_size, local_size)
-
-
-def _opencl_launcher(kernel, be, source, program):
-    from .backends._device import check_double, scalar_dtype
-    check_double(be, program)
-    import pyopencl as cl
-    knl = opencl_builder.build_opencl(source, [program.entry.c_name])[program.entry.c_name]
-    arg_types = [t for _, t in program.entry.args]
-
-    def launch(args, global_size, local_size):
-        values = []
-        for name, t, a in zip(kernel._params, arg_types, args):
-            if isinstance(a, LocalMem):
-                if local_size is None:
-                    raise KernelValueError("LocalMem arguments need local_size=")
-                values.append(cl.LocalMemory(a.nbytes(t.dtype, np.prod(local_size))))
-                continue
-            dev = device_value(a, name, kernel._where(), be)
-            if t.is_pointer:
-                if dev.offset:
-                    raise KernelValueError(
-                        "argument %r of %s is a view that does not start at element 0"
-                        % (name, kernel._where()), hint="pass a copy: a.copy()")
-                values.append(dev.data)
-            else:
-                values.append(scalar_dtype(t).type(a))
-        knl(be.queue, global_size, local_size, *values)
-    return launch
-
-
-def _cuda_launcher(kernel, be, source, program):
-    from .backends._device import scalar_dtype
-    knl = cuda_builder.build_cuda(source, [program.entry.c_name])[program.entry.c_name]
-    arg_types = [t for _, t in program.entry.args]
-
-    def launch(args, global_size, local_size):
-        local_size = local_size or (128,)
-        block = tuple(local_size) + (1,) * (3 - len(local_size))
-        grid = tuple(int(g) // int(b) for g, b in zip(global_size, block))
-        values, shared = [], 0
-        for name, t, a in zip(kernel._params, arg_types, args):
-            if isinstance(a, LocalMem):
-                values.append(np.int64(shared))
-                shared += a.nbytes(t.dtype, np.prod(local_size))
-                continue
-            dev = device_value(a, name, kernel._where(), be)
-            values.append(dev.gpudata if t.is_pointer else scalar_dtype(t).type(a))
-        knl(*values, block=block, grid=grid + (1,) * (2 - len(grid)), shared=shared)
-    return launch
-
-
-_LAUNCHERS = {"opencl": _opencl_launcher, "cuda": _cuda_launcher}
+        values = [a if isinstance(a, LocalMem) else device_value(a, name, self._where(), be)
+                  for name, a in zip(self._params, args)]
+        self._launch(built, be, config, (global_size, local_size), values)
 
 
 class Cython:
@@ -381,7 +238,6 @@ class Cython:
         return run(values)
 
     def _build(self, args, be, config):
-        from .backends.cython import array_address
         types = _low_level_types(self.func, self._params, args, be, config, self._where())
         program = type_kernel(self.func, types, use_double=config.use_double)
         printer = CythonPrinter(program)

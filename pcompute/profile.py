@@ -312,20 +312,6 @@ def profile(method=None, name=None):
 
 # -------------------------------------------------------------- raw kernels
 
-def _backend_name(backend):
-    if backend is None or isinstance(backend, str):
-        return backend or get_config().backend
-    return backend.name
-
-
-def _opencl_event_seconds(event):
-    """Device time of a pyopencl event, or None without profiling info."""
-    try:
-        return (event.profile.end - event.profile.start) * 1e-9
-    except Exception:       # queue without PROFILING_ENABLE, or no event
-        return None
-
-
 def profile_kernel(kernel, name, backend=None):
     """Wrap a raw kernel (pyopencl Kernel, pycuda Function, compiled Cython
     function or any callable) so that each call is recorded under ``name``.
@@ -340,24 +326,14 @@ def profile_kernel(kernel, name, backend=None):
     """
     if not get_config().profile:
         return kernel
-    which = _backend_name(backend)
+    be = _resolve_backend(backend)
 
     def profiled(*args, **kwargs):
-        if which == "opencl":
-            start = _clock()
-            event = kernel(*args, **kwargs)
-            if hasattr(event, "wait"):
-                event.wait()
-            end = _clock()
-            seconds = _opencl_event_seconds(event)
-            record(name, end - start if seconds is None else seconds, "run")
-            return event
-        if which == "cuda" and hasattr(kernel, "prepared_timed_call"):
-            seconds = kernel(*args, time_kernel=True, **kwargs)
-            record(name, seconds, "run")
-            return seconds
-        with kernel_timer(name, which):
+        if not get_config().profile:
             return kernel(*args, **kwargs)
+        result, seconds = be.timed_call(kernel, args, kwargs)
+        record(name, seconds, "run")
+        return result
 
     for attr in ("get_work_group_info", "function_name", "source"):
         if hasattr(kernel, attr):

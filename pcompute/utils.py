@@ -14,7 +14,8 @@ standard options of a pcompute application; as in Compyle, ``parse_args`` and
 import argparse
 import inspect
 
-from .config import BACKENDS, get_config
+from .backends.names import backend_names
+from .config import get_config
 from .profile import register_print_at_exit
 
 __all__ = ["ArgumentParser", "getsource", "getsourcelines"]
@@ -61,7 +62,7 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         group = self.add_argument_group("pcompute options")
         group.add_argument(
-            "-b", "--backend", dest="backend", default=None, choices=list(BACKENDS),
+            "-b", "--backend", dest="backend", default=None, choices=list(backend_names()),
             help="backend to run on (default: the configured one, cython unless "
                  "PCOMPUTE_BACKEND says otherwise)")
         group.add_argument(

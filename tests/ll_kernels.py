@@ -8,7 +8,7 @@ from pcompute.types import annotate
 @annotate(x='gdoublep', out='gdoublep', tmp='ldoublep', n='int')
 def block_sum(x, out, tmp, n):
     lid = LID_0
-    gid = GID_0
+    gid = GID_0 * LDIM_0 + LID_0
     if gid < n:
         tmp[lid] = x[gid]
     else:
@@ -21,7 +21,7 @@ def block_sum(x, out, tmp, n):
         local_barrier()
         s = s // 2
     if lid == 0:
-        out[GID_0 // LDIM_0] = tmp[0]
+        out[GID_0] = tmp[0]
 
 
 @annotate(x='gdoublep', n='int', return_='double')

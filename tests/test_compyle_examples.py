@@ -172,9 +172,7 @@ def test_vm_elementwise(backend):
     check(v.get(), ev, "v")
 
 
-@cases(OPENCL, OPENCL_DOUBLE, pending={
-    OPENCL: "GID_0 as the work-group id, GDIM_0 as the number of groups",
-    OPENCL_DOUBLE: "GID_0 as the work-group id, GDIM_0 as the number of groups"})
+@cases(OPENCL, OPENCL_DOUBLE)
 def test_vm_kernel(backend):
     # Compyle's vm_kernel is a raw OpenCL/CUDA kernel ("will not work on Cython").
     with example("", "vm_kernel") as (vm,):

@@ -3,6 +3,9 @@ import numpy as np
 
 from ..errors import KernelTypeError
 
+#: Threads per block of CUDA kernels unless the configuration sets ``wgs``.
+CUDA_BLOCK = 256
+
 
 def uses_double(program):
     """True if any type in ``program`` is double precision."""

@@ -5,7 +5,6 @@ availability (and why not), memory (allocate, transfer, copy, fill), building
 a typed kernel for a primitive, launching, synchronising and timing.  Adding a
 backend is one module plus its templates.
 """
-import importlib
 import time
 
 import numpy as np
@@ -86,22 +85,57 @@ class Backend:
         self.synchronize()
         return time.perf_counter()
 
+    def timed_call(self, kernel, args, kwargs):
+        """Call a raw kernel of this backend (a user's pyopencl Kernel, pycuda
+        Function, compiled function...) and time it: (its result, seconds).
+        Here: the wall clock between two synchronisations."""
+        start = self.now()
+        result = kernel(*args, **kwargs)
+        return result, self.now() - start
+
+    # Every kind of kernel: ``generate_<kind>`` returns the
+    # :class:`~pcompute.records.GeneratedKernel` (compiles nothing, needs no
+    # device), ``build_<kind>`` the :class:`~pcompute.records.BuiltKernel`.
+    def _missing(self, what):
+        return BackendUnavailableError(
+            "the %s backend does not implement %s; run this on another backend "
+            "(use_config(backend=...))" % (self.name, what))
+
+    def generate_elementwise(self, program, func, config):
+        """The generated Elementwise kernel of typed ``program`` (entry ``func``)."""
+        raise self._missing("Elementwise")
+
     def build_elementwise(self, program, func, config):
-        """A callable ``run(n, args)`` applying ``program``'s entry for i < n."""
-        raise NotImplementedError("%s does not implement Elementwise" % self.name)
+        """The built Elementwise: ``built(n, args)`` applies the entry for i < n
+        (``n`` a tuple of extents over an n-D index space)."""
+        raise self._missing("Elementwise")
 
-    # Scan and sort live in one module per backend: backends/scan_<name>.py
-    # and backends/sort_<name>.py.
-    def _primitive(self, kind):
-        return importlib.import_module("%s.%s_%s" % (__package__, kind, self.name))
+    def generate_reduction(self, spec, config):
+        """The generated Reduction described by ``spec`` (a ReductionSpec)."""
+        raise self._missing("Reduction")
 
-    def build_scan(self, spec, config):
-        """A callable ``run(n, args)`` performing the scan described by ``spec``."""
-        return self._primitive("scan").build_scan(self, spec, config)
+    def build_reduction(self, spec, config):
+        """The built Reduction: ``built(n, args)`` returns the reduced value."""
+        raise self._missing("Reduction")
 
     def generate_scan(self, spec, config):
-        """The generated source of the scan described by ``spec``; compiles nothing."""
-        return self._primitive("scan").generate_scan(self, spec, config)
+        """The generated Scan described by ``spec`` (a ScanSpec)."""
+        raise self._missing("Scan")
+
+    def build_scan(self, spec, config):
+        """The built Scan: ``built(n, args)`` runs the scan and its output."""
+        raise self._missing("Scan")
+
+    #: True if the backend runs low-level Kernels (work-items in work-groups).
+    has_work_groups = False
+
+    def generate_kernel(self, program, name, config):
+        """The generated low-level Kernel of typed ``program``."""
+        raise self._missing("low-level Kernels")
+
+    def build_kernel(self, program, name, config):
+        """The built low-level Kernel: ``built((global_size, local_size), values)``."""
+        raise self._missing("low-level Kernels")
 
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         """Stable ascending sort of device array ``keys`` (permuting ``values``).
@@ -109,8 +143,24 @@ class Backend:
         Returns (sorted keys, list of permuted values, permutation) as device
         arrays of this backend.
         """
-        return self._primitive("sort").sort_by_keys(self, keys, values, key_bits, config,
-                                                   permutation=permutation)
+        raise self._missing("sorting")
+
+    # -- description -------------------------------------------------------------
+    #: Line-comment prefix of the generated source (for headers).
+    comment = "//"
+    #: True if the backend's kernels can run with OpenMP (``use_openmp``).
+    has_openmp = False
+
+    def describe(self):
+        """What ``pcompute info`` reports: ``{"works": bool, "reason": str or
+        None}`` plus backend details (e.g. the device) when it works."""
+        reason = self.why_unavailable()
+        return {"works": reason is None, "reason": reason}
+
+    def calling_convention(self, kind):
+        """One line on how the generated ``kind`` kernel is called (for
+        ``pcompute source`` headers), or None."""
+        return None
 
     def __repr__(self):
         return "<pcompute backend %s>" % self.name

@@ -8,12 +8,14 @@ import numpy as np
 from ..build import cuda_builder
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names, meta_values
+from ..codegen.kernel import kernel_source
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import DeviceArrays, check_double, scalar_dtype
+from ._device import CUDA_BLOCK, DeviceArrays, check_double, scalar_dtype
+from . import scan_cuda, sort_cuda
 from .base import Backend, is_serial
 
-BLOCK = 256
+BLOCK = CUDA_BLOCK
 # Thread blocks of 2-D and 3-D index spaces: x (the last index) fastest.
 BLOCK_ND = {2: (32, 8, 1), 3: (32, 4, 2)}
 
@@ -55,6 +57,20 @@ class CUDABackend(DeviceArrays, Backend):
         cuda_builder.ensure_context()
         from pycuda import gpuarray
         return gpuarray
+
+    def timed_call(self, kernel, args, kwargs):
+        """A pycuda Function runs with ``time_kernel=True``; its result is
+        the time (as in Compyle).  Other callables: see Backend.timed_call."""
+        if hasattr(kernel, "prepared_timed_call"):
+            seconds = kernel(*args, time_kernel=True, **kwargs)
+            return seconds, seconds
+        return Backend.timed_call(self, kernel, args, kwargs)
+
+    def calling_convention(self, kind):
+        if kind == "elementwise":
+            return ("extern \"C\" kernel pc_elementwise(long long n, then the "
+                    "arguments); grid-stride loop, any grid")
+        return None
 
     def device_name(self):
         cuda_builder.ensure_context()
@@ -176,3 +192,46 @@ class CUDABackend(DeviceArrays, Backend):
                                  out.gpudata)
             return out.get()[0]
         return BuiltKernel(generated, self.name, run)
+
+    # -- low-level kernels (pcompute.low_level.Kernel) --------------------------------
+    has_work_groups = True
+
+    def generate_kernel(self, program, name, config):
+        """The GeneratedKernel of low-level kernel ``program`` (needs no GPU)."""
+        entry = program.entry
+        return GeneratedKernel("kernel", name, "cuda", kernel_source(program, "cuda", name),
+                               (entry.c_name,), tuple(entry.args))
+
+    def build_kernel(self, program, name, config):
+        """The BuiltKernel of a low-level kernel: ``built((global_size,
+        local_size), values)``; LocalMem arguments become byte offsets into
+        the dynamic shared memory."""
+        generated = self.generate_kernel(program, name, config)
+        entry = generated.entries[0]
+        knl = cuda_builder.build_cuda(generated.source, [entry])[entry]
+
+        def launch(sizes, args):
+            global_size, local_size = sizes
+            local_size = local_size or (128,)
+            block = tuple(local_size) + (1,) * (3 - len(local_size))
+            grid = tuple(int(g) // int(b) for g, b in zip(global_size, block))
+            values, shared = [], 0
+            for (_, t), a in zip(generated.args, args):
+                if t.is_pointer and t.space == "local":
+                    values.append(np.int64(shared))
+                    shared += a.nbytes(t.dtype, np.prod(local_size))
+                else:
+                    values.append(a.gpudata if t.is_pointer else scalar_dtype(t).type(a))
+            knl(*values, block=block, grid=grid + (1,) * (2 - len(grid)), shared=shared)
+        return BuiltKernel(generated, self.name, launch)
+
+    # -- scan and sort: this backend's modules ---------------------------------------
+    def generate_scan(self, spec, config):
+        return scan_cuda.generate_scan(self, spec, config)
+
+    def build_scan(self, spec, config):
+        return scan_cuda.build_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
+        return sort_cuda.sort_by_keys(self, keys, values, key_bits, config,
+                                      permutation=permutation)

@@ -6,17 +6,16 @@ import numpy as np
 from ..build import toolchain
 from ..build.cython_builder import build_cython
 from ..codegen import print_programs, printer_for
-from ..codegen.arrays import expanded_names, hidden_names, meta_values
+from ..codegen.arrays import expanded_names, hidden_names
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ..types import dtype_to_ctype
 from .base import Backend, is_serial
+from .cython_launch import SERIAL_BELOW, array_address, pointer_launcher  # noqa: F401
+from . import scan_cython, sort_cython
 
 log = logging.getLogger("pcompute.backends.cython")
 
-# Below this many items an OpenMP loop runs serially: starting threads costs
-# more than the work.
-SERIAL_BELOW = 2048
 
 
 def schedule_clause(schedule):
@@ -41,60 +40,19 @@ def reduce_operator(expr):
     return _COMMUTING.get("".join(expr.split()).rstrip(";"))
 
 
-def array_address(a):
-    """The address of a contiguous numpy array's data."""
-    return a.__array_interface__["data"][0]
-
-
-def launch_converter(types):
-    """A function turning argument values into the values of a compiled
-    module's ``run``: addresses for arrays, then an n-D array's shape and
-    strides; None when every value is passed as it is.  ``types`` are the
-    arguments' CTypes."""
-    kinds = list(types)
-    if not any(t.is_pointer for t in kinds):
-        return None
-    if not any(t.is_ndarray for t in kinds):
-        slots = [k for k, t in enumerate(kinds) if t.is_pointer]
-
-        def convert(args):
-            args = list(args)
-            for k in slots:
-                args[k] = array_address(args[k])
-            return args
-        return convert
-
-    def convert_nd(args):
-        out = []
-        for t, a in zip(kinds, args):
-            if t.is_pointer:
-                out.append(array_address(a))
-                out.extend(meta_values(t, a))
-            else:
-                out.append(a)
-        return out
-    return convert_nd
-
-
-def pointer_launcher(kernel, generated, index_dims=1):
-    """``launch(n, args)`` calling a compiled ``run(n, *args)`` (``run(*n,
-    *args)`` over an n-D index space) with the arguments of ``generated``
-    converted by :func:`launch_converter`."""
-    convert = launch_converter(t for _, t in generated.args)
-    if index_dims > 1:
-        if convert is None:
-            return lambda n, args: kernel(*n, *args)
-        return lambda n, args: kernel(*n, *convert(args))
-    if convert is None:
-        return lambda n, args: kernel(n, *args)
-    return lambda n, args: kernel(n, *convert(args))
-
-
 class CythonBackend(Backend):
     """Kernels as Cython modules; OpenMP ``prange`` when ``use_openmp`` is set."""
 
     name = "cython"
     dialect = "cython"
+    comment = "#"
+    has_openmp = True
+
+    def calling_convention(self, kind):
+        if kind == "elementwise":
+            return ("module function run(n, then each array as its data address "
+                    "(size_t), then each scalar)")
+        return None
 
     def use_openmp(self, config):
         """True if kernels should run with OpenMP (and OpenMP works here)."""
@@ -187,3 +145,14 @@ class CythonBackend(Backend):
         dtype = spec.out_type.dtype
         launch = pointer_launcher(kernel, generated)
         return BuiltKernel(generated, self.name, lambda n, args: dtype.type(launch(n, args)))
+
+    # -- scan and sort: this backend's modules ---------------------------------------
+    def generate_scan(self, spec, config):
+        return scan_cython.generate_scan(self, spec, config)
+
+    def build_scan(self, spec, config):
+        return scan_cython.build_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
+        return sort_cython.sort_by_keys(self, keys, values, key_bits, config,
+                                        permutation=permutation)

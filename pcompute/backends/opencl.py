@@ -1,12 +1,17 @@
 """The opencl backend: pyopencl, with kernels generated and launched directly."""
+import time
+
 import numpy as np
 
 from ..build import opencl_builder
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import hidden_names, meta_values
+from ..codegen.kernel import kernel_source
+from ..errors import KernelValueError
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import DeviceArrays, check_double, scalar_dtype, uses_double
+from . import scan_opencl, sort_opencl
 from .base import Backend, is_serial
 
 
@@ -74,6 +79,37 @@ class OpenCLBackend(DeviceArrays, Backend):
 
     def device_name(self):
         return opencl_builder.device_name(self.queue.device)
+
+    def timed_call(self, kernel, args, kwargs):
+        """The kernel's event is waited for; its device time is used when the
+        queue has profiling enabled, else the wall time to its completion."""
+        start = time.perf_counter()
+        event = kernel(*args, **kwargs)
+        if hasattr(event, "wait"):
+            event.wait()
+        end = time.perf_counter()
+        try:
+            return event, (event.profile.end - event.profile.start) * 1e-9
+        except Exception:       # queue without PROFILING_ENABLE, or no event
+            return event, end - start
+
+    def describe(self):
+        out = Backend.describe(self)
+        if out["works"]:
+            try:
+                out["device"] = ", ".join(opencl_builder.device_name(d)
+                                          for d in opencl_builder.get_context().devices)
+            except Exception as exc:   # info reports, it does not crash
+                out["device"] = {"error": "%s: %s" % (type(exc).__name__,
+                                                      str(exc).strip()[:300])}
+        return out
+
+    def calling_convention(self, kind):
+        if kind == "elementwise":
+            return ("kernel pc_elementwise(long n, then each array as (__global T "
+                    "*buffer, long element offset), then each scalar); any global "
+                    "size >= n")
+        return None
 
     def supports_double(self):
         return opencl_builder.device_supports_double(self.queue.device)
@@ -202,6 +238,55 @@ class OpenCLBackend(DeviceArrays, Backend):
             stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
             return out.get()[0]
         return BuiltKernel(generated, self.name, run)
+
+    # -- low-level kernels (pcompute.low_level.Kernel) --------------------------------
+    has_work_groups = True
+
+    def generate_kernel(self, program, name, config):
+        """The GeneratedKernel of low-level kernel ``program``; needs no device."""
+        entry = program.entry
+        return GeneratedKernel("kernel", name, "opencl",
+                               kernel_source(program, "opencl", name), (entry.c_name,),
+                               tuple(entry.args))
+
+    def build_kernel(self, program, name, config):
+        """The BuiltKernel of a low-level kernel: ``built((global_size,
+        local_size), values)`` with device arrays, LocalMem objects (for local
+        pointer arguments) and numbers."""
+        import pyopencl as cl
+        check_double(self, program)
+        generated = self.generate_kernel(program, name, config)
+        entry = generated.entries[0]
+        knl = opencl_builder.build_opencl(generated.source, [entry])[entry]
+        queue = self.queue
+
+        def launch(sizes, args):
+            global_size, local_size = sizes
+            values = []
+            for (arg, t), a in zip(generated.args, args):
+                if t.is_pointer and t.space == "local":
+                    values.append(cl.LocalMemory(a.nbytes(t.dtype, np.prod(local_size))))
+                elif t.is_pointer:
+                    if a.offset:
+                        raise KernelValueError(
+                            "argument %r of Kernel(%s) is a view that does not start at "
+                            "element 0" % (arg, name), hint="pass a copy: a.copy()")
+                    values.append(a.data)
+                else:
+                    values.append(scalar_dtype(t).type(a))
+            knl(queue, global_size, local_size, *values)
+        return BuiltKernel(generated, self.name, launch)
+
+    # -- scan and sort: this backend's modules ---------------------------------------
+    def generate_scan(self, spec, config):
+        return scan_opencl.generate_scan(self, spec, config)
+
+    def build_scan(self, spec, config):
+        return scan_opencl.build_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
+        return sort_opencl.sort_by_keys(self, keys, values, key_bits, config,
+                                        permutation=permutation)
 
 
 def reduction_wg(config):

@@ -110,3 +110,8 @@ def python_callable(func, _seen=None):
     result = namespace[tree.name]
     _CACHE[func] = result
     return result
+
+
+def python_source(*funcs):
+    """The Python text of ``funcs`` (what the python backend runs)."""
+    return "\n\n\n".join(ast.unparse(read_function(f).tree) + "\n" for f in funcs)

@@ -7,21 +7,15 @@ numbers, :mod:`.pyexec`), so breakpoints and print() work; its generated
 as Python numbers and arrays that store like C (:mod:`.pyvalues`), so a kernel
 computes what Python computes.
 """
-import ast
 import itertools
 
-from ..frontend.source import read_function
 from ..records import BuiltKernel, GeneratedKernel
+from . import scan_python, sort_python
 from .base import Backend, is_serial
 from .pychecks import checked_args
+from .pyexec import python_callable, python_source
 from .pyrace import Recorder, recorded_args
-from .pyexec import python_callable
 from .pyvalues import kernel_values, typed_value
-
-
-def python_source(*funcs):
-    """The Python text of ``funcs`` (what the python backend runs)."""
-    return "\n\n\n".join(ast.unparse(read_function(f).tree) + "\n" for f in funcs)
 
 
 class PythonBackend(Backend):
@@ -85,6 +79,17 @@ class PythonBackend(Backend):
                 acc = typed_value(dtype, reduce_fn(acc, typed_value(dtype, map_fn(i, *args))))
             return dtype.type(acc)
         return BuiltKernel(self.generate_reduction(spec, config), self.name, run)
+
+    # -- scan and sort: this backend's modules ---------------------------------------
+    def generate_scan(self, spec, config):
+        return scan_python.generate_scan(self, spec, config)
+
+    def build_scan(self, spec, config):
+        return scan_python.build_scan(self, spec, config)
+
+    def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
+        return sort_python.sort_by_keys(self, keys, values, key_bits, config,
+                                        permutation=permutation)
 
 
 def _recorded_launch(kernel, program, name):

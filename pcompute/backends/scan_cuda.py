@@ -12,8 +12,7 @@ from ..build import cuda_builder
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import check_double, scalar_dtype
-from .cuda import BLOCK
+from ._device import CUDA_BLOCK as BLOCK, check_double, scalar_dtype
 from .scan_opencl import kernel_params
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")

@@ -14,7 +14,7 @@ from ..build.cython_builder import build_cython
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from .cython import SERIAL_BELOW, pointer_launcher
+from .cython_launch import SERIAL_BELOW, pointer_launcher
 
 #: Blocks per OpenMP thread, handed out dynamically: on a busy machine a thread
 #: that gets less CPU time does fewer blocks.

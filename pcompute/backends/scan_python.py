@@ -6,8 +6,7 @@ last element, segments respected); the main pass then evaluates, for each i
 in order, is_segment(i), input(i) and output(i).
 """
 from ..records import BuiltKernel, GeneratedKernel
-from .pyexec import python_callable
-from .python import python_source
+from .pyexec import python_callable, python_source
 from .pyvalues import kernel_values, typed_value
 
 

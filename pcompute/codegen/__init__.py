@@ -58,3 +58,28 @@ def print_programs(programs, dialect):
         runtime = printer.with_externs(runtime_source(printer.needed, printer))
     sep = "\n\n\n" if dialect == "cython" else "\n\n"
     return runtime, sep.join(texts), printer
+
+
+#: What a module of translated functions starts with, per dialect.
+_FUNCTION_HEADERS = {
+    "cython": "# cython: language_level=3, boundscheck=False, wraparound=False, "
+              "cdivision=True\n",
+    "opencl": "",
+    "cuda": "",
+    "c": "",
+}
+
+
+def functions_module(program, dialect):
+    """The translated functions of ``program`` (helpers first) in ``dialect``,
+    as a module for embedding elsewhere: header, fp64 pragma (OpenCL),
+    cimports (Cython), runtime helpers, then the functions."""
+    printer = printer_for(program, dialect)
+    runtime, functions = printer.print_program()
+    parts = [_FUNCTION_HEADERS[dialect]]
+    if dialect == "opencl" and "double" in functions + runtime:
+        parts.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+    if dialect == "cython":
+        parts.extend(line + "\n" for line in printer.cimports())
+    parts += [runtime, "\n\n" if runtime else "", functions, "\n"]
+    return "".join(parts).lstrip("\n")

@@ -7,8 +7,6 @@ array in one generated Elementwise kernel; ``diff`` is an Elementwise
 kernel; ``trapezoid``/``trapz``, ``minimum``/``maximum`` and
 ``update_min_max`` are Reductions.  Everything stays on the device.
 """
-import functools
-import inspect
 
 import numpy as np
 
@@ -145,18 +143,6 @@ def _check_key_bits(keys, key_bits, be):
     return min(key_bits, bits)
 
 
-@functools.lru_cache(maxsize=None)
-def _takes_permutation_flag(backend_class):
-    """True if the backend's sort_by_keys accepts ``permutation=False``
-    (then it may skip the permutation and carry the values instead)."""
-    try:
-        params = inspect.signature(backend_class.sort_by_keys).parameters
-    except (TypeError, ValueError):
-        return False
-    return "permutation" in params or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
 def _sort(arrays, key_bits, backend, what, permutation=True):
     """(Arrays of sorted keys and values, permutation Array or None)."""
     arrays, be = _as_arrays(arrays, backend, what)
@@ -169,10 +155,8 @@ def _sort(arrays, key_bits, backend, what, permutation=True):
         raise KernelTypeError("%s: %s" % (what, exc.message), hint=exc.hint) from None
     _same_length(arrays, len(keys), what)
     key_bits = _check_key_bits(keys, key_bits, be)
-    extra = {} if permutation or not _takes_permutation_flag(type(be)) else \
-        {"permutation": False}
     out_k, outs, perm = be.sort_by_keys(keys.dev, [a.dev for a in arrays[1:]], key_bits,
-                                        get_config(), **extra)
+                                        get_config(), permutation=permutation)
     wrapped = [Array._wrap_device(d, be) for d in [out_k] + list(outs)]
     return wrapped, None if perm is None else Array._wrap_device(perm, be)
 

@@ -55,11 +55,6 @@ XFAILS = {
     "test_jit.py::TestAnnotationHelper::test_binop_return_type": (
         "difference", MIGRATING + "compyle-unsigned-promotion"),
     # -- pending (issue 13, part 2) --------------------------------------------
-    "test_low_level.py::TestKernel::test_simple_kernel_opencl": (
-        "crash", "GID_0 is the work-group id in Compyle (i = GID_0*LDIM_0 + LID_0), "
-                 "the global id here: low_level.py / backends, issue 14"),
-    "test_low_level.py::TestKernel::test_kernel_with_local_memory_opencl": (
-        "crash", "GID_0 as the work-group id: low_level.py / backends, issue 14"),
 }
 
 

@@ -1,0 +1,56 @@
+"""Calling compiled Cython kernels: argument conversion shared by the
+cython backend's Elementwise, Reduction and Scan."""
+from ..codegen.arrays import meta_values
+
+# Below this many items an OpenMP loop runs serially: starting threads costs
+# more than the work.
+SERIAL_BELOW = 2048
+
+
+def array_address(a):
+    """The address of a contiguous numpy array's data."""
+    return a.__array_interface__["data"][0]
+
+
+def launch_converter(types):
+    """A function turning argument values into the values of a compiled
+    module's ``run``: addresses for arrays, then an n-D array's shape and
+    strides; None when every value is passed as it is.  ``types`` are the
+    arguments' CTypes."""
+    kinds = list(types)
+    if not any(t.is_pointer for t in kinds):
+        return None
+    if not any(t.is_ndarray for t in kinds):
+        slots = [k for k, t in enumerate(kinds) if t.is_pointer]
+
+        def convert(args):
+            args = list(args)
+            for k in slots:
+                args[k] = array_address(args[k])
+            return args
+        return convert
+
+    def convert_nd(args):
+        out = []
+        for t, a in zip(kinds, args):
+            if t.is_pointer:
+                out.append(array_address(a))
+                out.extend(meta_values(t, a))
+            else:
+                out.append(a)
+        return out
+    return convert_nd
+
+
+def pointer_launcher(kernel, generated, index_dims=1):
+    """``launch(n, args)`` calling a compiled ``run(n, *args)`` (``run(*n,
+    *args)`` over an n-D index space) with the arguments of ``generated``
+    converted by :func:`launch_converter`."""
+    convert = launch_converter(t for _, t in generated.args)
+    if index_dims > 1:
+        if convert is None:
+            return lambda n, args: kernel(*n, *args)
+        return lambda n, args: kernel(*n, *convert(args))
+    if convert is None:
+        return lambda n, args: kernel(n, *args)
+    return lambda n, args: kernel(n, *convert(args))

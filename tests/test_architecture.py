@@ -1,0 +1,105 @@
+"""The shape of the package (docs/design.rst): one list of backend names, no
+branching on them outside ``pcompute/backends/``, and imports that flow one
+way (frontend and codegen never touch a compiler's Python package)."""
+import ast
+import os
+import re
+
+import pytest
+
+from pcompute.backends.names import backend_names
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.join(ROOT, "pcompute")
+NAMES = backend_names()
+
+
+def _modules():
+    for base, _, files in os.walk(PACKAGE):
+        for f in sorted(files):
+            if f.endswith(".py"):
+                path = os.path.join(base, f)
+                yield os.path.relpath(path, ROOT).replace(os.sep, "/"), path
+
+
+def _tree(path):
+    with open(path, encoding="utf-8") as f:
+        return ast.parse(f.read(), path)
+
+
+def _is_name(node):
+    return isinstance(node, ast.Constant) and node.value in NAMES
+
+
+def _name_branches(tree):
+    """Lines comparing with a backend name, testing membership in literal
+    collections of them, or keying a dict by several of them (a table per
+    backend)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            operands = [node.left] + node.comparators
+            literals = [x for o in operands
+                        for x in ([o] if isinstance(o, ast.Constant) else
+                                  getattr(o, "elts", []))]
+            if any(_is_name(x) for x in literals):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Dict) and sum(_is_name(k) for k in node.keys if k) > 1:
+            lines.append(node.lineno)
+    return lines
+
+
+# The code generator prints one dialect at a time: it may name its dialects.
+DIALECT_MODULES = ("pcompute/backends/", "pcompute/codegen/")
+
+
+def test_no_branching_on_backend_names_outside_backends():
+    found = []
+    for rel, path in _modules():
+        if rel.startswith(DIALECT_MODULES):
+            continue
+        found += ["%s:%d" % (rel, line) for line in _name_branches(_tree(path))]
+    assert not found, ("code outside pcompute/backends/ branches on a backend name; "
+                       "ask the Backend object instead: " + ", ".join(found))
+
+
+def test_the_backend_names_are_listed_once():
+    pattern = re.compile(r"[\(\[]\s*" + r",\s*".join(
+        "[\"']%s[\"']" % n for n in NAMES[:3]))
+    found = []
+    for rel, path in _modules():
+        with open(path, encoding="utf-8") as f:
+            if pattern.search(f.read()):
+                found.append(rel)
+    assert found == [], "the backend list is repeated in " + ", ".join(found)
+
+
+def _imports(tree):
+    """(module-level imports, imports inside functions) as absolute names
+    relative to the package ('' for pcompute itself)."""
+    top, nested = set(), set()
+
+    def visit(node, inside):
+        for child in ast.iter_child_nodes(node):
+            deeper = inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            target = nested if deeper else top
+            if isinstance(child, ast.Import):
+                target.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                target.add(("." * child.level) + (child.module or ""))
+            visit(child, deeper)
+    visit(tree, False)
+    return top, nested
+
+
+COMPILERS = ("Cython", "cython", "pyopencl", "pycuda")
+
+
+@pytest.mark.parametrize("stage", ["frontend", "codegen"])
+def test_frontend_and_codegen_never_import_a_compiler(stage):
+    for rel, path in _modules():
+        if not rel.startswith("pcompute/%s/" % stage):
+            continue
+        top, nested = _imports(_tree(path))
+        bad = [m for m in top | nested if m.split(".")[0] in COMPILERS]
+        assert not bad, "%s imports %s" % (rel, ", ".join(bad))
