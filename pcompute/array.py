@@ -35,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from .arraybase import ArrayBase
 from .backends.registry import get_backend as _backend_object
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError, PrecisionWarning
@@ -184,7 +185,7 @@ def _check_device_indices(idx, length, what):
 
 # -------------------------------------------------------------------- Array
 
-class Array:
+class Array(ArrayBase):
     """An array on a backend (Compyle's ``Array``), 1-D or of any rank up to 8.
 
     The Compyle operations (append, resize, align, ...) work on contiguous

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 class GeneratedKernel:
     """Generated source of one kernel, before anything is compiled.
 
-    ``kind``     'elementwise', 'reduction', 'scan', 'sort', 'kernel', ...
-    ``name``     the user-facing name (the function's, or the primitive's)
-    ``dialect``  'cython', 'opencl', 'cuda', ... or 'python' (the source is
-                 then the user's Python code that runs as it is)
-    ``source``   the whole text handed to the compiler
-    ``entries``  names of the entry points in ``source`` the launcher calls
-    ``args``     the argument layout after the implicit ones (index, n):
-                 ``(name, CType)`` pairs in call order
-    ``options``  ``(key, value)`` pairs that change how the source is built
-                 (e.g. ``('openmp', True)``), part of :attr:`cache_key`
+    * ``kind``: 'elementwise', 'reduction', 'scan', 'kernel', ...
+    * ``name``: the user-facing name (the function's, or the primitive's)
+    * ``dialect``: 'cython', 'opencl', 'cuda', ... or 'python' (the source is
+      then the user's Python code, which runs as it is)
+    * ``source``: the whole text handed to the compiler
+    * ``entries``: names of the entry points in ``source`` the launcher calls
+    * ``args``: the argument layout after the implicit ones (index, n), as
+      ``(name, CType)`` pairs in call order
+    * ``options``: ``(key, value)`` pairs that change how the source is built
+      (e.g. ``('openmp', True)``), part of :attr:`cache_key`
     """
 
     kind: str

@@ -103,3 +103,96 @@ def test_frontend_and_codegen_never_import_a_compiler(stage):
         top, nested = _imports(_tree(path))
         bad = [m for m in top | nested if m.split(".")[0] in COMPILERS]
         assert not bad, "%s imports %s" % (rel, ", ".join(bad))
+
+
+def _graph():
+    """{module: (module-level imports, function-level imports)} over pcompute's
+    own modules ('pcompute.x.y'); an import of a package's submodule counts
+    as an import of that submodule."""
+    mods = {}
+    for rel, path in _modules():
+        name = rel[:-3].replace("/", ".")
+        if name.endswith(".__init__"):
+            name = name[:-len(".__init__")]
+        mods[name] = path
+
+    def resolve(module, node):
+        if isinstance(node, ast.Import):
+            return [a.name for a in node.names]
+        package = module if mods[module].endswith("__init__.py") else \
+            module.rsplit(".", 1)[0]
+        base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) \
+            if node.level else ""
+        target = ".".join(p for p in (base, node.module) if p)
+        subs = [target + "." + a.name for a in node.names if target + "." + a.name in mods]
+        return subs + ([target] if len(subs) < len(node.names) else [])
+
+    graph = {}
+    for module, path in mods.items():
+        top, nested = set(), set()
+
+        def visit(node, inside):
+            for child in ast.iter_child_nodes(node):
+                deeper = inside or isinstance(child, (ast.FunctionDef,
+                                                      ast.AsyncFunctionDef))
+                if isinstance(child, (ast.Import, ast.ImportFrom)):
+                    for target in resolve(module, child):
+                        while target and target not in mods:
+                            target = target.rsplit(".", 1)[0] if "." in target else ""
+                        if target and target != module:
+                            (nested if deeper else top).add(target)
+                visit(child, deeper)
+        visit(_tree(path), False)
+        graph[module] = (top, nested)
+    return graph
+
+
+def test_no_import_cycle_at_module_level():
+    graph = _graph()
+    state, cycles = {}, []
+
+    def visit(m, stack):
+        state[m] = "open"
+        for t in sorted(graph[m][0]):
+            if state.get(t) == "open":
+                cycles.append(" -> ".join(stack[stack.index(t):] + [t]))
+            elif t not in state:
+                visit(t, stack + [t])
+        state[m] = "done"
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert not cycles, "import cycles: " + "; ".join(cycles)
+
+
+# Stages and what they must not import (ARCHITECTURE: imports flow one way).
+LOWER = {
+    "pcompute.records": ("pcompute.",),
+    "pcompute.arraybase": ("pcompute.",),
+    "pcompute.backends.names": ("pcompute.",),
+    "pcompute.frontend": ("pcompute.codegen", "pcompute.build", "pcompute.backends",
+                          "pcompute.primitives", "pcompute.array", "pcompute.api"),
+    "pcompute.codegen": ("pcompute.build", "pcompute.backends", "pcompute.primitives",
+                         "pcompute.array", "pcompute.api"),
+    "pcompute.build": ("pcompute.backends", "pcompute.primitives", "pcompute.array",
+                       "pcompute.api"),
+    "pcompute.backends": ("pcompute.primitives", "pcompute.array", "pcompute.api",
+                          "pcompute.low_level"),
+    "pcompute.primitives": ("pcompute.array", "pcompute.api", "pcompute.low_level"),
+}
+# Array-level functions that still live in primitives/ (they take and return
+# Arrays); see docs/design.rst.
+ARRAY_LEVEL = ("pcompute.primitives.sort", "pcompute.primitives.algorithms")
+
+
+def test_stages_import_only_upward():
+    bad = []
+    for module, (top, nested) in _graph().items():
+        if module in ARRAY_LEVEL:
+            continue
+        for stage, forbidden in LOWER.items():
+            if module == stage or module.startswith(stage + "."):
+                bad += ["%s imports %s" % (module, t) for t in sorted(top | nested)
+                        if t.startswith(forbidden) and not t.startswith(stage)
+                        and t != "pcompute.records" and t != "pcompute.arraybase"]
+    assert not bad, "; ".join(bad)

@@ -8,6 +8,7 @@ import numbers
 
 import numpy as np
 
+from ..arraybase import ArrayBase
 from ..errors import KernelTypeError, KernelValueError
 from ..frontend.source import check_is_function
 from ..types import CType, LONG, DOUBLE, FLOAT, MAX_NDIM, dtype_to_ctype, ndarray_type
@@ -19,17 +20,6 @@ def parameter_names(func):
     return [p.name for p in inspect.signature(func).parameters.values()]
 
 
-_ARRAY_CLASS = []
-
-
-def _array_class():
-    # Imported on first use (pcompute.array imports the primitives) and kept.
-    if not _ARRAY_CLASS:
-        from ..array import Array
-        _ARRAY_CLASS.append(Array)
-    return _ARRAY_CLASS[0]
-
-
 def value_type(value, name, where, float_type, nd=False):
     """The kernel type of a call argument's value.
 
@@ -38,7 +28,7 @@ def value_type(value, name, where, float_type, nd=False):
     axis is contiguous are part of the type); a contiguous 1-D array is a raw
     pointer, as without ``nd``.
     """
-    if isinstance(value, _array_class()):
+    if isinstance(value, ArrayBase):
         base = _element_type(value.dtype, name, where).base
         if nd:
             return _nd_type(base, value.dev, name, where)
@@ -137,8 +127,7 @@ def check_numpy_array(value, name, where):
 
 def device_value(value, name, where, backend):
     """What is handed to the backend's kernel for one argument."""
-    Array = _array_class()
-    if isinstance(value, Array):
+    if isinstance(value, ArrayBase):
         if value.backend != backend.name:
             raise KernelValueError(
                 "argument %r of %s is an Array of the %s backend, but the kernel runs "
@@ -160,9 +149,9 @@ def device_value(value, name, where, backend):
 
 def _layout(a):
     """(rank, last axis contiguous) of an array, None for other values."""
-    dev = getattr(a, "dev", a) if isinstance(a, _array_class()) else a
+    dev = getattr(a, "dev", a) if isinstance(a, ArrayBase) else a
     strides = getattr(dev, "strides", None)
-    if strides is None or not isinstance(a, (np.ndarray, _array_class())):
+    if strides is None or not isinstance(a, (np.ndarray, ArrayBase)):
         return None
     shape = dev.shape
     return len(shape), (not shape or strides[-1] == dev.dtype.itemsize or shape[-1] <= 1)
@@ -193,7 +182,7 @@ def device_values(names, args, where, backend):
 
 def array_length(value):
     """Length of an array argument, or None for a scalar."""
-    if isinstance(value, (np.ndarray, _array_class())):
+    if isinstance(value, (np.ndarray, ArrayBase)):
         return len(value)
     return None
 
