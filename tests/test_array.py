@@ -706,3 +706,8 @@ def test_compyle_radix_sort(backend):
     np.testing.assert_array_equal(k.get(), [1, 1, 3, 4, 5])
     np.testing.assert_array_equal(v.get(), vals[[1, 3, 4, 2, 0]])
     np.testing.assert_array_equal(order.get(), [1, 3, 4, 2, 0])
+    (k, _), order = radix_sort([pc.wrap(keys.copy()), pc.wrap(vals.copy())],
+                               max_key_bits=3)
+    np.testing.assert_array_equal(order.get(), [1, 3, 4, 2, 0])
+    with pytest.raises(KernelValueError, match="key_bits=2"):
+        radix_sort([pc.wrap(keys.copy())], max_key_bits=2)   # 5 needs 3 bits

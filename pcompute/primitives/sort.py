@@ -187,10 +187,12 @@ def sort_by_keys(arrays, out_list=None, key_bits=None, backend=None, use_radix_s
     return out_list
 
 
-def argsort(a, backend=None):
+def argsort(a, backend=None, key_bits=None):
     """The permutation sorting integer Array ``a`` stably (an int32 Array, or
-    int64 beyond 2**31 elements); ``a`` is not modified."""
-    _, perm = _sort([a], None, backend, "argsort()")
+    int64 beyond 2**31 elements); ``a`` is not modified.  ``key_bits``, as
+    for :func:`sort_by_keys`, promises keys in ``[0, 2**key_bits)`` (checked)
+    so that only those digits are sorted."""
+    _, perm = _sort([a], key_bits, backend, "argsort()")
     return perm
 
 
