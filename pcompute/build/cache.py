@@ -29,7 +29,8 @@ import time
 import warnings
 from pathlib import Path
 
-from pcompute.errors import CacheWarning
+from ..config import get_config
+from ..errors import CacheWarning
 
 log = logging.getLogger("pcompute.build.cache")
 
@@ -134,7 +135,6 @@ def cache_root():
     that cannot be written, a per-user temporary directory is used instead and
     a :class:`CacheWarning` naming both is emitted once.
     """
-    from ..config import get_config
     config = get_config()
     requested = config.cache_dir if config.cache_dir_explicit else \
         os.environ.get("PCOMPUTE_CACHE_DIR")
@@ -432,9 +432,8 @@ def clear(all_versions=False):
 
 
 def save_source_enabled():
-    """True if ``get_config().save_source`` or ``.debug`` (or
-    ``PCOMPUTE_SAVE_SOURCE``) asks to keep generated sources."""
-    from ..config import get_config
+    """True if ``get_config().save_source`` or ``.debug`` asks to keep
+    generated sources (``PCOMPUTE_SAVE_SOURCE`` sets ``save_source`` in the
+    configuration, so ``set_config``/``use_config`` take precedence)."""
     config = get_config()
-    return config.save_source or config.debug or os.environ.get(
-        "PCOMPUTE_SAVE_SOURCE", "").strip().lower() in ("1", "true", "yes", "on")
+    return bool(config.save_source or config.debug)

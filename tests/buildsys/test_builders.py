@@ -154,11 +154,12 @@ def test_key_depends_on_flags(cache_root):
     assert native != base
 
 
-def test_build_many_and_save_source(cache_root, monkeypatch):
-    monkeypatch.setenv("PCOMPUTE_SAVE_SOURCE", "1")
+def test_build_many_and_save_source(cache_root):
+    from pcompute.config import use_config
     sources = ["def f():\n    return %d\n" % i for i in range(3)]
-    modules = cython_builder.build_many(
-        [(src, "many%d" % i, False) for i, src in enumerate(sources)])
+    with use_config(save_source=True):
+        modules = cython_builder.build_many(
+            [(src, "many%d" % i, False) for i, src in enumerate(sources)])
     assert [m.f() for m in modules] == [0, 1, 2]
     saved = sorted(p.read_text() for p in cache.cache_dir().rglob("*.pyx"))
     assert saved == sorted(sources)

@@ -216,10 +216,16 @@ def test_save_source_and_clear():
 
 
 def test_save_source_enabled(monkeypatch):
-    monkeypatch.setenv("PCOMPUTE_SAVE_SOURCE", "1")
-    assert cache.save_source_enabled()
-    monkeypatch.setenv("PCOMPUTE_SAVE_SOURCE", "0")
-    assert not cache.save_source_enabled()
+    from pcompute.config import Config, use_config
+    with use_config(save_source=True, debug=False):
+        assert cache.save_source_enabled()
+    with use_config(save_source=False, debug=False):
+        assert not cache.save_source_enabled()
+        monkeypatch.setenv("PCOMPUTE_SAVE_SOURCE", "1")
+        # The environment is read into the configuration (Config()), and an
+        # explicit setting in code takes precedence over it.
+        assert not cache.save_source_enabled()
+        assert Config().save_source
 
 
 # ---------------------------------------------------------------- processes
