@@ -332,7 +332,9 @@ class Config:
     profile = _bool_property(
         "profile", "Record per-kernel timings (see pcompute.profile).")
     use_local_memory = _bool_property(
-        "use_local_memory", "Let GPU kernels use local/shared memory.")
+        "use_local_memory", "Compyle's field, accepted and stored; it changes "
+        "nothing: pcompute's kernels use local/shared memory where their "
+        "templates do (reductions, scans, sort), whatever its value.")
     suppress_warnings = _bool_property(
         "suppress_warnings", "Silence pcompute's warnings.")
     save_source = _bool_property(
@@ -428,11 +430,11 @@ class Config:
 
     def codegen_key(self):
         """Hashable tuple of the fields that change generated or built code:
-        ``(backend, use_openmp, use_double, omp_schedule, use_local_memory,
-        wgs, march, bounds_check)``."""
+        ``(backend, use_openmp, use_double, omp_schedule, wgs, march,
+        bounds_check)``.  ``use_local_memory`` changes nothing, so it is not
+        part of it."""
         return (self.backend, bool(self.use_openmp), bool(self.use_double),
-                self.omp_schedule, bool(self.use_local_memory), self.wgs, self.march,
-                self.bounds_check)
+                self.omp_schedule, self.wgs, self.march, self.bounds_check)
 
     def __repr__(self):
         items = ", ".join("%s=%r" % kv for kv in self.as_dict().items())

@@ -327,17 +327,17 @@ def test_codegen_key():
     cfg = Config()
     key = cfg.codegen_key()
     hash(key)
-    assert key == ("cython", False, False, ("static", None), False, None, None, False)
+    assert key == ("cython", False, False, ("static", None), None, None, False)
     cfg.update(use_opencl=True, use_openmp=True, use_double=True,
                omp_schedule="guided,4", use_local_memory=True, wgs=64,
                march="native", bounds_check=True)
-    assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), True, 64,
+    assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), 64,
                                  "native", True)
 
 
 @pytest.mark.parametrize("field, value", [
     ("backend", "python"), ("use_openmp", True), ("use_double", True),
-    ("omp_schedule", "dynamic"), ("use_local_memory", True), ("wgs", 32),
+    ("omp_schedule", "dynamic"), ("wgs", 32),
     ("use_opencl", True), ("use_cuda", True), ("march", "native")])
 def test_codegen_key_changes_with_codegen_fields(field, value):
     cfg = Config()
