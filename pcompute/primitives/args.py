@@ -310,7 +310,7 @@ def index_space(args, dims, shape, params, where):
         return None
     for a in args:
         if array_length(a) is not None:
-            dev = a.dev if isinstance(a, _array_class()) else a
+            dev = a.dev if isinstance(a, ArrayBase) else a
             if len(dev.shape) == dims:
                 return tuple(int(e) for e in dev.shape)
     nargs = len(params) - 1
