@@ -11,7 +11,7 @@ Python fallback.
 """
 import numpy as np
 
-from .backends.cython_launch import array_address
+from .backends.cython_launch import array_address, extern_link_args
 from .backends.registry import backend_names, get_backend
 from .build.cython_builder import build_cython
 from .codegen.cython import CythonPrinter
@@ -93,7 +93,9 @@ class Extern:
 
     Subclasses define ``code(backend)`` returning the source of the function
     in that backend's language (C for opencl/cuda, Cython for cython),
-    ``link(backend)`` returning libraries to link (optional), a
+    ``link(backend)`` returning linker arguments (optional, e.g.
+    ``['-lm']``: passed to the linker of cython builds; OpenCL and CUDA
+    programs are not linked, so there it must return ``[]``), a
     ``return_type`` (a type name, default ``'double'``) and ``__call__`` as
     the pure-Python fallback used by the python backend.  The function is
     called from kernels by the name it is bound to.
@@ -103,6 +105,7 @@ class Extern:
     return_type = "double"
 
     def link(self, backend):
+        """Linker arguments this function needs on ``backend`` (default none)."""
         return []
 
     def code(self, backend):
@@ -250,7 +253,8 @@ class Cython:
                              cimports=printer.cimports(), runtime=runtime,
                              functions=functions, params=params, unpack=unpack, call=call,
                              ret_type=printer.type_name(entry.ret))
-        module = build_cython(self.source, self.name, openmp)
+        module = build_cython(self.source, self.name, openmp,
+                              extra_link_args=extern_link_args(printer))
         slots = [k for k, c in enumerate(convert) if c is not None]
 
         def run(values):

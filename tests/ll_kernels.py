@@ -120,3 +120,31 @@ def compyle_style_total(x, n):
         for i in prange(n):
             s += x[i]
     return s
+
+
+class _CubeRoot(Extern):
+    """An Extern whose cython code uses libm's cbrt; ``libs`` is what link()
+    asks for (tests change it)."""
+    return_type = "double"
+    libs = ["-lm"]
+
+    def code(self, backend):
+        if backend == "cython":
+            return ('cdef extern from "math.h":\n    double cbrt(double x) nogil\n\n\n'
+                    "cdef inline double cube_root(double x) noexcept nogil:\n"
+                    "    return cbrt(x)")
+        prefix = "__device__ " if backend == "cuda" else ""
+        return prefix + "double cube_root(double x) { return cbrt(x); }"
+
+    def link(self, backend):
+        return list(self.libs) if backend == "cython" else []
+
+    def __call__(self, x):
+        return x ** (1.0 / 3.0)
+
+
+cube_root = _CubeRoot()
+
+
+def apply_cube_root(i, x, y):
+    y[i] = cube_root(x[i])

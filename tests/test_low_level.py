@@ -4,7 +4,7 @@ import pytest
 
 import pcompute as pc
 from pcompute.build.cuda_builder import check_cuda_source, nvcc_path
-from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
+from pcompute.errors import BuildError, KernelSyntaxError, KernelTypeError, KernelValueError
 from pcompute.low_level import Cython, Kernel, LocalMem
 
 import ll_kernels as K
@@ -94,3 +94,28 @@ def test_cython_function_with_nogil_parallel_blocks():
         assert Cython(K.compyle_style_total)(x, len(x)) == pytest.approx(x.sum(), rel=1e-12)
     # In Python the blocks do nothing and the function still runs.
     assert K.compyle_style_total(x, len(x)) == pytest.approx(x.sum(), rel=1e-12)
+
+
+def test_extern_link_arguments_reach_the_linker(monkeypatch):
+    require = pc.get_backend("cython")
+    if not require.available():
+        pytest.skip("cython backend unavailable: %s" % require.why_unavailable())
+    x = np.array([1.0, 8.0, 27.0])
+    with pc.use_config(backend="cython", use_double=True):
+        y = pc.zeros(3, np.float64)
+        e = pc.Elementwise(K.apply_cube_root)
+        e(pc.wrap(x), y)
+        np.testing.assert_allclose(y.get(), [1.0, 2.0, 3.0])
+        assert e.elementwise.generated.option("link") == ("-lm",)
+        monkeypatch.setattr(K._CubeRoot, "libs", ["-lpcompute_no_such_library"])
+        with pytest.raises(BuildError, match="pcompute_no_such_library"):
+            pc.Elementwise(K.apply_cube_root)(pc.wrap(x), y)
+
+
+def test_extern_link_is_an_error_on_device_backends(monkeypatch):
+    from pcompute.generate import generate_source
+    monkeypatch.setattr(K._CubeRoot, "link", lambda self, backend: ["-lm"])
+    for backend in ("opencl", "cuda"):
+        with pytest.raises(KernelValueError, match="not linked"):
+            generate_source(K.apply_cube_root, backend, types="x=gdoublep,y=gdoublep",
+                            config={"use_double": True})

@@ -1,7 +1,7 @@
 """What the OpenCL and CUDA backends share: precision checks and launches."""
 import numpy as np
 
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 
 #: Threads per block of CUDA kernels unless the configuration sets ``wgs``.
 CUDA_BLOCK = 256
@@ -54,3 +54,16 @@ class DeviceArrays:
 
     def fill(self, dev, value):
         dev.fill(value)
+
+
+def check_no_link(printer, backend):
+    """Raise if an Extern used by the printed program asks to link libraries
+    (``Extern.link(name)`` non-empty): device programs are not linked."""
+    for ext in printer.externs.values():
+        libs = list(ext.link(backend.name) or ())
+        if libs:
+            raise KernelValueError(
+                "%s.link(%r) asks to link %s, but %s programs are not linked against "
+                "libraries" % (type(ext).__name__, backend.name, libs, backend.name),
+                hint="return [] from link() for this backend and put the code in "
+                     "code()")

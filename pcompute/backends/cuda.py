@@ -11,7 +11,7 @@ from ..codegen.arrays import expanded_names, hidden_names, meta_values
 from ..codegen.kernel import kernel_source
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import CUDA_BLOCK, DeviceArrays, check_double, scalar_dtype
+from ._device import CUDA_BLOCK, DeviceArrays, check_double, check_no_link, scalar_dtype
 from . import scan_cuda, sort_cuda
 from .base import Backend, is_serial
 
@@ -106,6 +106,7 @@ class CUDABackend(DeviceArrays, Backend):
         runtime, functions = printer.print_program()
         entry = program.entry
         dims = program.index_dims
+        check_no_link(printer, self)
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[dims:]]
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
@@ -154,6 +155,7 @@ class CUDABackend(DeviceArrays, Backend):
         Reduction (needs no GPU)."""
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cuda")
+        check_no_link(printer, self)
         entry = spec.map_program.entry
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
         cargs = expanded_names(entry, 1)

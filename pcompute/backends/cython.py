@@ -11,7 +11,8 @@ from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ..types import dtype_to_ctype
 from .base import Backend, is_serial
-from .cython_launch import SERIAL_BELOW, array_address, pointer_launcher  # noqa: F401
+from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
+                            pointer_launcher)
 from . import scan_cython, sort_cython
 
 log = logging.getLogger("pcompute.backends.cython")
@@ -100,11 +101,13 @@ class CythonBackend(Backend):
             serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
-                               (("openmp", openmp), ("index_dims", dims)))
+                               (("openmp", openmp), ("index_dims", dims),
+                                ("link", extern_link_args(printer))))
 
     def _module(self, generated, module_name):
         """The compiled module's ``run`` of a generated Cython kernel."""
-        return build_cython(generated.source, module_name, generated.option("openmp")).run
+        return build_cython(generated.source, module_name, generated.option("openmp"),
+                            extra_link_args=generated.option("link", ())).run
 
     def build_elementwise(self, program, func, config):
         generated = self.generate_elementwise(program, func, config)
@@ -137,7 +140,8 @@ class CythonBackend(Backend):
             leaf=2048 if interleave else 1024, neutral=neutral, params=params,
             unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW)
         return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
-                               tuple(entry.args[1:]), (("openmp", openmp),))
+                               tuple(entry.args[1:]),
+                               (("openmp", openmp), ("link", extern_link_args(printer))))
 
     def build_reduction(self, spec, config):
         generated = self.generate_reduction(spec, config)

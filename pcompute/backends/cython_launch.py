@@ -54,3 +54,14 @@ def pointer_launcher(kernel, generated, index_dims=1):
     if convert is None:
         return lambda n, args: kernel(n, *args)
     return lambda n, args: kernel(n, *convert(args))
+
+
+def extern_link_args(printer):
+    """The linker arguments the Extern functions printed by ``printer`` ask
+    for (``Extern.link('cython')``), in order, each once."""
+    args = []
+    for ext in printer.externs.values():
+        for arg in ext.link("cython") or ():
+            if str(arg) not in args:
+                args.append(str(arg))
+    return tuple(args)

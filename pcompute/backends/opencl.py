@@ -10,7 +10,8 @@ from ..codegen.kernel import kernel_source
 from ..errors import KernelValueError
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import DeviceArrays, check_double, scalar_dtype, uses_double
+from ._device import (DeviceArrays, check_double, check_no_link, scalar_dtype,
+                      uses_double)
 from . import scan_opencl, sort_opencl
 from .base import Backend, is_serial
 
@@ -142,6 +143,7 @@ class OpenCLBackend(DeviceArrays, Backend):
         runtime, functions = printer.print_program()
         entry = program.entry
         dims = program.index_dims
+        check_no_link(printer, self)
         params, unpack, names = pointer_parts(entry, printer, dims)
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + names)
@@ -200,6 +202,7 @@ class OpenCLBackend(DeviceArrays, Backend):
         Reduction; needs no device."""
         runtime, functions, printer = print_programs(
             [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "opencl")
+        check_no_link(printer, self)
         entry = spec.map_program.entry
         params, unpack, cargs = pointer_parts(entry, printer)
         double = uses_double(spec.map_program) or uses_double(spec.reduce_program)

@@ -12,7 +12,7 @@ from ..build import cuda_builder
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import CUDA_BLOCK as BLOCK, check_double, scalar_dtype
+from ._device import CUDA_BLOCK as BLOCK, check_double, check_no_link, scalar_dtype
 from .scan_opencl import kernel_params
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
@@ -28,6 +28,7 @@ def scan_block(config):
 def generate_scan(backend, spec, config):
     """The CUDA source of the scan described by ``spec`` (needs no GPU)."""
     runtime, functions, printer = print_programs(spec.programs(), "cuda")
+    check_no_link(printer, backend)
     segment_call = None
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")

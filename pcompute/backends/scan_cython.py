@@ -14,7 +14,7 @@ from ..build.cython_builder import build_cython
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from .cython_launch import SERIAL_BELOW, pointer_launcher
+from .cython_launch import SERIAL_BELOW, extern_link_args, pointer_launcher
 
 #: Blocks per OpenMP thread, handed out dynamically: on a busy machine a thread
 #: that gets less CPU time does fewer blocks.
@@ -60,12 +60,13 @@ def generate_scan(backend, spec, config):
         serial_below=SERIAL_BELOW, blocks_per_thread=BLOCKS_PER_THREAD)
     return GeneratedKernel("scan", spec.name, "cython", source, ("run",),
                            tuple(zip(spec.arg_names, spec.arg_types)),
-                           (("openmp", openmp),))
+                           (("openmp", openmp), ("link", extern_link_args(printer))))
 
 
 def build_scan(backend, spec, config):
     """The BuiltKernel performing the scan described by ``spec``."""
     generated = generate_scan(backend, spec, config)
     kernel = build_cython(generated.source, "scan_" + spec.name,
-                          generated.option("openmp")).run
+                          generated.option("openmp"),
+                          extra_link_args=generated.option("link", ())).run
     return BuiltKernel(generated, backend.name, pointer_launcher(kernel, generated))

@@ -14,7 +14,7 @@ from ..build import opencl_builder
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import check_double, scalar_dtype, uses_double
+from ._device import check_double, check_no_link, scalar_dtype, uses_double
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
 #: work-items of passes 1 and 3 per compute unit on CPU devices, and on GPUs.
@@ -37,6 +37,7 @@ def kernel_params(spec, printer):
 def generate_scan(backend, spec, config):
     """The GeneratedKernel (OpenCL C) of the scan described by ``spec``; needs no device."""
     runtime, functions, printer = print_programs(spec.programs(), "opencl")
+    check_no_link(printer, backend)
     segment_call = None
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
