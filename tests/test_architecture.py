@@ -39,9 +39,13 @@ def _name_branches(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             operands = [node.left] + node.comparators
-            literals = [x for o in operands
-                        for x in ([o] if isinstance(o, ast.Constant) else
-                                  getattr(o, "elts", []))]
+            literals = []
+            for o in operands:
+                if isinstance(o, ast.Constant):
+                    literals.append(o)
+                elif isinstance(o, (ast.Tuple, ast.List, ast.Set)) and all(
+                        isinstance(e, ast.Constant) for e in o.elts):
+                    literals.extend(o.elts)     # a literal collection of names
             if any(_is_name(x) for x in literals):
                 lines.append(node.lineno)
         elif isinstance(node, ast.Dict) and sum(_is_name(k) for k in node.keys if k) > 1:
@@ -196,3 +200,11 @@ def test_stages_import_only_upward():
                         if t.startswith(forbidden) and not t.startswith(stage)
                         and t != "pcompute.records" and t != "pcompute.arraybase"]
     assert not bad, "; ".join(bad)
+
+
+@pytest.mark.parametrize("code, branches", [
+    ('if b == "opencl": pass', True), ('if b in ("opencl", "cuda"): pass', True),
+    ('if name != "cuda": pass', True), ('d = {"opencl": 1, "cuda": 2}', True),
+    ('if (i, "python") in seen: pass', False), ('d = {"python": "3.11"}', False)])
+def test_the_branch_detector(code, branches):
+    assert bool(_name_branches(ast.parse(code))) is branches
