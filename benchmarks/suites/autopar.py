@@ -1,0 +1,191 @@
+"""Suite: ``pcompute.parallelize`` on plain Python loop nests (ALPyNA's gemm,
+mandelbrot and black-scholes at mid sizes) against the same nest written by
+hand as an Elementwise kernel, and against Numba ``@njit(parallel=True)``
+with ``prange`` when Numba is installed.
+
+The parallelised function gets NumPy arrays (what its user passes), so its
+row includes moving them to the device and back on OpenCL; the hand-written
+kernel gets device arrays.  Target (issue 18): within 1.3x of the hand row.
+"""
+from math import exp, log, sqrt
+
+import numpy as np
+
+from pcompute import Elementwise, parallelize
+
+from .. import pc
+from ..context import close
+
+NAME = "autopar"
+N_GEMM, MANDEL, N_BS = 256, (256, 384), 1 << 20
+
+
+def gemm(a, b, c, n):
+    for i in range(n):
+        for j in range(n):
+            acc = 0.0
+            for k in range(n):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+
+def gemm_ew(i, j, a, b, c, n):
+    acc = 0.0
+    for k in range(n):
+        acc += a[i, k] * b[k, j]
+    c[i, j] = acc
+
+
+def mandelbrot(out, h, w, max_iter):
+    for y in range(h):
+        for x in range(w):
+            cr = -2.0 + 2.5 * x / w
+            ci = -1.0 + 2.0 * y / h
+            zr = 0.0
+            zi = 0.0
+            count = 0
+            for k in range(max_iter):
+                if zr * zr + zi * zi > 4.0:
+                    break
+                t = zr * zr - zi * zi + cr
+                zi = 2.0 * zr * zi + ci
+                zr = t
+                count += 1
+            out[y, x] = count
+
+
+def mandelbrot_ew(y, x, out, h, w, max_iter):
+    cr = -2.0 + 2.5 * x / w
+    ci = -1.0 + 2.0 * y / h
+    zr = 0.0
+    zi = 0.0
+    count = 0
+    for k in range(max_iter):
+        if zr * zr + zi * zi > 4.0:
+            break
+        t = zr * zr - zi * zi + cr
+        zi = 2.0 * zr * zi + ci
+        zr = t
+        count += 1
+    out[y, x] = count
+
+
+def black_scholes(price, strike, years, call, rate, vol, n):
+    for i in range(n):
+        s = price[i]
+        sq = sqrt(years[i])
+        d1 = (log(s / strike[i]) + (rate + 0.5 * vol * vol) * years[i]) / (vol * sq)
+        d2 = d1 - vol * sq
+        c1 = 1.0 / (1.0 + exp(-1.702 * d1))
+        c2 = 1.0 / (1.0 + exp(-1.702 * d2))
+        call[i] = s * c1 - strike[i] * exp(-rate * years[i]) * c2
+
+
+def black_scholes_ew(i, price, strike, years, call, rate, vol):
+    s = price[i]
+    sq = sqrt(years[i])
+    d1 = (log(s / strike[i]) + (rate + 0.5 * vol * vol) * years[i]) / (vol * sq)
+    d2 = d1 - vol * sq
+    c1 = 1.0 / (1.0 + exp(-1.702 * d1))
+    c2 = 1.0 / (1.0 + exp(-1.702 * d2))
+    call[i] = s * c1 - strike[i] * exp(-rate * years[i]) * c2
+
+
+def _mandel_ref(h, w, max_iter):
+    """The iteration counts of :func:`mandelbrot`, computed with NumPy."""
+    y, x = np.mgrid[0:h, 0:w]
+    cr, ci = -2.0 + 2.5 * x / w, -1.0 + 2.0 * y / h
+    zr, zi = np.zeros((h, w)), np.zeros((h, w))
+    count = np.zeros((h, w), np.int32)
+    alive = np.ones((h, w), bool)
+    for _ in range(max_iter):
+        alive &= zr * zr + zi * zi <= 4.0
+        t = zr * zr - zi * zi + cr
+        zi = np.where(alive, 2.0 * zr * zi + ci, zi)
+        zr = np.where(alive, t, zr)
+        count += alive
+    return count
+
+
+def _cases():
+    rng = np.random.default_rng(5)
+    a, b = rng.random((N_GEMM, N_GEMM)), rng.random((N_GEMM, N_GEMM))
+    h, w = MANDEL
+    bs = [rng.uniform(5, 30, N_BS), rng.uniform(1, 100, N_BS), rng.uniform(0.25, 10, N_BS)]
+    s, x, t = bs
+    sq = np.sqrt(t)
+    d1 = (np.log(s / x) + (0.02 + 0.5 * 0.09) * t) / (0.3 * sq)
+    c1, c2 = 1 / (1 + np.exp(-1.702 * d1)), 1 / (1 + np.exp(-1.702 * (d1 - 0.3 * sq)))
+    return [
+        ("gemm", "float64 %dx%d" % (N_GEMM, N_GEMM), gemm, gemm_ew,
+         [a, b, np.zeros((N_GEMM, N_GEMM))], [N_GEMM], 2, a @ b, None),
+        ("mandelbrot", "%dx%d, 60 iterations" % MANDEL, mandelbrot, mandelbrot_ew,
+         [np.zeros(MANDEL, np.int32)], [h, w, 60], 0, _mandel_ref(h, w, 60), None),
+        ("black-scholes", "float64 n=%d" % N_BS, black_scholes, black_scholes_ew,
+         bs + [np.zeros(N_BS)], [0.02, 0.3], 3, s * c1 - x * np.exp(-0.02 * t) * c2, N_BS),
+    ]
+
+
+def run(ctx):
+    if not ctx.sizes(8, NAME):
+        return
+    for name, case, func, kernel, arrays, scalars, out, want, n in _cases():
+        with ctx.group("%s %s" % (NAME, name), case, arrays[out].size) as g:
+            for variant in (pc.OMP, pc.OPENCL):
+                why = variant.why_unavailable()
+                if why:
+                    ctx.rec.note("%s skipped: %s" % (variant.label, why))
+                    continue
+                _pcompute(g, variant, func, kernel, arrays, scalars, out, want, n)
+            _numba(g, ctx, func, arrays, scalars, out, want, n)
+
+
+def _check(result, want):
+    if want.dtype.kind == "i":
+        bad = np.count_nonzero(result != want)
+        # float rounding may move a point on the set's border by one iteration
+        return None if bad <= want.size // 1000 else "%d iteration counts differ" % bad
+    return close(result, want, rtol=1e-8)      # OpenCL's exp/log differ in the last bits
+
+
+def _pcompute(g, variant, func, kernel, arrays, scalars, out, want, n):
+    hand = "%s Elementwise by hand" % variant.label
+    with g.guard(hand, "pcompute"):
+        if variant.on_host:
+            dev = [a.copy() for a in arrays]
+        else:
+            dev = variant.put(*arrays)
+            dev = list(dev) if len(arrays) > 1 else [dev]
+        k = Elementwise(kernel)
+        g.time(hand, "pcompute", lambda: k(*dev, *scalars), sync=variant.sync(),
+               verify=lambda: _check(pc.host(dev[out]), want), using=variant.use)
+    label = "%s parallelize (NumPy arguments)" % variant.label
+    with g.guard(label, "pcompute"):
+        host = [a.copy() for a in arrays]
+        f = parallelize(func)
+        extra = [n] if n is not None else []
+        g.time(label, "pcompute", lambda: f(*host, *scalars, *extra),
+               verify=lambda: _check(host[out], want), using=variant.use,
+               target=[("vs", hand, 1.3)])
+
+
+def _numba(g, ctx, func, arrays, scalars, out, want, n):
+    try:
+        import numba
+    except ImportError:
+        ctx.rec.note("numba prange peer missing: pip install numba (the [bench] extra)")
+        return
+    import inspect
+    import textwrap
+    src = textwrap.dedent(inspect.getsource(func)).replace("for i in range", "for i in prange",
+                                                           1)
+    src = src.replace("for y in range", "for y in prange", 1)
+    namespace = {"prange": numba.prange, "sqrt": sqrt, "log": log, "exp": exp}
+    exec(src, namespace)
+    jitted = numba.njit(parallel=True)(namespace[func.__name__])
+    host = [a.copy() for a in arrays]
+    extra = [n] if n is not None else []
+    with g.guard("numba prange", "peer"):
+        g.time("numba @njit(parallel=True) prange", "peer",
+               lambda: jitted(*host, *scalars, *extra),
+               verify=lambda: _check(host[out], want))
