@@ -348,6 +348,7 @@ def test_bounds_check_catches_a_bad_gather(backend):
     from pcompute import get_config, use_config
     x = np.arange(4).astype(backend.dtype)
     with use_config(bounds_check=True, use_double=get_config().use_double):
-        with pytest.raises(IndexError, match="out of range|a2\\[t1\\]"):
+        with pytest.raises(IndexError, match="out of range|a2\\[t1\\]") as info:
             gathers(x, np.array([0, 7], dtype=np.int32))
+        assert "<pcompute.dataparallel phase kernel>" in str(info.value)
         assert host(gathers(x, np.array([3, 0], dtype=np.int32))).tolist() == [4, 1]

@@ -6,7 +6,14 @@ primitive made for a source text is kept, so a phase with the same
 structure reuses its compiled kernel.  Every launch is recorded in the
 :class:`Trace` of the call (``f.last_phases``).
 """
-from ..numpy.kernels import make_function
+from ..numpy import kernels
+
+_FILENAME = "<pcompute.dataparallel phase kernel>"
+
+
+def make_function(source, name):
+    """The kernel function of ``source`` (the lazy NumPy layer's maker)."""
+    return kernels.make_function(source, name, filename=_FILENAME)
 from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
 from ..primitives.scan import Scan

@@ -34,19 +34,22 @@ _MADE = []
 _FILENAME = "<pcompute.numpy fused kernel>"
 
 
-def make_function(source, name):
+def make_function(source, name, filename=_FILENAME):
     """The Python function defined by ``source`` (with ``.source`` set).
 
     ``name`` in the text is renamed ``<name>_<hash of the text>`` so the
-    profiler and ``pcompute source`` tell the fused kernels apart."""
+    profiler and ``pcompute source`` tell the fused kernels apart.  Another
+    layer reusing this gives its own ``filename`` (what located errors show);
+    only this layer's kernels are listed by :func:`cached_sources`."""
     digest = hashlib.sha1(source.encode()).hexdigest()[:8]
     unique = "%s_%s" % (name, digest)
     source = source.replace("def %s(" % name, "def %s(" % unique, 1)
     namespace = dict(_NAMESPACE)
-    exec(compile(source, _FILENAME, "exec"), namespace)
+    exec(compile(source, filename, "exec"), namespace)
     func = namespace[unique]
     func.source = source
-    _MADE.append(source)
+    if filename == _FILENAME:
+        _MADE.append(source)
     return func
 
 
