@@ -86,6 +86,9 @@ def _oracle_names(namespace):
             namespace[name] = pyvalues.math_module
     for name, value in NAMED_CONSTANTS.items():
         namespace.setdefault(name, value)
+    # float(x) is a double, also next to float32 values (as C's float(x) on the
+    # CPU, where float literals meeting float32 values stay single).
+    namespace["float"] = pyvalues.F64
 
 
 def python_callable(func, _seen=None):
