@@ -85,7 +85,7 @@ def _tail_calls(name, stmts):
     return False
 
 
-def _typed(e, env=None, name=None):
+def _typed(e):
     """``e`` converted to the type of its proto (loop variables keep one type)."""
     return "cast(%s, '%s')" % (e.text, kernel_type_name(np.asarray(e.proto).dtype))
 
@@ -206,7 +206,7 @@ class Inliner:
                             for a in value.args]
                     news = [Elem(self.b.temp(e.text), e.proto) for e in news]
                     for name, e in zip(loop, news):
-                        self.b.line("%s = %s" % (name, _typed(e, env, name)))
+                        self.b.line("%s = %s" % (name, _typed(e)))
                     return None
                 e = self.elem(self.expr(value, env, func), func.where(value))
                 if loop is None and not branch:
