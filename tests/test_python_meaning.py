@@ -230,3 +230,14 @@ def test_named_constants(backend):
     got = run(named_constants, [x, np.zeros(3, backend.dtype)])
     np.testing.assert_allclose(got[1], 2 * x.astype(np.float64) + math.pi,
                                rtol=backend.rtol)
+
+
+def big_float_into_narrow_int(i, x, o32, o16):
+    o32[i] = x[i] + 2.0 ** 33
+    o16[i] = x[i] * 48.0
+
+
+def test_float_beyond_the_element_wraps_like_numpy(backend):
+    x = np.array([3072.0, -5120.0, 1024.0], backend.dtype)  # sums exact in float32
+    check(big_float_into_narrow_int, [x, np.zeros(3, np.int32), np.zeros(3, np.int16)],
+          backend)

@@ -231,7 +231,13 @@ class CPrinter:
         if ttype.base == "bool":
             return "%s != 0" % self.wrap(part[0], part[1], self.prec["!="] + 1)
         if ttype.is_int and vtype.is_float:
-            return self.cast(ttype, *part)
+            if ttype.base in ("long", "ulong"):
+                return self.cast(ttype, *part)
+            # Truncate to 64 bits first (defined for every float below 2**63),
+            # then narrow as integers do (wrapping, as NumPy's store does); a
+            # float cast straight to a narrower type is undefined out of range.
+            wide = self.cast(CType("long"), *part)
+            return self.cast(ttype, wide, self.prec["unary"])
         return part[0]
 
     def print_declare(self, code, node, t):
