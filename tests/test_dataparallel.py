@@ -234,6 +234,7 @@ def test_phases_compile_as_cuda(precision):
     from pcompute.build import cuda_builder
     from pcompute.generate import generate_source
     from examples.dataparallel.mandelbrot import mandelbrot
+    from examples.dataparallel.md_forces import lj_forces_2d
     if cuda_builder.nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
     dtype = np.dtype(precision)
@@ -241,12 +242,14 @@ def test_phases_compile_as_cuda(precision):
     x = rng.random(20).astype(dtype)
     data, cols, offsets = random_csr(rng, 6, 20, dtype)
     keys = rng.integers(0, 50, 20).astype(np.int32)
+    md_args = jittered_particles(rng, 3, 1.1, dtype) + (9.0, 0.0)
     with use_config(backend="python", use_double=precision == "float64"):
         runs = [(axpy, (2.0, x, x)), (spmv_csr, (data, cols, offsets, x)),
                 (black_scholes, (x + 1, x + 1, x + 1, 0.02, 0.3)), (radix_pass, (keys, 2)),
                 (host_scalars, (keys.astype(np.int64),)), (scans, (keys,)),
                 (scatters, (keys, rng.permutation(20).astype(np.int32), keys)),
-                (mandelbrot, (x, x, 20)), (spmv_ell, (x, keys % 20, x, 4)), (branches, (keys.astype(np.int64), 3))]
+                (mandelbrot, (x, x, 20)), (spmv_ell, (x, keys % 20, x, 4)),
+                (branches, (keys.astype(np.int64), 3)), (lj_forces_2d, md_args)]
         checked = set()
         for f, args in runs:
             f(*args)
@@ -266,7 +269,7 @@ def test_phases_compile_as_cuda(precision):
                 if source not in checked:
                     cuda_builder.check_cuda_source(source)
                     checked.add(source)
-    assert len(checked) >= 10
+    assert len(checked) >= 11
 
 
 def test_pcg_on_2d_laplacian(backend):
@@ -352,3 +355,42 @@ def test_bounds_check_catches_a_bad_gather(backend):
             gathers(x, np.array([0, 7], dtype=np.int32))
         assert "<pcompute.dataparallel phase kernel>" in str(info.value)
         assert host(gathers(x, np.array([3, 0], dtype=np.int32))).tolist() == [4, 1]
+
+
+def jittered_particles(rng, side, spacing, dtype):
+    """A jittered square lattice (no two particles closer than ~0.8) and its
+    full CSR neighbour list within 3.3 (a skin beyond the cut-off 3)."""
+    g = np.arange(side) * spacing
+    gx, gy = np.meshgrid(g, g)
+    n = side * side
+    x = (gx.ravel() + rng.uniform(-0.1, 0.1, n)).astype(dtype)
+    y = (gy.ravel() + rng.uniform(-0.1, 0.1, n)).astype(dtype)
+    d2 = (x[:, None] - x[None]) ** 2 + (y[:, None] - y[None]) ** 2
+    rows = [np.nonzero((d2[i] < 3.3 ** 2) & (np.arange(n) != i))[0] for i in range(n)]
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int32)
+    return x, y, offsets, np.concatenate(rows).astype(np.int32)
+
+
+def test_md_forces_over_a_csr_neighbour_list(backend):
+    from examples.dataparallel.md_forces import lj_forces_2d
+    rng = np.random.default_rng(13)
+    x, y, offsets, nbrs = jittered_particles(rng, 7, 1.1, backend.dtype)
+    ax, ay, pe = lj_forces_2d(x, y, offsets, nbrs, 9.0, 0.004)
+    assert kinds(lj_forces_2d) == ["elementwise"]        # three loops, one kernel
+    assert host(ax).dtype == backend.dtype           # 0.0 beside float32 stays float32
+    # NumPy: every listed pair within the cut-off, r = x_i - x_j
+    i = np.repeat(np.arange(len(x)), np.diff(offsets))
+    dx, dy = x[i].astype(float) - x[nbrs], y[i].astype(float) - y[nbrs]
+    r2 = dx * dx + dy * dy
+    inside = r2 < 9.0
+    assert 0 < inside.sum() < len(r2)                    # the skin is excluded
+    inv6 = np.where(inside, r2, 1.0) ** -3
+    f = np.where(inside, 24 / r2 * inv6 * (2 * inv6 - 1), 0.0)
+    e = np.where(inside, 2 * inv6 * (inv6 - 1) - 0.004, 0.0)
+    scale = np.abs(f * dx).max()
+    for got, want in ((ax, f * dx), (ay, f * dy), (pe, e)):
+        want = np.bincount(i, want, minlength=len(x))
+        np.testing.assert_allclose(host(got), want, rtol=backend.rtol * 10,
+                                   atol=scale * backend.rtol * 10)
+    # Newton's third law: the pair forces cancel in total
+    assert abs(host(ax).sum()) < scale * backend.rtol * 100

@@ -312,7 +312,8 @@ class Inliner:
         test = self.elem(self.expr(node.test, env, func), where)
         a = self.elem(self.expr(node.body, env, func), where)
         b = self.elem(self.expr(node.orelse, env, func), where)
-        proto = np.asarray([a.proto, b.proto]).dtype.type(0) \
+        # NumPy's promotion (NEP 50): a Python float beside a float32 stays float32
+        proto = np.result_type(a.proto, b.proto).type(0) \
             if type(a.proto) is not type(b.proto) else a.proto
         return Elem("(%s if %s else %s)" % (a.text, test.text, b.text), proto)
 
