@@ -24,7 +24,8 @@ class Row:
     check: str = ""                 # 'ok', or what was wrong
     note: str = ""
     # ('ratio', 1.15) vs the reference, ('time', s), ('vs', impl, 1.5): median over
-    # the median of row ``impl`` of the same group; or a list of these.
+    # the median of row ``impl`` of the same group; ('speedup', 4.0): at least this
+    # factor, read from extra['target_value'] (a summary row); or a list of these.
     target: Optional[object] = None
     is_ref: bool = False            # a candidate reference (the fastest one is used)
     ref_impl: str = ""
@@ -49,6 +50,8 @@ def _target_text(t):
     if t[0] == "vs-min":
         return "<= %.3gx %s (best samples)" % (t[2], t[1])
     kind, value = t
+    if kind == "speedup":
+        return ">= %.3gx faster" % value
     return "<= %.3gx" % value if kind == "ratio" else "< %s" % fmt_time(value)
 
 
@@ -113,7 +116,8 @@ class Recorder:
                 verdicts = []
                 for t in row.targets():
                     got = self._target_value(row, rows, t)
-                    met = None if got is None else bool(got <= t[-1])
+                    met = None if got is None else bool(
+                        got >= t[-1] if t[0] == "speedup" else got <= t[-1])
                     verdicts.append((t, got, met))
                 row.extra["targets"] = [(_target_text(t), got, met) for t, got, met in
                                         verdicts] if len(verdicts) > 1 else \
@@ -167,7 +171,7 @@ class Recorder:
                 verdict = {True: "MET", False: "MISSED", None: "n/a"}[met]
                 if got is None:
                     text = "-"
-                elif t[0] in ("ratio", "vs", "vs-min"):
+                elif t[0] in ("ratio", "vs", "vs-min", "speedup"):
                     text = "%.2fx" % got
                 else:
                     text = fmt_time(got)
