@@ -21,7 +21,7 @@ from .profile import (get_profile_info, named_profile, print_profile,  # noqa: F
 from .utils import ArgumentParser
 from . import autopar as _autopar  # noqa: F401,E402 (registers the race check)
 from .autopar import parallelize  # noqa: E402
-from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, cast,
+from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, atomic_max, cast,
                     declare, printf)
 from .types import TYPES as _TYPES
 
@@ -34,7 +34,7 @@ __all__ = [
     "BuildError", "InternalError", "KernelSyntaxError", "KernelTypeError",
     "KernelValueError", "RaceError", "RaceWarning", "SequentialLoopError",
     "SequentialLoopWarning", "parallelize", "Elementwise", "elementwise", "serial", "KnownType",
-    "address", "annotate", "atomic_dec", "atomic_inc", "cast", "declare", "printf",
+    "address", "annotate", "atomic_dec", "atomic_inc", "atomic_max", "cast", "declare", "printf",
     "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
     "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",
     "reset_profile", "ArgumentParser", "Scan", "cumsum", "dot", "take_bool", "where",

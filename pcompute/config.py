@@ -24,6 +24,7 @@ Environment variables:
 ``PCOMPUTE_PROFILE``          boolean
 ``PCOMPUTE_DEBUG``            boolean
 ``PCOMPUTE_SAVE_SOURCE``      boolean
+``PCOMPUTE_SPECULATE``        boolean
 ``PCOMPUTE_CACHE_DIR``        a directory for the compile cache
 ``PCOMPUTE_OMP_SCHEDULE``     ``kind[,chunk]``, e.g. ``dynamic,64``
 ``PCOMPUTE_MARCH``            ``native`` (or another ``-march`` value, e.g.
@@ -61,13 +62,13 @@ _DEFAULT_SCHEDULE = ("static", None)
 
 # Plain boolean fields and their defaults.
 _BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
-                "suppress_warnings", "save_source", "debug", "bounds_check")
+                "suppress_warnings", "save_source", "debug", "bounds_check", "speculate")
 
 # Every public field, in the order of as_dict().
 FIELDS = ("backend", "use_openmp", "use_opencl", "use_cuda", "use_double",
           "omp_schedule", "profile", "use_local_memory", "wgs",
           "suppress_warnings", "save_source", "debug", "bounds_check", "cache_dir",
-          "march")
+          "march", "speculate")
 
 _ENV_BOOLS = (
     ("PCOMPUTE_OPENMP", "use_openmp"),
@@ -75,6 +76,7 @@ _ENV_BOOLS = (
     ("PCOMPUTE_PROFILE", "profile"),
     ("PCOMPUTE_DEBUG", "debug"),
     ("PCOMPUTE_SAVE_SOURCE", "save_source"),
+    ("PCOMPUTE_SPECULATE", "speculate"),
 )
 
 
@@ -341,6 +343,9 @@ class Config:
         "save_source", "Keep the generated source files.")
     debug = _bool_property(
         "debug", "Debug mode: more checks and logging (bounds checks included).")
+    speculate = _bool_property(
+        "speculate", "The default of pcompute.parallelize(speculate=...): run loops "
+        "whose dependences go through data (x[p[i]]) in parallel with checks.")
 
     @property
     def bounds_check(self):

@@ -190,3 +190,14 @@ class SequentialLoopWarning(PcomputeWarning):
 
 class SequentialLoopError(KernelError, ValueError):
     """A loop nest cannot be parallelised, under ``strict=True``."""
+
+
+class SpeculationWarning(PcomputeWarning):
+    """A loop run speculatively by :func:`pcompute.parallelize` violated a
+    dependence: its arrays were restored and it ran again sequentially
+    (compiled).  The message names the loop and the kind of dependence."""
+
+
+class SpeculationError(KernelError, ValueError):
+    """A speculated loop violated a dependence, under ``strict=True`` (the
+    arrays it writes are restored to their values before the loop)."""

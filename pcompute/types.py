@@ -554,6 +554,19 @@ def atomic_dec(x):
     return x
 
 
+def atomic_max(x, value):
+    """Atomically set ``x`` (an element of an int, uint, long or ulong array)
+    to ``max(x, value)`` and return its old value.
+
+    Inside kernels this is a real atomic on every backend (OpenCL: int and
+    uint arrays, global memory), and a full memory barrier: the loads and
+    stores of the item before it happen before it, those after it after it.
+    Called directly from Python it cannot change the caller's value; the
+    python backend rewrites ``atomic_max(a[i], v)`` so that it does.
+    """
+    return x
+
+
 def printf(fmt, *args):
     """C ``printf``: in Python, write ``fmt % args`` to standard output."""
     sys.stdout.write(fmt % args if args else fmt)

@@ -34,4 +34,8 @@ def count_atomic(i, keys, counts):
     atomic_inc(counts[keys[i]])
 
 
-from pcompute.types import atomic_inc  # noqa: E402
+def max_atomic(i, keys, log, old):
+    old[i] = atomic_max(log[keys[i]], i + 1)
+
+
+from pcompute.types import atomic_inc, atomic_max  # noqa: E402

@@ -30,10 +30,11 @@ DEFAULTS = {
     "bounds_check": False,
     "cache_dir": None,
     "march": None,
+    "speculate": False,
 }
 
 BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
-               "suppress_warnings", "save_source", "debug", "bounds_check")
+               "suppress_warnings", "save_source", "debug", "bounds_check", "speculate")
 
 
 def test_debug_turns_bounds_checks_on():

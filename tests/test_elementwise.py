@@ -60,6 +60,21 @@ def test_atomics_count_exactly(backend):
     np.testing.assert_array_equal(counts.data, np.bincount(keys, minlength=17))
 
 
+def test_atomic_max(backend):
+    """atomic_max(log[k], v) keeps the largest value and returns the old one."""
+    n = 20000 if backend.name != "python" else 2000
+    keys = np.random.default_rng(4).integers(0, 13, n).astype(np.int32)
+    log, old = pc.wrap(np.zeros(13, np.int32)), pc.wrap(np.zeros(n, np.int32))
+    Elementwise(K.max_atomic)(pc.wrap(keys), log, old)
+    log.pull(), old.pull()
+    want = np.zeros(13, np.int32)
+    np.maximum.at(want, keys, np.arange(1, n + 1, dtype=np.int32))
+    np.testing.assert_array_equal(log.data, want)
+    assert np.all(old.data < np.arange(1, n + 1))       # an old value, never its own
+    # each key's first item in time saw 0; the largest values returned are older items'
+    assert np.all(np.bincount(keys[old.data == 0], minlength=13) >= (want > 0))
+
+
 def test_decorators(backend):
     @elementwise
     def double_it(i, x):

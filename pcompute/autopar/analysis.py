@@ -24,6 +24,8 @@ class LoopVerdict:
     kind: str
     reasons: list = field(default_factory=list)
     reductions: list = field(default_factory=list)    # ScalarUse of reductions
+    pairs: list = field(default_factory=list)         # (Access, Access) it carries
+    scalar_reasons: int = 0                           # reasons not about arrays
 
     @property
     def lineno(self):
@@ -36,6 +38,7 @@ class NestReport:
     nest: object
     loops: list
     verdicts: list
+    accesses: list = field(default_factory=list)
 
     def verdict(self, loop):
         for v in self.verdicts:
@@ -68,8 +71,9 @@ def _describe(a, b, vector, dep, common):
         second.node.lineno, "write" if second.write else "read", how, dep.test)
 
 
-def array_dependences(accesses, same_array):
-    """{loop: [reason, ...]} of the dependences each loop carries."""
+def array_dependences(accesses, same_array, pairs=None):
+    """{loop: [reason, ...]} of the dependences each loop carries (and, in
+    ``pairs`` when given, {loop: [(access, access), ...]})."""
     carried = {}
     for x, a in enumerate(accesses):
         for b in accesses[x:]:
@@ -92,6 +96,8 @@ def array_dependences(accesses, same_array):
                 seen.add(level)
                 carried.setdefault(common[level], []).append(
                     _describe(a, b, vector, dep, common))
+                if pairs is not None:
+                    pairs.setdefault(common[level], []).append((a, b))
     return carried
 
 
@@ -104,12 +110,15 @@ def analyse(nest, env, is_array, same_array=lambda a, b: a == b, live_out=(),
     two names); ``live_out``: names read after the nest; ``segment(node)``:
     the source text of a node, for the reasons."""
     loops, accesses = collect(nest, env, is_array, segment)
-    carried = array_dependences(accesses, same_array)
+    pairs = {}
+    carried = array_dependences(accesses, same_array, pairs)
     arrays = {a.array for a in accesses}
     verdicts = []
     for loop in loops:
-        verdicts.append(_verdict(loop, carried.get(loop, []), arrays, live_out))
-    return NestReport(nest, loops, verdicts)
+        verdict = _verdict(loop, carried.get(loop, []), arrays, live_out)
+        verdict.pairs = pairs.get(loop, [])
+        verdicts.append(verdict)
+    return NestReport(nest, loops, verdicts, accesses)
 
 
 def _verdict(loop, array_reasons, arrays, live_out):
@@ -130,9 +139,10 @@ def _verdict(loop, array_reasons, arrays, live_out):
                            "the next" % (use.name, use.lineno))
         elif use.kind == "reduction":
             reductions.append(use)
+    others = len(reasons)
     reasons.extend(array_reasons)
     if reasons:
-        return LoopVerdict(loop, SEQUENTIAL, reasons, reductions)
+        return LoopVerdict(loop, SEQUENTIAL, reasons, reductions, scalar_reasons=others)
     if reductions:
         return LoopVerdict(loop, REDUCTION, ["%s reduction of scalar %s (line %d)"
                                              % (r.op, r.name, r.lineno)

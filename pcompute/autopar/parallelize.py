@@ -28,15 +28,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import get_config
 from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
-                      SourceLocation)
+                      SourceLocation, SpeculationError, SpeculationWarning)
 from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
+from ..types import atomic_max
 from .analysis import PARALLEL, REDUCTION, analyse
 from .lower import parallel_kernel, perfect_prefix, reduction_kernel, sequential_kernel
 from .nest import assigned_names, range_args
 from .residency import Residency, is_array, same_memory
 from .scalars import live_after
+from .speclower import check_accesses, speculable, speculative_kernel
+from .specrun import Speculation
 
 
 @dataclass
@@ -58,6 +62,9 @@ class _Plan:
     children: tuple = ()
     reasons: tuple = ()
     reductions: tuple = ()  # (scalar, operator) of a "reduce" plan
+    written: tuple = ()     # "speculate": the arrays the nest may write
+    canon: tuple = ()       # "speculate": (user name, canonical name) of logged arrays
+    unchecked: object = None  # "speculate": the parallel kernel without checks
 
 
 #: Reduction operators run in parallel: (reduce expression, combine, neutral).
@@ -72,11 +79,12 @@ _REDUCE = {
 class Parallelized:
     """A function whose loop nests run as kernels (see :func:`parallelize`)."""
 
-    def __init__(self, func, strict=False):
+    def __init__(self, func, strict=False, speculate=None):
         if not inspect.isfunction(func):
             raise KernelValueError("parallelize() needs a Python function, got %r" % (func,))
         self.func = func
         self.strict = strict
+        self.speculate = speculate
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
@@ -85,6 +93,8 @@ class Parallelized:
         self._kernels = {}
         self._reductions = {}
         self._warned = set()
+        self._speculations = {}     # line of a speculated loop -> Speculation
+        self._marks = {}            # line -> "safe" / "unsafe"
         self.last_plans = []
 
     # ------------------------------------------------------------ static stage
@@ -174,7 +184,7 @@ class Parallelized:
         self.last_plans.append(plan)
         if record is not None:
             record.append((step, report, plan))
-        if plan.kind not in ("launch", "reduce"):
+        if plan.kind not in ("launch", "reduce", "speculate"):
             self._warn(index, plan)
         self._execute(plan, scope, residency)
 
@@ -192,7 +202,8 @@ class Parallelized:
             (a[0], b[0], same_memory(scope[a[0]], scope[b[0]]))
             for x, a in enumerate(arrays) for b in arrays[x + 1:]
             if same_memory(scope[a[0]], scope[b[0]]))
-        key = (index, tuple(ints), tuple((a[0], a[2]) for a in arrays), aliases)
+        key = (index, tuple(ints), tuple((a[0], a[2]) for a in arrays), aliases,
+               self._speculating())
         cached = self._analyses.get(key)
         if cached is not None:
             return cached
@@ -212,7 +223,10 @@ class Parallelized:
         report = analyse(step.node, env, lambda n: n in array_names,
                          lambda a, b: same.get(a, a) == same.get(b, b),
                          live_out=step.live_out, segment=self._segment)
+        canon = (lambda name: same.get(name, name))
         plan = self._plan(report.root, report, scope, step)
+        if plan.kind == "serial" and self._speculating():
+            plan = self._speculative_plan(plan, report, scope, step, canon)
         self._analyses[key] = (report, plan)
         return report, plan
 
@@ -248,17 +262,44 @@ class Parallelized:
         return _Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
             "inner loop bounds depend on the outer loops",))
 
+    def _speculating(self):
+        return bool(get_config().speculate if self.speculate is None else self.speculate)
+
+    def _speculative_plan(self, serial, report, scope, step, canon):
+        """A "speculate" plan for the nest whose plan is ``serial`` when its
+        outer loop can run speculatively; else ``serial`` with the reason."""
+        loop = report.root
+        verdict = report.verdict(loop)
+        arrays, why = speculable(loop, verdict, lambda n: np.ndim(scope[n]), canon)
+        if arrays is not None:
+            why = check_accesses(loop.node, report.accesses, arrays, canon,
+                                 lambda n: np.ndim(scope[n]))
+        if why is not None:
+            serial.reasons = serial.reasons + ("not speculated: " + why,)
+            return serial
+        names = {n for n in self.local_names if n in scope}
+        text = speculative_kernel(loop, names, arrays, report.accesses, canon)
+        written = tuple(sorted({a.array for a in report.accesses if a.write}))
+        users = tuple(sorted({(a.array, canon(a.array)) for a in report.accesses
+                              if canon(a.array) in arrays}))
+        self._speculations.setdefault(loop.lineno, Speculation(loop.lineno))
+        filename = "<pcompute speculative kernel for the loop at %s:%d>" % (
+            self.filename, loop.lineno)
+        return _Plan("speculate", loop, self._kernel(text, filename), (serial,),
+                     tuple(verdict.reasons), (), written, users)
+
     def _boxes(self, loop, scope, step):
         stored = assigned_names(loop.node)
         return tuple(sorted(n for n in stored
                             if not is_array(scope.get(n))
                             and (n in scope or n in step.live_out)))
 
-    def _kernel(self, text):
+    def _kernel(self, text, filename=None):
         ew = self._kernels.get(text.source)
         if ew is None:
             namespace = dict(self.func.__globals__)
-            exec(compile(text.source, self.filename, "exec"), namespace)
+            namespace["atomic_max"] = atomic_max
+            exec(compile(text.source, filename or self.filename, "exec"), namespace)
             kfunc = namespace[text.name]
             kfunc.source = text.source
             if text.serial:
@@ -280,6 +321,9 @@ class Parallelized:
         ew, text = plan.kernel
         values = [residency.device(scope[p]) if is_array(scope[p]) else scope[p]
                   for p in text.params]
+        if plan.kind == "speculate":
+            self._speculate(plan, values, scope, residency)
+            return
         if plan.kind == "reduce":
             self._reduce(plan, values, scope, residency)
             return
@@ -306,6 +350,69 @@ class Parallelized:
         ew(*(values + boxes), shape=1)
         for name, box in zip(text.boxes, boxes):
             scope[name] = box.get()[0].item()
+
+    def _speculate(self, plan, values, scope, residency):
+        loop, (ew, text) = plan.loop, plan.kernel
+        spec = self._speculations[loop.lineno]
+        mark = self._marks.get(loop.lineno)
+        if loop.count == 0:
+            return
+        if mark == "unsafe":
+            spec.stats.sequential += 1
+            self._execute(plan.children[0], scope, residency)
+            return
+        if mark == "safe":
+            spec.stats.unchecked += 1
+            self._unchecked(plan, scope, residency)
+            return
+        arrays = {c: residency.device(scope[u]) for u, c in plan.canon}
+        written = [residency.device(scope[n]) for n in dict.fromkeys(plan.written)]
+        written = list({id(a): a for a in written}.values())
+
+        def launch(state):
+            logs = state.logs(text, arrays, loop.count)
+            flags = state.flags(written[0].backend if written else None)
+            ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
+                 + [flags]), shape=loop.count)
+            state.base += loop.count
+            return flags
+
+        def violated(kinds):
+            message = ("the loop over %s, run speculatively in parallel, violated %s "
+                       "dependences between its iterations: its arrays were restored and "
+                       "it ran again sequentially (compiled)" % (loop.var, "/".join(kinds)))
+            error = SpeculationError(message, self._location(loop.node), hint=(
+                "if this loop always violates, mark it unsafe: %s.mark(%d, 'unsafe')"
+                % (self.__name__, loop.lineno)))
+            if self.strict:
+                raise error
+            warnings.warn(SpeculationWarning(str(error)), stacklevel=8)
+
+        spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
+                                                        residency), violated)
+
+    def _unchecked(self, plan, scope, residency):
+        """The speculated loop run in parallel without checks (marked safe)."""
+        if plan.unchecked is None:
+            names = {n for n in self.local_names if n in scope}
+            plan.unchecked = self._kernel(parallel_kernel(self.lines, [plan.loop], names))
+        self._execute(_Plan("launch", plan.loop, plan.unchecked), scope, residency)
+
+    def mark(self, line, verdict):
+        """Mark the speculated loop at ``line`` (of the function's file) as
+        ``"safe"`` (run in parallel without checks), ``"unsafe"`` (run
+        sequentially without trying) or ``None`` (speculate again)."""
+        if verdict not in ("safe", "unsafe", None):
+            raise KernelValueError("mark(): the verdict is 'safe', 'unsafe' or None, not %r"
+                                   % (verdict,))
+        if verdict is None:
+            self._marks.pop(line, None)
+        else:
+            self._marks[line] = verdict
+
+    def speculation_stats(self):
+        """{line: SpeculationStats} of the loops run speculatively so far."""
+        return {line: spec.stats for line, spec in self._speculations.items()}
 
     def _reduce(self, plan, values, scope, residency):
         """Partials per item in one kernel, then one Reduction per scalar,
@@ -384,6 +491,10 @@ class Parallelized:
                            "top-level for-range nest" % step.node.lineno)
                 continue
             out.append("loop nest at line %d: %s" % (step.node.lineno, _describe(plan)))
+            if plan.kind == "speculate":
+                stats = self._speculations[plan.loop.lineno].stats
+                out.append("  speculated: " + stats.summary())
+            out.extend("  " + r for r in plan.reasons if r.startswith("not speculated"))
             for verdict in report.verdicts:
                 lp = verdict.loop
                 head = self.lines[lp.lineno - 1].strip()
@@ -395,6 +506,11 @@ class Parallelized:
 
 
 def _describe(plan):
+    if plan.kind == "speculate":
+        return ("speculative parallel kernel with dependence checks on %s (%s); on a "
+                "violation: restore, then %s" % (
+                    ", ".join(sorted({c for _, c in plan.canon})), plan.kernel[0].name,
+                    _describe(plan.children[0])))
     if plan.kind == "launch":
         ew, text = plan.kernel
         return "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)
@@ -408,7 +524,7 @@ def _describe(plan):
     return "one sequential kernel (%s)" % plan.kernel[0].name
 
 
-def parallelize(func=None, *, strict=False):
+def parallelize(func=None, *, strict=False, speculate=None):
     """Run the loop nests of ``func`` as kernels on the configured backend.
 
     Use as ``@parallelize`` / ``@parallelize(strict=True)`` or
@@ -417,7 +533,14 @@ def parallelize(func=None, *, strict=False):
     ``explain(*args)`` gives each loop's verdict and reasons.  A nest that
     cannot run in parallel runs compiled and sequential with a
     :class:`~pcompute.errors.SequentialLoopWarning` (an error with
-    ``strict=True``)."""
+    ``strict=True``).
+
+    ``speculate=True`` (default: the configuration's ``speculate``) runs a
+    nest whose outer loop carries dependences only through data-dependent
+    subscripts (``x[p[i]] = ...``) in parallel with exact dependence checks;
+    a violation restores the arrays and reruns the loop sequentially, with a
+    :class:`~pcompute.errors.SpeculationWarning` (an error with
+    ``strict=True``).  See the speculation section of the docs."""
     if func is None:
-        return lambda f: Parallelized(f, strict=strict)
-    return Parallelized(func, strict=strict)
+        return lambda f: Parallelized(f, strict=strict, speculate=speculate)
+    return Parallelized(func, strict=strict, speculate=speculate)

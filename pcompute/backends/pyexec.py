@@ -8,7 +8,8 @@ differs from the original in two ways only:
 * its globals give the kernel-language names their oracle meaning
   (:mod:`.pyvalues`: ``declare``/``cast`` giving Python numbers, ``trunc``
   taking NumPy floats, ``INFINITY``/``NAN``/``M_PI``... defined);
-* ``atomic_inc(a[i])`` becomes ``pc_atomic_inc(a, i)``, since a plain call
+* ``atomic_inc(a[i])`` becomes ``pc_atomic_inc(a, i)`` (``atomic_max(a[i], v)``
+  ``pc_atomic_max(a, i, v)``), since a plain call
   would receive the element's value and could not change it.
 """
 import ast
@@ -45,6 +46,20 @@ def pc_atomic_dec(array, index):
     return _atomic(array, index, -1)
 
 
+def pc_atomic_max(array, index, value):
+    recorder = getattr(getattr(array, "data", array), "pc_recorder", None)
+    if recorder is not None:
+        recorder.paused += 1
+    try:
+        old = array[index]
+        if value > old:
+            array[index] = value
+    finally:
+        if recorder is not None:
+            recorder.paused -= 1
+    return old
+
+
 class _Rewrite(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -55,6 +70,12 @@ class _Rewrite(ast.NodeTransformer):
             return ast.copy_location(ast.Call(
                 func=ast.Name("pc_" + func.id, ast.Load()),
                 args=[sub.value, sub.slice], keywords=[]), node)
+        if isinstance(func, ast.Name) and func.id == "atomic_max" and len(node.args) == 2 \
+                and isinstance(node.args[0], ast.Subscript):
+            sub = node.args[0]
+            return ast.copy_location(ast.Call(
+                func=ast.Name("pc_atomic_max", ast.Load()),
+                args=[sub.value, sub.slice, node.args[1]], keywords=[]), node)
         return node
 
 
@@ -109,6 +130,7 @@ def python_callable(func, _seen=None):
     _oracle_names(namespace)
     namespace["pc_atomic_inc"] = pc_atomic_inc
     namespace["pc_atomic_dec"] = pc_atomic_dec
+    namespace["pc_atomic_max"] = pc_atomic_max
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]
     _CACHE[func] = result

@@ -670,6 +670,29 @@ class CPrinter:
     def call_atomic_dec(self, node):
         return self.call_atomic_inc(node, "atomic_dec")
 
+    def call_atomic_max(self, node):
+        t = self.fn.type_of(node)
+        arg = self.expr(node.args[0])
+        value = self.cast(t, *self.expr(node.args[1]))
+        pointer = "&" + self.wrap(arg[0], arg[1], self.prec["unary"])
+        return self.atomic_max_text(t, pointer, value)
+
+    def atomic_max_text(self, t, pointer, value):
+        return "%s(%s, %s)" % (self.need("atomic_max", t.base), pointer, value), \
+            self.prec["atom"]
+
+    def atomic_max_helper(self, base):
+        """``old = *p; *p = max(*p, v)`` atomically, returning ``old``; a full
+        memory barrier before and after (sequentially consistent), so the
+        loads and stores around it are ordered with it."""
+        T = self.type_name_of(base)
+        return ("%s %s %s(%s *p, %s v)\n{\n    __atomic_thread_fence(__ATOMIC_SEQ_CST);\n"
+                "    %s old = __atomic_load_n(p, __ATOMIC_SEQ_CST);\n"
+                "    while (old < v && !__atomic_compare_exchange_n(p, &old, v, 0, "
+                "__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}\n"
+                "    __atomic_thread_fence(__ATOMIC_SEQ_CST);\n    return old;\n}"
+                % (self.helper_qualifier, T, helper_name("atomic_max", base), T, T, T))
+
     def atomic_text(self, kind, t, pointer):
         return "%s(%s)" % (self.need(kind, t.base), pointer), self.prec["atom"]
 

@@ -21,3 +21,13 @@ class CUDAPrinter(CPrinter):
             call = "atomicAdd((unsigned long long *)p, %s)" % delta
         return ("%s %s %s(%s *p)\n{\n    return (%s)%s;\n}"
                 % (self.helper_qualifier, T, helper_name(kind, base), T, T, call))
+
+    def atomic_max_helper(self, base):
+        T = self.type_name_of(base)
+        cast = {"int": "int", "uint": "unsigned int", "long": "long long",
+                "ulong": "unsigned long long"}[base]
+        return ("%s %s %s(%s *p, %s v)\n{\n    __threadfence();\n"
+                "    %s old = (%s)atomicMax((%s *)p, (%s)v);\n    __threadfence();\n"
+                "    return old;\n}"
+                % (self.helper_qualifier, T, helper_name("atomic_max", base), T, T, T, T,
+                   cast, cast))

@@ -97,7 +97,9 @@ class CythonPrinter(CPrinter):
         code.add('"""')
         for kind, base in sorted(self.needed):
             T = self.type_name_of(base)
-            if kind.startswith("atomic"):
+            if kind == "atomic_max":
+                code.add("%s %s(%s *p, %s v) nogil" % (T, helper_name(kind, base), T, T))
+            elif kind.startswith("atomic"):
                 code.add("%s %s(%s *p) nogil" % (T, helper_name(kind, base), T))
             elif kind == "bound":
                 code.add("%s pc_bound_long(%s i, %s n, %s site, %s axis, %s *err) nogil"

@@ -3,6 +3,7 @@ import ast
 
 from ..errors import InternalError, KernelSyntaxError
 from .cfamily import CPrinter
+from .runtime import helper_name
 
 OPENCL_TYPES = {"bool": "int", "char": "char", "uchar": "uchar", "short": "short",
                 "ushort": "ushort", "int": "int", "uint": "uint", "long": "long",
@@ -36,6 +37,30 @@ class OpenCLPrinter(CPrinter):
                 "OpenCL atomics work on int and uint arrays, not %s" % t.base,
                 "count in an int32 or uint32 array")
         return "%s(%s)" % (kind, pointer), self.prec["atom"]
+
+    def call_atomic_max(self, node):
+        array = node.args[0].value
+        space = self.fn.types.get(id(array))
+        if space is not None and space.space == "local":
+            raise self.fn.src.error(
+                KernelSyntaxError, node, "atomic_max() works on global arrays on OpenCL",
+                "pass the array as a kernel argument")
+        return CPrinter.call_atomic_max(self, node)
+
+    def atomic_max_text(self, t, pointer, value):
+        if t.base not in ("int", "uint"):
+            raise self.fn.src.error(
+                KernelSyntaxError, self.fn.tree,
+                "OpenCL atomics work on int and uint arrays, not %s" % t.base,
+                "keep the values in an int32 or uint32 array")
+        return CPrinter.atomic_max_text(self, t, pointer, value)
+
+    def atomic_max_helper(self, base):
+        T = self.type_name_of(base)
+        return ("%s %s %s(volatile __global %s *p, %s v)\n{\n"
+                "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n    %s old = atomic_max(p, v);\n"
+                "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n    return old;\n}"
+                % (self.helper_qualifier, T, helper_name("atomic_max", base), T, T, T))
 
     def print_program(self):
         if self.program.recursive:

@@ -128,6 +128,9 @@ def runtime_source(needed, dialect):
         if kind in ("atomic_inc", "atomic_dec"):
             out.append(dialect.atomic_helper(kind, base))
             continue
+        if kind == "atomic_max":
+            out.append(dialect.atomic_max_helper(base))
+            continue
         if kind == "bound":  # the bounds check of an array access (pcompute/bounds.py)
             out.append(dialect.bound_helper().strip())
             continue

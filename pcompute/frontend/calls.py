@@ -121,6 +121,22 @@ class CallTyper:
 
     builtin_atomic_dec = builtin_atomic_inc
 
+    def builtin_atomic_max(self, node):
+        arg, value = node.args
+        if not isinstance(arg, ast.Subscript):
+            self.fail(KernelSyntaxError, arg, "atomic_max() works on an array element",
+                      "write atomic_max(log[k], value)")
+        t = self.expr(arg)
+        if t is not None and t.base not in ("int", "uint", "long", "ulong"):
+            self.fail(KernelTypeError, arg, "atomics need an int, uint, long or ulong "
+                      "array, not %s" % t)
+        v = self.expr(value)
+        if v is not None and not (v.is_int or v.base == "bool"):
+            self.fail(KernelTypeError, value, "atomic_max() takes an integer value, "
+                      "not %s" % v, "cast it: atomic_max(log[k], int(x))")
+        self.features.add("atomics")
+        return t
+
     def builtin_local_barrier(self, node):
         self.features.add("work_items")
         return VOID

@@ -1,0 +1,246 @@
+"""The speculative kernel of a loop whose independence is undecidable.
+
+A loop such as ``for i in range(n): x[p[i]] = y[i]`` carries a dependence
+only if two iterations reach one element through the data (``p``).  When the
+analysis finds that every dependence the loop may carry involves such an
+unresolved access (:func:`speculable`), the loop can run in parallel with
+exact checks (Wang, Powell, Franke and O'Boyle, CC 2014): per element of the
+arrays involved, an int log holds the highest iteration id that read it
+(``rd``) and one the highest that wrote it (``wr``), updated with
+``atomic_max``:
+
+- a read by iteration ``it``: ``atomic_max(rd[k], it)``, the load, then a
+  later iteration had already written the element (``wr[k] > it``): an
+  *anti* dependence ran out of order;
+- a write: ``old = atomic_max(wr[k], it)``, another iteration of this run
+  wrote it (``old >= base and old != it``: an *output* dependence, whose two
+  stores may land in either order), the store, then a later iteration had
+  already read it (``rd[k] > it``): a *flow* dependence ran out of order.
+
+Iteration ids are ``base + t``; ``base`` grows from run to run, so the logs
+keep entries of earlier runs (all below ``base``) and are cleared only when
+the ids would overflow.  Each work item runs the iteration ``count - 1 - t``:
+whatever runs on one thread runs in reverse order, so a dependence between
+iterations that share a thread is always caught, not only when timing
+exposes it.  Accesses of arrays that take part in no unresolved dependence
+(read-only data, ``y[i]`` above) are not instrumented.
+
+The kernel is kernel-language text (``atomic_max`` is a kernel builtin): the
+front end and every backend compile it like any other kernel.
+"""
+import ast
+import copy
+import hashlib
+from dataclasses import dataclass
+
+from .nest import range_args
+
+RD, WR = "autopar_rd_%s", "autopar_wr_%s"
+VIOL, BASE, IT, COUNT = "autopar_viol", "autopar_base", "autopar_it", "autopar_count"
+T0, TT, LO, ST = "autopar_t0", "autopar_t", "autopar_lo0", "autopar_st0"
+
+#: The slots of the violation flags, by kind.
+KINDS = ("output", "anti", "flow")
+
+
+@dataclass(frozen=True)
+class SpecKernelText:
+    """The speculative kernel: source, name, the user names passed (in order),
+    and the logged arrays: ``(array, has_read_log)`` by canonical name."""
+    source: str
+    name: str
+    params: tuple
+    logged: tuple
+    dims: int = 1
+    serial: bool = False
+    boxes: tuple = ()
+    order: tuple = (0,)
+
+
+def speculable(loop, verdict, ndim_of, canon):
+    """(arrays, reason): the canonical names of the arrays to instrument when
+    ``loop`` (the root of its nest) can run speculatively, else (None, why)."""
+    if not verdict.pairs or verdict.scalar_reasons or verdict.reductions:
+        return None, "it carries more than array dependences through data"
+    if loop.count is None or loop.lo is None or loop.lo.coeffs or loop.var is None \
+            or range_args(loop.node) is None:
+        return None, "its trip count is not known at the call"
+    if loop.count >= 2 ** 30:
+        return None, "it has more than 2**30 iterations"
+    for a, b in verdict.pairs:
+        if a.subs is not None and b.subs is not None:
+            return None, ("the dependence %s (line %d) -> %s (line %d) is affine: "
+                          "speculation would always fail"
+                          % (a.text or a.array, a.node.lineno, b.text or b.array,
+                             b.node.lineno))
+    arrays = sorted({canon(a.array) for pair in verdict.pairs for a in pair})
+    return tuple(arrays), None
+
+
+def check_accesses(loop_node, accesses, arrays, canon, ndim_of):
+    """None when every access of the ``arrays`` can be instrumented, else why."""
+    shortcut = set()
+    for node in ast.walk(loop_node):
+        if isinstance(node, (ast.IfExp, ast.BoolOp)):
+            shortcut.update(id(n) for n in ast.walk(node))
+        elif isinstance(node, ast.While):
+            shortcut.update(id(n) for n in ast.walk(node.test))
+    for acc in accesses:
+        if canon(acc.array) not in arrays:
+            continue
+        where = "%s (line %d)" % (acc.text or acc.array, acc.node.lineno)
+        if not isinstance(acc.node, ast.Subscript):
+            return "the array %s is passed whole to a function at line %d" % (
+                acc.array, acc.node.lineno)
+        if ndim_of(acc.array) != 1 or isinstance(acc.node.slice, (ast.Tuple, ast.Slice)):
+            return "%s is not an element of a 1-D array" % where
+        if id(acc.node) in shortcut:
+            return "%s is read inside a conditional expression or a while test" % where
+    return None
+
+
+class _Instrument:
+    """Rewrites the statements of the loop body (a copy of the AST)."""
+
+    def __init__(self, arrays, read_logged):
+        self.arrays = arrays          # user name -> canonical name, instrumented
+        self.read_logged = read_logged
+        self.n = 0
+
+    def _key(self, node, pre):
+        index = self._expr(node.slice, pre)
+        name = "autopar_k%d" % self.n
+        self.n += 1
+        pre.append(_stmt("%s = 0" % name, value=index))
+        return name
+
+    def _is_logged(self, node):
+        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and node.value.id in self.arrays)
+
+    def _expr(self, node, pre):
+        """``node`` with its instrumented reads replaced by temporaries, the
+        logging statements appended to ``pre``."""
+        outer = self
+
+        class Reads(ast.NodeTransformer):
+            def visit_Subscript(self, sub):
+                self.generic_visit(sub)
+                if not outer._is_logged(sub) or not isinstance(sub.ctx, ast.Load):
+                    return sub
+                array = sub.value.id
+                log = outer.arrays[array]
+                key = outer._key(sub, pre)
+                value = "autopar_v%d" % outer.n
+                outer.n += 1
+                pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
+                pre.append(_stmt("%s = %s[%s]" % (value, array, key)))
+                pre.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti"))
+                return ast.Name(value, ast.Load())
+
+        return Reads().visit(node)
+
+    def block(self, body):
+        out = []
+        for stmt in body:
+            out.extend(self.stmt(stmt))
+        return out
+
+    def stmt(self, node):
+        pre, post = [], []
+        if isinstance(node, ast.For):
+            node.iter = self._expr(node.iter, pre)
+            node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        elif isinstance(node, ast.While):
+            node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        elif isinstance(node, ast.If):
+            node.test = self._expr(node.test, pre)
+            node.body, node.orelse = self.block(node.body), self.block(node.orelse)
+        elif isinstance(node, ast.AugAssign) and self._is_logged(node.target):
+            node.value = self._expr(node.value, pre)
+            array = node.target.value.id
+            log = self.arrays[array]
+            key = self._key(node.target, pre)
+            pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
+            pre.extend(self._write(log, key))
+            node.target = _target(array, key)
+            post.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti"))
+            post.extend(_flag("atomic_max(%s[%s], 0) > %s" % (RD % log, key, IT), "flow"))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            node.value = self._expr(node.value, pre) if node.value is not None else None
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            new = []
+            for target in targets:
+                if self._is_logged(target):
+                    array = target.value.id
+                    log = self.arrays[array]
+                    key = self._key(target, pre)
+                    pre.extend(self._write(log, key))
+                    if log in self.read_logged:
+                        post.extend(_flag("atomic_max(%s[%s], 0) > %s"
+                                          % (RD % log, key, IT), "flow"))
+                    target = _target(array, key)
+                elif isinstance(target, ast.Subscript):
+                    target = self._expr(target, pre)
+                new.append(target)
+            if isinstance(node, ast.Assign):
+                node.targets = new
+            else:
+                node.target = new[0]
+        else:
+            node = self._expr(node, pre)
+        return pre + [node] + post
+
+    def _write(self, log, key):
+        return [_stmt("autopar_o = atomic_max(%s[%s], %s)" % (WR % log, key, IT))] + _flag(
+            "autopar_o >= %s and autopar_o != %s" % (BASE, IT), "output")
+
+
+def _stmt(text, value=None):
+    node = ast.parse(text).body[0]
+    if value is not None:
+        node.value = value
+    return node
+
+
+def _flag(test, kind):
+    return [_stmt("if %s:\n    atomic_max(%s[%d], 1)" % (test, VIOL, KINDS.index(kind)))]
+
+
+def _target(array, key):
+    return ast.Subscript(ast.Name(array, ast.Load()), ast.Name(key, ast.Load()), ast.Store())
+
+
+def _loaded(nodes):
+    out = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in out:
+                out.append(n.id)
+    return out
+
+
+def speculative_kernel(loop, names_in_ns, arrays, accesses, canon):
+    """The :class:`SpecKernelText` of ``loop`` with the accesses of the
+    ``arrays`` (canonical names) instrumented."""
+    body = loop.node.body
+    assigned = {n.id for s in body for n in ast.walk(s)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {loop.var}
+    params = tuple(n for n in _loaded(body) if n in names_in_ns and n not in assigned)
+    users = {acc.array: canon(acc.array) for acc in accesses if canon(acc.array) in arrays}
+    read_logged = {canon(acc.array) for acc in accesses
+                   if canon(acc.array) in arrays and not acc.write}
+    logged = tuple((a, a in read_logged) for a in arrays)
+    logs = [p for a, r in logged for p in ((RD % a,) if r else ()) + (WR % a,)]
+    instrument = _Instrument(users, read_logged)
+    new_body = instrument.block(copy.deepcopy(body))
+    head = [_stmt("%s = %s - 1 - %s" % (TT, COUNT, T0)),
+            _stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT)),
+            _stmt("%s = %s + %s" % (IT, BASE, TT))]
+    sig = [T0] + list(params) + [LO, ST, COUNT, BASE] + logs + [VIOL]
+    text = "\n".join("    " + line for s in head + new_body
+                     for line in ast.unparse(s).splitlines())
+    digest = hashlib.sha1((",".join(sig) + text).encode()).hexdigest()[:10]
+    name = "autopar_spec_%s" % digest
+    source = "def %s(%s):\n%s\n" % (name, ", ".join(sig), text)
+    return SpecKernelText(source, name, params, logged)

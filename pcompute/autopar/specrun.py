@@ -1,0 +1,134 @@
+"""Running a speculated loop: logs, copy-before, check, restore and rerun.
+
+One :class:`Speculation` per speculated nest of a parallelised function
+keeps its logs (int32 device arrays, one per instrumented array and kind,
+kept from call to call), the next iteration id, and the counts that
+``explain()`` reports.  A run:
+
+1. copies the arrays the loop may write (only those);
+2. launches the speculative kernel (:mod:`.speclower`) with iteration ids
+   ``base .. base + count - 1`` and reads the three violation flags;
+3. passes, or restores the copies and runs the sequential kernel, so the
+   result is always the sequential one.  A violation is counted, logged,
+   warned (:class:`~pcompute.errors.SpeculationWarning`) or, under
+   ``strict``, raised (:class:`~pcompute.errors.SpeculationError`).
+"""
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..array import zeros
+from .speclower import KINDS
+
+logger = logging.getLogger("pcompute.autopar.speculate")
+
+#: Iteration ids are int32: the logs are cleared when they would pass this.
+ID_LIMIT = 2 ** 31 - 1
+
+
+@dataclass
+class SpeculationStats:
+    """What happened to one speculated loop (see ``Parallelized.explain``)."""
+    line: int
+    runs: int = 0             # speculative attempts
+    passed: int = 0
+    violated: int = 0         # attempts that fell back to the sequential rerun
+    unchecked: int = 0        # runs without checks (loop marked safe)
+    sequential: int = 0       # runs without speculation (loop marked unsafe)
+    clears: int = 0           # times the logs were cleared (ids ran out)
+    last: str = "not run"     # "passed", "violated: flow, output", ...
+    times: dict = field(default_factory=dict)   # seconds of the last run's parts
+
+    def summary(self):
+        """One line: runs, passes, fallbacks and the last run's timings."""
+        parts = ["%d speculative run(s), %d passed, %d fell back to the sequential "
+                 "loop" % (self.runs, self.passed, self.violated)]
+        if self.unchecked or self.sequential:
+            parts.append("%d run(s) unchecked (marked safe), %d sequential (marked "
+                         "unsafe)" % (self.unchecked, self.sequential))
+        parts.append("last run: %s" % self.last)
+        if self.times:
+            parts.append("last run's time: " + ", ".join(
+                "%s %.3f ms" % (k, 1e3 * v) for k, v in self.times.items()))
+        return "; ".join(parts)
+
+
+class Speculation:
+    """The logs and statistics of one speculated nest."""
+
+    def __init__(self, line):
+        self.stats = SpeculationStats(line)
+        self.base = 1
+        self._logs = {}
+        self._flags = {}
+
+    def _log(self, key, size):
+        log = self._logs.get(key)
+        if log is None or log.size < size:
+            log = zeros(max(size, 1), np.int32)
+            self._logs[key] = log
+        return log
+
+    def logs(self, text, arrays, count):
+        """The log Arrays for the kernel's parameters, in order: for each
+        logged array (canonical name, with a read log or not) its rd and wr
+        logs.  Clears them when the ids ``base + count`` would overflow."""
+        if self.base + count >= ID_LIMIT:
+            for log in self._logs.values():
+                log.fill(0)
+            self.base = 1
+            self.stats.clears += 1
+        out = []
+        for name, has_read in text.logged:
+            array = arrays[name]
+            kinds = ("rd", "wr") if has_read else ("wr",)
+            for kind in kinds:
+                out.append(self._log((kind, name, array.backend), array.size))
+        return out
+
+    def flags(self, backend):
+        flags = self._flags.get(backend)
+        if flags is None:
+            flags = self._flags[backend] = zeros(len(KINDS), np.int32)
+        else:
+            flags.fill(0)
+        return flags
+
+    def run(self, launch, written, rerun, on_violation):
+        """Speculate: ``launch(base, logs_of, flags)`` runs the kernel,
+        ``written`` are the device Arrays the loop may write, ``rerun()``
+        runs the sequential kernel, ``on_violation(kinds)`` reports (it may
+        raise, after the arrays are restored)."""
+        stats = self.stats
+        stats.runs += 1
+        t0 = time.perf_counter()
+        saved = [a.copy() for a in written]
+        t1 = time.perf_counter()
+        flags = launch(self)
+        found = flags.get()
+        t2 = time.perf_counter()
+        kinds = [k for k, f in zip(KINDS, found) if f]
+        stats.times = {"copy-before": t1 - t0, "speculative run": t2 - t1}
+        if not kinds:
+            stats.passed += 1
+            stats.last = "passed"
+            return True
+        stats.violated += 1
+        stats.last = "violated: %s dependence" % ", ".join(kinds)
+        logger.info("speculated loop at line %d violated a %s dependence: restoring "
+                    "and rerunning it sequentially", stats.line, "/".join(kinds))
+        for array, copy in zip(written, saved):
+            restore(array, copy)
+        t3 = time.perf_counter()
+        stats.times["restore"] = t3 - t2
+        on_violation(kinds)
+        rerun()
+        stats.times["sequential rerun"] = time.perf_counter() - t3
+        return False
+
+
+def restore(array, saved):
+    """Copy the values of ``saved`` (a copy of ``array``) back into ``array``."""
+    array.dev[...] = saved.dev

@@ -1,0 +1,43 @@
+"""Loops whose dependences go through data, for the speculation tests
+(tests/test_autopar_speculate.py) and benchmarks: plain Python functions."""
+
+
+def gather_scatter(a, b, w, r, n):
+    # flow/anti/output dependences between iterations exist exactly when the
+    # index arrays w (written) and r (read) make two iterations meet
+    for i in range(n):
+        a[w[i]] = a[r[i]] + b[i]
+
+
+def scatter(x, y, p, n):
+    for i in range(n):
+        x[p[i]] = y[i]
+
+
+def histogram(h, keys, n):
+    for i in range(n):
+        h[keys[i]] += 1
+
+
+def spmv_transpose(y, rowptr, col, val, x, n):
+    # y = A^T x for A in CSR form: rows scatter into the columns they hold
+    for i in range(n):
+        for k in range(rowptr[i], rowptr[i + 1]):
+            y[col[k]] += val[k] * x[i]
+
+
+def cg_like(q, perm, rowstr, colidx, a, p, n):
+    # NAS CG's sparse product q = A p, its rows stored under a permutation
+    for j in range(n):
+        s = 0.0
+        for k in range(rowstr[j], rowstr[j + 1]):
+            s += a[k] * p[colidx[k]]
+        q[perm[j]] = s
+
+
+def is_like(key_buff, ptr, keys, n):
+    # NAS IS's ranking: each key takes the next free slot of its bucket
+    for i in range(n):
+        k = keys[i]
+        ptr[k] -= 1
+        key_buff[ptr[k]] = k

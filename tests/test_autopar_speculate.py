@@ -1,0 +1,210 @@
+"""Speculative parallel execution (parallelize(speculate=True)) on every
+backend, against the plain Python function: the three kinds of violation
+between iterations 0 and 1 detected and recovered, passes on loops that are
+in fact parallel, and the NAS/sparse loops."""
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+from pcompute import parallelize, use_config
+from pcompute.errors import SpeculationError, SpeculationWarning
+from tests import autopar_spec_loops as loops
+
+
+def _run(func, args, backend):
+    """Run ``func`` speculatively; compare with the plain function; return
+    (speculation stats, violated?)."""
+    ref = copy.deepcopy(args)
+    func(*ref)
+    f = parallelize(func, speculate=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f(*args)
+    for got, want in zip(args, ref):
+        if isinstance(want, np.ndarray):
+            np.testing.assert_allclose(got, want, rtol=backend.rtol, atol=backend.rtol)
+    assert f.last_plans[0].kind == "speculate"
+    (stats,) = f.speculation_stats().values()
+    warned = [w for w in caught if issubclass(w.category, SpeculationWarning)]
+    assert stats.runs == 1 and bool(warned) == (stats.violated == 1)
+    return stats, f
+
+
+def _gs_args(w, r, dtype, size=16):
+    n = len(w)
+    a = np.arange(size, dtype=dtype) * 0.5
+    b = np.arange(1, n + 1, dtype=dtype)
+    return [a, b, np.asarray(w, np.int32), np.asarray(r, np.int32), n]
+
+
+# iterations 0 and 1 meet on element 3; the others touch distinct elements
+SCENARIOS = {
+    "flow": ([3, 8, 9, 10], [4, 3, 12, 13]),     # 0 writes a[3], 1 reads it
+    "anti": ([5, 3, 9, 10], [3, 4, 12, 13]),     # 0 reads a[3], 1 writes it
+    "output": ([3, 3, 9, 10], [4, 5, 12, 13]),   # 0 and 1 write a[3]
+}
+
+
+def test_three_violations_detected_and_recovered(backend):
+    for kind, (w, r) in SCENARIOS.items():
+        stats, _ = _run(loops.gather_scatter, _gs_args(w, r, backend.dtype), backend)
+        assert stats.violated == 1, kind
+        assert kind in stats.last, (kind, stats.last)
+    stats, _ = _run(loops.gather_scatter, _gs_args([3, 8, 9, 10], [4, 5, 12, 13],
+                                                   backend.dtype), backend)
+    assert stats.passed == 1 and stats.last == "passed"
+
+
+def test_differential_random_index_arrays(backend):
+    """Random index arrays: always the sequential result; never a violation
+    when no two iterations meet (the loop is in fact parallel)."""
+    rng = np.random.default_rng(11)
+    n, size = 200, 600
+    f = parallelize(loops.gather_scatter, speculate=True)
+    for trial in range(8):
+        if trial % 2:
+            cells = rng.permutation(size)
+            w, r = cells[:n], cells[n:2 * n]            # disjoint: parallel
+            if trial % 4 == 3:
+                r = w.copy()                            # same element, same iteration
+        else:
+            w, r = rng.integers(0, size, n), rng.integers(0, size, n)
+        args = _gs_args(w, r, backend.dtype, size)
+        ref = copy.deepcopy(args)
+        loops.gather_scatter(*ref)
+        parallel = _meet(w, r) == 0
+        before = f.speculation_stats()
+        violated = sum(s.violated for s in before.values())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpeculationWarning)
+            f(*args)
+        np.testing.assert_allclose(args[0], ref[0], rtol=backend.rtol)
+        now = sum(s.violated for s in f.speculation_stats().values())
+        if parallel:
+            assert now == violated, "false positive on a parallel loop (trial %d)" % trial
+
+
+def _meet(w, r):
+    """Number of element pairs where two different iterations meet with a write."""
+    count = 0
+    for i in range(len(w)):
+        count += int(np.sum((w == w[i]) | (r == w[i]))) - int(r[i] == w[i]) - 1
+    return count
+
+
+def test_scatter_permutation_passes_and_duplicates_recover(backend):
+    rng = np.random.default_rng(3)
+    n = 300
+    y = rng.random(n).astype(backend.dtype)
+    stats, _ = _run(loops.scatter, [np.zeros(n, backend.dtype), y,
+                                    rng.permutation(n).astype(np.int32), n], backend)
+    assert stats.passed == 1
+    p = rng.integers(0, n // 3, n).astype(np.int32)
+    stats, _ = _run(loops.scatter, [np.zeros(n, backend.dtype), y, p, n], backend)
+    assert stats.violated == 1 and "output" in stats.last
+
+
+def test_histogram(backend):
+    rng = np.random.default_rng(5)
+    stats, _ = _run(loops.histogram, [np.zeros(16, np.int32),
+                                      rng.integers(0, 16, 400).astype(np.int32), 400],
+                    backend)
+    assert stats.violated == 1
+    stats, _ = _run(loops.histogram, [np.zeros(16, np.int32),
+                                      rng.permutation(16).astype(np.int32), 16], backend)
+    assert stats.passed == 1
+
+
+def _csr(rng, n, per_row, ncols):
+    rowptr = np.arange(0, n * per_row + 1, per_row).astype(np.int32)
+    col = rng.integers(0, ncols, n * per_row).astype(np.int32)
+    return rowptr, col
+
+
+def test_spmv_transpose(backend):
+    rng = np.random.default_rng(8)
+    n = 60
+    rowptr, col = _csr(rng, n, 3, n)
+    val, x = rng.random(3 * n).astype(backend.dtype), rng.random(n).astype(backend.dtype)
+    stats, _ = _run(loops.spmv_transpose, [np.zeros(n, backend.dtype), rowptr, col, val,
+                                           x, n], backend)
+    assert stats.violated == 1                     # rows share columns
+    col = rng.permutation(3 * n).astype(np.int32)  # every column in one row
+    stats, _ = _run(loops.spmv_transpose, [np.zeros(3 * n, backend.dtype), rowptr, col,
+                                           val, x, n], backend)
+    assert stats.passed == 1
+
+
+def test_nas_cg_like_passes(backend):
+    rng = np.random.default_rng(9)
+    n = 80
+    rowstr, colidx = _csr(rng, n, 4, n)
+    a, p = rng.random(4 * n).astype(backend.dtype), rng.random(n).astype(backend.dtype)
+    stats, _ = _run(loops.cg_like, [np.zeros(n, backend.dtype),
+                                    rng.permutation(n).astype(np.int32), rowstr, colidx,
+                                    a, p, n], backend)
+    assert stats.passed == 1
+
+
+def test_nas_is_like_recovers(backend):
+    rng = np.random.default_rng(10)
+    n, buckets = 200, 8
+    keys = rng.integers(0, buckets, n).astype(np.int32)
+    ptr = np.cumsum(np.bincount(keys, minlength=buckets)).astype(np.int32)
+    stats, _ = _run(loops.is_like, [np.zeros(n, np.int32), ptr, keys, n], backend)
+    assert stats.violated == 1
+
+
+# ---------------------------------------------------------------- behaviour
+def test_explain_reports_speculation_and_strict_raises():
+    f = parallelize(loops.scatter, speculate=True, strict=True)
+    x, y = np.zeros(4), np.arange(4.0)
+    with use_config(backend="python"):
+        f(x, y, np.array([2, 0, 3, 1], np.int32), 4)
+        text = f.explain(x, y, np.array([2, 0, 3, 1], np.int32), 4)
+        assert "speculative parallel kernel with dependence checks on x" in text
+        assert "2 speculative run(s), 2 passed" in text and "last run: passed" in text
+        x[:] = 7.0
+        with pytest.raises(SpeculationError, match="line 13, in scatter"):
+            f(x, y, np.array([1, 1, 3, 1], np.int32), 4)
+    assert np.all(x == 7.0)          # restored before raising
+
+
+def test_marks_skip_the_checks():
+    f = parallelize(loops.scatter, speculate=True)
+    x, y = np.zeros(4), np.arange(4.0)
+    with use_config(backend="python"):
+        f.mark(13, "unsafe")
+        f(x, y, np.array([1, 1, 3, 1], np.int32), 4)
+        assert list(x) == [0.0, 3.0, 0.0, 2.0]
+        f.mark(13, "safe")
+        f(x, y, np.array([3, 2, 1, 0], np.int32), 4)
+        assert list(x) == [3.0, 2.0, 1.0, 0.0]
+        stats = f.speculation_stats()[13]
+        assert (stats.runs, stats.sequential, stats.unchecked) == (0, 1, 1)
+        with pytest.raises(ValueError, match="'safe', 'unsafe' or None"):
+            f.mark(13, "maybe")
+
+
+def test_speculation_is_off_by_default_and_the_config_turns_it_on():
+    x, y, p = np.zeros(4), np.arange(4.0), np.array([2, 0, 3, 1], np.int32)
+    with use_config(backend="python"):
+        f = parallelize(loops.scatter)
+        with pytest.warns(Warning, match="runs sequentially"):
+            f(x, y, p, 4)
+        assert f.last_plans[0].kind == "serial"
+        with use_config(speculate=True):
+            f(x, y, p, 4)
+        assert f.last_plans[0].kind == "speculate"
+
+
+def test_affine_dependences_are_not_speculated():
+    from tests.autopar_cases import recurrence
+    f = parallelize(recurrence, speculate=True)
+    with use_config(backend="python"):
+        with pytest.warns(Warning):
+            f(np.ones(8), 8)
+        assert f.last_plans[0].kind == "serial"
+        assert "not speculated: the dependence" in f.explain(np.ones(8), 8)
