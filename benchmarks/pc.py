@@ -95,7 +95,7 @@ def import_scan():
 
 
 def import_sort():
-    from pcompute.primitives.sort import sort_by_keys
+    from pcompute.array.sorting import sort_by_keys
     return sort_by_keys
 
 

@@ -1,6 +1,8 @@
 """The public names of pcompute (also importable from ``pcompute``)."""
 from .array import (Array, arange, empty, empty_like, linspace, ones, ones_like,
                     to_device, wrap, zeros, zeros_like)
+from .array import (align, argsort, cumsum, dot, maximum, minimum, sort_by_keys, take,
+                    take_bool, update_min_max, where)
 from .backends.registry import available_backends, get_backend
 from .config import Config, get_config, set_config, use_config
 from .errors import (BackendUnavailableError, BuildError, InternalError,
@@ -9,9 +11,6 @@ from .errors import (BackendUnavailableError, BuildError, InternalError,
 from .parallel import Elementwise, elementwise, serial
 from .primitives.reduction import Reduction
 from .primitives.scan import Scan
-from .primitives.algorithms import cumsum, dot, take_bool, where
-from .primitives.sort import (align, argsort, maximum, minimum, sort_by_keys, take,
-                              update_min_max)
 from . import low_level, template  # noqa: F401
 from .low_level import Cython, Extern, Kernel, LocalMem
 # `profile` stays out of __all__: `from pcompute import *` must not shadow the

@@ -1,5 +1,5 @@
 """Compyle-compatible sorting module: ``radix_sort`` and ``sort_by_keys``."""
-from .primitives.sort import align, argsort, sort_by_keys
+from .array.sorting import align, argsort, sort_by_keys
 
 
 def radix_sort(ary_list, out_list=None, max_key_bits=None, backend=None):

@@ -12,6 +12,9 @@ import itertools
 
 import numpy as np
 
+from .arraybase import DeviceBuffer
+from .primitives.elementwise import Elementwise
+
 
 def _copy1(i, dst, src):
     dst[i] = src[i]
@@ -43,7 +46,6 @@ _KERNELS = {}
 
 
 def _kernel(func, backend):
-    from .primitives.elementwise import Elementwise
     key = (func, backend.name)
     if key not in _KERNELS:
         _KERNELS[key] = Elementwise(func, backend=backend.name)
@@ -51,8 +53,7 @@ def _kernel(func, backend):
 
 
 def _arrays(backend, *devs):
-    from .array import Array
-    return [Array._wrap_view(d, backend) for d in devs]
+    return [DeviceBuffer(d, backend) for d in devs]
 
 
 def _slabs(dst, src=None):

@@ -5,7 +5,7 @@ import pytest
 
 import pcompute as pc
 from pcompute.errors import KernelTypeError, KernelValueError
-from pcompute.primitives.sort import (align, diff, maximum, minimum, take, trapezoid, trapz,
+from pcompute.array.sorting import (align, diff, maximum, minimum, take, trapezoid, trapz,
                                       update_min_max, update_minmax_gpu)
 
 

@@ -10,7 +10,7 @@ import pytest
 from pcompute.array import wrap
 from pcompute.config import use_config
 from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from pcompute.primitives import algorithms
+from pcompute.array import algorithms
 from pcompute.primitives.reduction import Reduction
 
 

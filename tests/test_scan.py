@@ -12,7 +12,7 @@ from pcompute.backends.registry import get_backend
 from pcompute.build import cuda_builder
 from pcompute.config import get_config, use_config
 from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from pcompute.primitives import algorithms
+from pcompute.array import algorithms
 from pcompute.primitives.scan import Scan
 from pcompute.types import atomic_inc
 

@@ -8,7 +8,7 @@ import pcompute as pc
 from pcompute.backends import sort_common, sort_cuda, sort_cython, sort_opencl
 from pcompute.backends.registry import get_backend
 from pcompute.errors import BackendUnavailableError, KernelTypeError, KernelValueError
-from pcompute.primitives.sort import argsort, sort_by_keys
+from pcompute.array.sorting import argsort, sort_by_keys
 
 KEY_TYPES = [np.int32, np.uint32, np.int64, np.uint64]
 

@@ -22,7 +22,7 @@ def run(ctx):
     except ImportError as exc:
         have_sort = False
         ctx.rec.note("pcompute sort_by_keys not benchmarked: cannot import "
-                     "pcompute.primitives.sort.sort_by_keys (%s)" % exc)
+                     "pcompute.array.sorting.sort_by_keys (%s)" % exc)
     for case, (low, high), key_bits in CASES:
         for n in ctx.sizes(4 * 16, NAME):
             keys = np.random.default_rng(4).integers(low, high, n, dtype=np.int32)

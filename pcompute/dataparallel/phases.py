@@ -6,6 +6,7 @@ primitive made for a source text is kept, so a phase with the same
 structure reuses its compiled kernel.  Every launch is recorded in the
 :class:`Trace` of the call (``f.last_phases``).
 """
+from ..array.sorting import sort_by_keys
 from ..numpy import kernels
 
 _FILENAME = "<pcompute.dataparallel phase kernel>"
@@ -70,6 +71,5 @@ def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
 def sort(trace, arrays):
     """Sort ``arrays`` by the integer keys ``arrays[0]`` (pcompute's stable
     radix sort: one phase, several launches inside)."""
-    from ..primitives.sort import sort_by_keys
     trace.add("sort", "sort_by_keys(%d arrays)" % len(arrays), sort_by_keys, arrays)
     return sort_by_keys(arrays)

@@ -19,7 +19,7 @@ import numpy as np
 from ..array import Array, wrap
 from ..backends.registry import get_backend
 from ..errors import KernelTypeError
-from ..primitives.sort import sort_by_keys
+from ..array.sorting import sort_by_keys
 from .mpi import get_comm
 
 #: Samples per rank (more gives better balanced parts).

@@ -1,23 +1,23 @@
 """The functions of :mod:`pcompute.numpy` that mirror NumPy's namespace."""
 import builtins as _builtins
+import operator
 
 import numpy as np
 
 from . import views
-from .core import (_from_host, _to_host, apply_ufunc, astype as _astype, ndarray,
-                   node_of, reduction, wrap_node)
+from .core import (IMPLEMENTED, _from_host, _to_host, apply_ufunc, astype as _astype,
+                   ndarray, node_of, reduction, wrap_node)
 from .dtypes import in_kernel
 from .execute import device_view, evaluate as _evaluate_node, fallback, write_view
 from .graph import Const, Map, Source
 from .options import OPTIONS
 from .stats import STATS
 
-IMPLEMENTED = {}
-
 
 def implements(*numpy_funcs):
-    """Register a function as the lazy version of NumPy functions (used by
-    ``ndarray.__array_function__``)."""
+    """Register a function as the lazy version of NumPy functions (or of
+    ``operator.getitem``/``setitem``) in :data:`.core.IMPLEMENTED`, used by
+    ``ndarray.__array_function__`` and by the ndarray methods."""
     def deco(func):
         for f in numpy_funcs:
             IMPLEMENTED[f] = func
@@ -209,6 +209,7 @@ def broadcast_to(a, shape):
         else apply_ufunc(np.logical_or, a, np.zeros(shape, dtype=bool))
 
 
+@implements(operator.getitem)
 def getitem(a, key):
     """``a[key]``: basic indexing is a view; other keys are done by NumPy."""
     if isinstance(key, ndarray):
@@ -225,6 +226,7 @@ def getitem(a, key):
     return _host(value) if isinstance(value, np.ndarray) else value
 
 
+@implements(operator.setitem)
 def setitem(a, key, value):
     """``a[key] = value`` on a fresh copy of ``a``'s data: views taken of ``a``
     earlier keep the old values (a difference from NumPy, see the docs).

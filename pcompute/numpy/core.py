@@ -3,6 +3,7 @@
 Operations return at once with a new :class:`ndarray` over a graph node; the
 value is computed when it is needed (see :mod:`.force`).
 """
+import operator
 import sys
 import warnings
 
@@ -16,6 +17,18 @@ from .options import OPTIONS
 from .stats import STATS
 
 _SCALARS = (bool, int, float, complex)
+
+#: NumPy functions (and ``operator.getitem``/``setitem``) -> their lazy
+#: versions.  :mod:`.api` fills it (``implements``); ``__array_function__``
+#: and the methods that are those functions (``a.reshape``, ``a[k]``,
+#: ``a.mean``, ``a @ b``...) call through it, so this module never imports
+#: the functions built on it.
+IMPLEMENTED = {}
+
+
+def _lazy(func, *args, **kwargs):
+    """Call the lazy version of ``func`` (registered by :mod:`.api`)."""
+    return IMPLEMENTED[func](*args, **kwargs)
 
 
 class GraphDepthWarning(UserWarning):
@@ -117,7 +130,6 @@ class ndarray:
                           "numpy.%s.%s" % (ufunc.__name__, method))
 
     def __array_function__(self, func, types, args, kwargs):
-        from .api import IMPLEMENTED
         impl = IMPLEMENTED.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
@@ -134,8 +146,7 @@ class ndarray:
 
     def reshape(self, *shape, order="C"):
         """A view with a new shape (a copy first when the data is not contiguous)."""
-        from .api import reshape
-        return reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+        return _lazy(np.reshape, self, shape[0] if len(shape) == 1 else shape, order=order)
 
     def ravel(self):
         return self.reshape(-1)
@@ -144,16 +155,13 @@ class ndarray:
         return self.copy().reshape(-1)
 
     def transpose(self, *axes):
-        from .api import transpose
-        return transpose(self, views.transpose_axes(self.ndim, axes))
+        return _lazy(np.transpose, self, views.transpose_axes(self.ndim, axes))
 
     def __getitem__(self, key):
-        from .api import getitem
-        return getitem(self, key)
+        return _lazy(operator.getitem, self, key)
 
     def __setitem__(self, key, value):
-        from .api import setitem
-        setitem(self, key, value)
+        _lazy(operator.setitem, self, key, value)
 
     # -- reductions ------------------------------------------------------------
     def sum(self, axis=None, dtype=None, keepdims=False):
@@ -175,16 +183,13 @@ class ndarray:
         return reduction("all", self, axis, keepdims)
 
     def mean(self, axis=None, dtype=None, keepdims=False):
-        from .api import mean
-        return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _lazy(np.mean, self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        from .api import var
-        return var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+        return _lazy(np.var, self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
 
     def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        from .api import std
-        return std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+        return _lazy(np.std, self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
 
     def argmin(self, axis=None):
         return reduction("argmin", self, axis, False)
@@ -193,8 +198,7 @@ class ndarray:
         return reduction("argmax", self, axis, False)
 
     def dot(self, other):
-        from .api import dot
-        return dot(self, other)
+        return _lazy(np.dot, self, other)
 
 
 def _binary(name, reflected=False):
@@ -224,10 +228,8 @@ ndarray.__neg__ = lambda self: apply_ufunc(np.negative, self)
 ndarray.__pos__ = lambda self: apply_ufunc(np.positive, self)
 ndarray.__abs__ = lambda self: apply_ufunc(np.absolute, self)
 ndarray.__invert__ = lambda self: apply_ufunc(np.invert, self)
-ndarray.__matmul__ = lambda self, other: __import__(
-    "pcompute.numpy.api", fromlist=["matmul"]).matmul(self, other)
-ndarray.__rmatmul__ = lambda self, other: __import__(
-    "pcompute.numpy.api", fromlist=["matmul"]).matmul(other, self)
+ndarray.__matmul__ = lambda self, other: _lazy(np.matmul, self, other)
+ndarray.__rmatmul__ = lambda self, other: _lazy(np.matmul, other, self)
 
 
 # -- building nodes ---------------------------------------------------------------

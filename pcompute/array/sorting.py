@@ -1,4 +1,5 @@
-"""Sorting and array algorithms (Compyle's ``compyle.array`` functions).
+"""Sorting and gathering Arrays (part of :mod:`pcompute.array`, as Compyle's
+``compyle.array`` functions).
 
 ``sort_by_keys`` and ``argsort`` run each backend's own stable sort (a
 parallel LSD radix sort on cython, opencl and cuda; numpy's stable argsort
@@ -10,23 +11,19 @@ kernel; ``trapezoid``/``trapz``, ``minimum``/``maximum`` and
 
 import numpy as np
 
-from ..array import Array, empty, wrap
 from ..backends.registry import get_backend
 from ..backends.sort_common import check_key_dtype
 from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
-from .elementwise import Elementwise
+from ..primitives import library
+from ..primitives.elementwise import Elementwise
+from ..primitives.library import function as _function
+from ..primitives.reduction import Reduction
 from .algorithms import maximum, minimum
-from .reduction import Reduction
+from .core import Array, empty, wrap
 
 __all__ = ["sort_by_keys", "argsort", "align", "take", "diff", "trapezoid", "trapz",
            "minimum", "maximum", "update_min_max", "update_minmax_gpu"]
-
-#: Unsigned integer dtype of each size: arrays are gathered as their bits.
-_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-         8: np.dtype(np.uint64)}
-
-_kernels = {}      # (kind, details..., backend name) -> Elementwise / Reduction
 
 
 # ------------------------------------------------------------------- helpers
@@ -72,40 +69,6 @@ def _same_length(arrays, n, what):
                                    hint="all arrays must have the same length")
 
 
-def _bits_view(a, be):
-    """An Array sharing ``a``'s memory, as unsigned integers of its size."""
-    return Array._wrap_device(a.dev.view(_BITS[a.dtype.itemsize]), be)
-
-
-def _kernel(kind, key, make):
-    """A memoised Elementwise or Reduction."""
-    full = (kind,) + key
-    obj = _kernels.get(full)
-    if obj is None:
-        obj = _kernels[full] = make()
-    return obj
-
-
-def _function(name, params, body):
-    """A Python function ``name(*params)`` with ``body`` lines and a ``source``."""
-    source = "def %s(%s):\n%s\n" % (name, ", ".join(params),
-                                    "\n".join("    " + line for line in body))
-    namespace = {}
-    exec(compile(source, "<pcompute %s>" % name, "exec"), namespace)
-    func = namespace[name]
-    func.source = source
-    return func
-
-
-def _unsigned_max(a, be):
-    """The largest element of integer Array ``a`` read as unsigned (so that
-    negative values count as huge ones); one Reduction."""
-    udtype = _BITS[a.dtype.itemsize]
-    red = _kernel("umax", (udtype.name, be.name), lambda: Reduction(
-        "max(a, b)", dtype_out=udtype, neutral="0", backend=be.name))
-    return int(red(_bits_view(a, be)))
-
-
 def _output(out, n, dtype, be, what):
     """``out`` checked (and resized to ``n``), or a new Array."""
     if out is None:
@@ -135,7 +98,7 @@ def _check_key_bits(keys, key_bits, be):
     key_bits = int(key_bits)
     if key_bits >= bits:        # every bit is sorted: any key is fine
         return None
-    if len(keys) and _unsigned_max(keys, be) >= 2 ** key_bits:
+    if len(keys) and library.unsigned_max(keys, be) >= 2 ** key_bits:
         raise KernelValueError(
             "sort_by_keys: key_bits=%d but some keys are outside [0, 2**%d)"
             % (key_bits, key_bits),
@@ -198,14 +161,6 @@ def argsort(a, backend=None, key_bits=None):
 
 # ----------------------------------------------------------------- gathering
 
-def _align_kernel(k, be):
-    """One Elementwise gathering ``k`` arrays: dst_j[i] = src_j[order[i]]."""
-    params = ["i", "order"] + ["src%d" % j for j in range(k)] + ["dst%d" % j for j in range(k)]
-    body = ["j = order[i]"] + ["dst%d[i] = src%d[j]" % (j, j) for j in range(k)]
-    return _kernel("align", (k, be.name), lambda: Elementwise(
-        _function("pc_align_%d" % k, params, body), backend=be.name))
-
-
 def align(arrays, order, out_list=None, backend=None):
     """Gather every Array of ``arrays`` by the index Array ``order`` in one
     kernel: ``out[i] = a[order[i]]``.  Returns the list of new Arrays, or
@@ -216,52 +171,21 @@ def align(arrays, order, out_list=None, backend=None):
     if not arrays:
         return [] if out_list is None else list(out_list)
     order, _ = _one_array(order, be.name, "align()")
-    if order.dtype.kind not in "iu":
-        raise KernelTypeError("align(): the order must hold integers, not %s" % order.dtype)
     n, m = len(order), len(arrays[0])
     _same_length(arrays, m, "align()")
-    if n and _unsigned_max(order, be) >= m:
-        raise KernelValueError("align(): indices must lie in [0, %d)" % m)
+    library.check_indices(order, m, be, "align()")
     outs = out_list if out_list is not None else [None] * len(arrays)
     if len(outs) != len(arrays):
         raise KernelValueError("align(): %d arrays but %d in out_list"
                                % (len(arrays), len(outs)))
     outs = [_output(o, n, a.dtype, be, "align()") for o, a in zip(outs, arrays)]
-    if n:
-        kernel = _align_kernel(len(arrays), be)
-        kernel(order, *([_bits_view(a, be) for a in arrays] +
-                        [_bits_view(o, be) for o in outs]))
+    library.gather(order, arrays, outs, be)
     return outs
 
 
 def take(a, indices, backend=None, out=None):
     """``a[indices]`` as a new Array (or into ``out``): a gather on the device."""
     return align([a], indices, out_list=None if out is None else [out], backend=backend)[0]
-
-
-def copy_values(a, indices, dest):
-    """``dest[i] = a[indices[i]]`` for ``i < len(indices)`` (Compyle's
-    ``Array.copy_values``): a gather into the existing Array ``dest``, which
-    must be on ``a``'s backend, of ``a``'s dtype and at least as long as
-    ``indices``; indices are checked to lie in ``[0, len(a))``."""
-    a, be = _one_array(a, None, "copy_values()")
-    order, _ = _one_array(indices, be.name, "copy_values()")
-    if not isinstance(dest, Array) or dest.backend != be.name or dest.dtype != a.dtype:
-        raise KernelTypeError("copy_values(): dest must be an Array of the %s backend "
-                              "with dtype %s" % (be.name, a.dtype),
-                              hint="dest = pcompute.array.empty(len(indices), a.dtype)")
-    if order.dtype.kind not in "iu":
-        raise KernelTypeError("copy_values(): indices must hold integers, not %s"
-                              % order.dtype)
-    n = len(order)
-    if len(dest) < n:
-        raise KernelValueError("copy_values(): dest has %d elements, fewer than the %d "
-                               "indices" % (len(dest), n))
-    if n and _unsigned_max(order, be) >= len(a):
-        raise KernelValueError("copy_values(): indices must lie in [0, %d)" % len(a))
-    if n:
-        target = dest if len(dest) == n else Array._wrap_device(dest.dev[:n], be)
-        _align_kernel(1, be)(order, _bits_view(a, be), _bits_view(target, be))
 
 
 # ------------------------------------------------------- differences, integrals
@@ -280,7 +204,7 @@ def diff(a, n=1, backend=None):
                                "has %d" % (n, n, len(a)),
                                hint="use n < len(a) (numpy.diff would give an empty "
                                     "array)")
-    kernel = _kernel("diff", (be.name,), lambda: Elementwise(_function(
+    kernel = library.cached(("diff", be.name), lambda: Elementwise(_function(
         "pc_diff", ["i", "out", "a"], ["out[i] = a[i + 1] - a[i]"]), backend=be.name))
     for _ in range(int(n)):
         out = empty(max(len(a) - 1, 0), a.dtype, backend=be.name)
@@ -298,14 +222,14 @@ def trapezoid(y, x=None, dx=1.0, backend=None):
     if n < 2:
         return np.float64(0.0)
     if x is None:
-        red = _kernel("trapz_dx", (be.name,), lambda: Reduction("a + b", _function(
+        red = library.cached(("trapz_dx", be.name), lambda: Reduction("a + b", _function(
             "pc_trapz_dx", ["i", "y", "dx", "n"],
             ["r = 0.0", "if i + 1 < n:", "    r = 0.5 * dx * (y[i + 1] + y[i])",
              "return r"]), dtype_out=np.float64, backend=be.name))
         return red(y, float(dx), n)
     x, _ = _one_array(x, be.name, "trapezoid()")
     _same_length([y, x], n, "trapezoid()")
-    red = _kernel("trapz_x", (be.name,), lambda: Reduction("a + b", _function(
+    red = library.cached(("trapz_x", be.name), lambda: Reduction("a + b", _function(
         "pc_trapz_x", ["i", "y", "x", "n"],
         ["r = 0.0", "if i + 1 < n:", "    r = 0.5 * (x[i + 1] - x[i]) * (y[i + 1] + y[i])",
          "return r"]), dtype_out=np.float64, backend=be.name))

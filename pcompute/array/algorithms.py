@@ -1,4 +1,4 @@
-"""Array algorithms built on Scan and Reduction.
+"""Array algorithms built on Scan and Reduction (part of :mod:`pcompute.array`).
 
 ``cumsum``, ``where(cond)`` and ``take_bool`` (stream compaction) are scans;
 ``where(cond, a, b)`` is an Elementwise kernel;
@@ -12,23 +12,16 @@ as numpy scalars.
 import numpy as np
 
 from ..errors import KernelTypeError, KernelValueError
-from .elementwise import Elementwise
-from .reduction import Reduction
-from .scan import Scan
-
-_CACHE = {}
-
-
-def _cached(key, make):
-    prim = _CACHE.get(key)
-    if prim is None:
-        prim = _CACHE[key] = make()
-    return prim
+from ..primitives import library
+from ..primitives.elementwise import Elementwise
+from ..primitives.library import cached as _cached
+from ..primitives.reduction import Reduction
+from ..primitives.scan import Scan
+from .core import Array, empty, get_backend_name, wrap, zeros
 
 
 def _on_backend(arrays, backend):
     """(backend name, Arrays): ``arrays`` wrapped on one backend."""
-    from ..array import Array, get_backend_name, wrap
     if backend is None:
         backend = next((a.backend for a in arrays if isinstance(a, Array)), None)
     name = get_backend_name(backend)
@@ -44,28 +37,9 @@ def _on_backend(arrays, backend):
 
 # -- scans -------------------------------------------------------------------------
 
-def _flag_input(i, cond):
-    return 1 if cond[i] != 0 else 0
-
-
-def _where_output(i, item, prev_item, N, cond, result, count):
-    if cond[i] != 0:
-        result[prev_item] = i
-    if i == N - 1:
-        count[0] = item
-
-
-def _take_output(i, item, prev_item, N, cond, values, result, count):
-    if cond[i] != 0:
-        result[prev_item] = values[i]
-    if i == N - 1:
-        count[0] = item
-
-
 def cumsum(a, backend=None, out=None):
     """The inclusive prefix sum of ``a`` as a new Array of ``a``'s dtype
     (or written into the Array ``out``, which is returned)."""
-    from ..array import empty
     name, (a,) = _on_backend([a], backend)
     if out is None:
         out = empty(len(a), a.dtype, backend=name)
@@ -80,7 +54,6 @@ def cumsum(a, backend=None, out=None):
 
 
 def _compact(kind, cond, values, backend):
-    from ..array import empty, zeros
     arrays = [cond] if values is None else [cond, values]
     name, arrays = _on_backend(arrays, backend)
     cond = arrays[0]
@@ -93,15 +66,8 @@ def _compact(kind, cond, values, backend):
     if n == 0:
         return result
     count = zeros(1, np.int64, backend=name)
-    key = (kind, name, cond.dtype.str, dtype.str)
-    if values is None:
-        scan = _cached(key, lambda: Scan(_flag_input, _where_output, dtype=np.int64,
-                                         backend=name))
-        scan(cond=cond, result=result, count=count)
-    else:
-        scan = _cached(key, lambda: Scan(_flag_input, _take_output, dtype=np.int64,
-                                         backend=name))
-        scan(cond=cond, values=arrays[1], result=result, count=count)
+    library.compact(cond, None if values is None else arrays[1], result, count,
+                    result._backend)
     result.resize(int(count[0]))
     result.squeeze()
     return result
@@ -127,7 +93,6 @@ def where(cond, a=None, b=None, backend=None):
     if a is None or b is None:
         raise KernelTypeError("where() takes one argument (cond) or three (cond, a, b), "
                               "not two", hint="write where(cond, a, b)")
-    from ..array import Array, empty
     for what, x in (("a", a), ("b", b)):
         if not isinstance(x, Array):
             raise KernelTypeError("where(cond, a, b): %s is a %s, not an Array"
@@ -191,15 +156,8 @@ def dot(a, b, backend=None):
 
 
 def _extremum(kind, a, backend):
-    name, (a,) = _on_backend([a], backend)
-    if len(a) == 0:
-        raise KernelValueError("%s() of an empty array has no value" % kind,
-                               hint="check len(a) first")
-    expr, neutral = ("min(a, b)", "INFINITY") if kind == "minimum" else \
-        ("max(a, b)", "-INFINITY")
-    red = _cached((kind, name, a.dtype.str),
-                  lambda: Reduction(expr, dtype_out=a.dtype, neutral=neutral, backend=name))
-    return red(a)
+    _, (a,) = _on_backend([a], backend)
+    return library.extremum(kind, a, a._backend)
 
 
 def minimum(a, backend=None):

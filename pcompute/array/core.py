@@ -1,15 +1,5 @@
-"""Arrays that live on a backend's device: :class:`Array`, :func:`wrap` and friends.
-
-The API follows Compyle's ``compyle.array``::
-
-    import numpy as np
-    from pcompute.array import wrap, zeros
-
-    x = np.linspace(0, 1, 1000)
-    xa, ya = wrap(x, np.zeros_like(x))      # on the configured backend
-    ...                                      # run kernels on xa, ya
-    ya.pull()                                # device -> ya.data (and the
-                                             # original numpy array)
+"""The :class:`Array` type and the functions that make Arrays (``wrap``,
+``zeros``, ``arange``, ...); see :mod:`pcompute.array`.
 
 An :class:`Array` has a device array ``dev`` (a numpy array on the host
 backends ``python`` and ``cython``, a ``pyopencl.array.Array`` on ``opencl``,
@@ -19,13 +9,17 @@ nothing.  On device backends ``data`` is a host mirror that is only up to date
 after :meth:`~Array.pull` and only reaches the device with
 :meth:`~Array.push`: nothing is copied between host and device behind the
 user's back, except in the operations whose docstrings say they run on the
-host (:meth:`~Array.remove`, :meth:`~Array.align`, creation with
-:func:`arange` / :func:`linspace`).
+host (creation with :func:`arange` / :func:`linspace`).
 
 Precision: float64 data wrapped or created for a GPU backend (``opencl``,
 ``cuda``) while ``get_config().use_double`` is False is stored as float32, as
 Compyle users expect; a :class:`~pcompute.errors.PrecisionWarning` says so once
 per process.  Set ``get_config().use_double = True`` to keep float64.
+
+The methods that run kernels (``remove``, ``align``, ``copy_values``,
+``update_min_max``, strided copies) use :mod:`pcompute.primitives.library`
+and :mod:`pcompute.views`, which work on device buffers and never import this
+module.
 """
 import logging
 import numbers
@@ -35,11 +29,14 @@ import warnings
 
 import numpy as np
 
-from .arraybase import ArrayBase
-from .backends.registry import get_backend as _backend_object
-from .config import get_config
-from .errors import KernelTypeError, KernelValueError, PrecisionWarning
-from .types import MAX_NDIM
+from ..arraybase import ArrayBase
+from ..backends.registry import get_backend as _backend_object
+from ..config import get_config
+from ..errors import KernelTypeError, KernelValueError, PrecisionWarning
+from ..primitives import library
+from ..primitives.elementwise import Elementwise
+from ..types import MAX_NDIM
+from ..views import contiguous, copy_into, fill as fill_view
 
 __all__ = ["Array", "wrap", "wrap_array", "to_device", "zeros", "ones", "empty", "zeros_like",
            "ones_like", "empty_like", "arange", "linspace", "get_backend_name"]
@@ -176,8 +173,8 @@ def _check_device_indices(idx, length, what):
         raise KernelValueError("%s needs integer indices, got dtype %s" % (what, idx.dtype))
     if len(idx) == 0:
         return
-    from .primitives.algorithms import maximum, minimum
-    low, high = minimum(idx), maximum(idx)
+    be = idx._backend
+    low, high = library.extremum("minimum", idx, be), library.extremum("maximum", idx, be)
     if low < 0 or high >= length:
         raise KernelValueError("%s: indices must lie in [0, %d), got values from %d "
                                "to %d" % (what, length, low, high))
@@ -392,7 +389,6 @@ class Array(ArrayBase):
         works.
         """
         if not self._backend.on_host and self.size:
-            from .views import contiguous
             self._backend.copy_to_host(contiguous(self._backend, self._dev), self.data)
         return self
 
@@ -412,7 +408,6 @@ class Array(ArrayBase):
         if self.size and self._is_contiguous():
             self._backend.copy_to_device(host, self._dev)
         elif self.size:
-            from .views import copy_into
             copy_into(self._backend, self._dev, self._backend.to_device(host))
         return self
 
@@ -476,15 +471,13 @@ class Array(ArrayBase):
         if self.size == 0 and self.ndim == 1:
             return Array._wrap_device(self._backend.empty(0, self.dtype), self._backend)
         if not self._is_contiguous():
-            from .views import contiguous
             return Array._wrap_device(contiguous(self._backend, self._dev), self._backend)
         return Array._wrap_device(self._backend.copy(self._dev), self._backend)
 
     def fill(self, value):
         """Set every element to ``value`` (on the device)."""
         if self.size and not self._is_contiguous() and not self._backend.on_host:
-            from .views import fill
-            fill(self._backend, self._dev, value)
+            fill_view(self._backend, self._dev, value)
         elif self.size:
             self._backend.fill(self._dev, self.dtype.type(value))
 
@@ -575,8 +568,6 @@ class Array(ArrayBase):
         mask, and a scan compacts the kept elements (stream compaction).
         """
         self._require_1d("remove()")
-        from .primitives.algorithms import take_bool
-        from .primitives.elementwise import Elementwise
         idx = indices if isinstance(indices, Array) else None
         if idx is None or idx.backend != self.backend:
             idx = wrap(_index_array(indices, self.length, "remove()"),
@@ -586,34 +577,72 @@ class Array(ArrayBase):
         if len(idx) == 0:
             return
         mask = ones(self.length, np.int8, backend=self.backend)
-        Elementwise(_clear_mask, backend=self.backend)(idx, mask)
-        self.set_data(take_bool(self, mask, backend=self.backend).dev)
+        library.cached(("clear_mask", self.backend), lambda: Elementwise(
+            _clear_mask, backend=self.backend))(idx, mask)
+        kept = empty(self.length, self.dtype, backend=self.backend)
+        count = zeros(1, np.int64, backend=self.backend)
+        library.compact(mask, self, kept, count, self._backend)
+        kept.resize(int(count[0]))
+        kept.squeeze()
+        self.set_data(kept.dev)
 
     def align(self, indices, out=None):
         """A new Array ``r`` with ``r[i] = self[indices[i]]`` (a gather on the
         device).  ``out``, if given, is an Array receiving the result (resized
         to fit) and is returned."""
         self._require_1d("align()")
-        from .primitives.sort import take
-        if out is not None:
-            self._check_other(out, "align()")
         if not isinstance(indices, Array):
             indices = wrap(_index_array(indices, self.length, "align()"),
                            backend=self.backend)
-        return take(self, indices, backend=self.backend, out=out)
+        self._check_other(indices, "align()")
+        library.check_indices(indices, self.length, self._backend, "align()")
+        if out is None:
+            out = empty(len(indices), self.dtype, backend=self.backend)
+        else:
+            if not isinstance(out, Array):
+                raise KernelTypeError("align(): out must be an Array, not a %s"
+                                      % type(out).__name__)
+            self._check_other(out, "align()")
+            if out.dtype != self.dtype:
+                raise KernelTypeError("align(): out has dtype %s, but %s is needed"
+                                      % (out.dtype, self.dtype))
+            out.resize(len(indices))
+        library.gather(indices, [self], [out], self._backend)
+        return out
 
     def copy_values(self, indices, dest):
         """``dest[i] = self[indices[i]]`` for ``i < len(indices)``, on the
         device (Compyle's ``copy_values``); ``dest`` is an Array of this
-        backend and dtype, at least as long as ``indices``."""
-        from .primitives.sort import copy_values
-        copy_values(self, indices, dest)
+        backend and dtype, at least as long as ``indices``; indices are
+        checked to lie in ``[0, len(self))``."""
+        self._require_1d("copy_values()")
+        if not isinstance(indices, Array):
+            indices = wrap(_index_array(indices, self.length, "copy_values()"),
+                           backend=self.backend)
+        self._check_other(indices, "copy_values()")
+        if not isinstance(dest, Array) or dest.backend != self.backend or \
+                dest.dtype != self.dtype:
+            raise KernelTypeError("copy_values(): dest must be an Array of the %s backend "
+                                  "with dtype %s" % (self.backend, self.dtype),
+                                  hint="dest = pcompute.array.empty(len(indices), a.dtype)")
+        n = len(indices)
+        if len(dest) < n:
+            raise KernelValueError("copy_values(): dest has %d elements, fewer than the %d "
+                                   "indices" % (len(dest), n))
+        library.check_indices(indices, self.length, self._backend, "copy_values()")
+        target = dest if len(dest) == n else dest.get_view(0, n)
+        library.gather(indices, [self], [target], self._backend)
 
     def update_min_max(self, only_min=False, only_max=False):
         """Store the smallest and largest elements in ``minimum``/``maximum``."""
         self._require_1d("update_min_max()")
-        from .primitives.sort import update_min_max
-        update_min_max([self], only_min, only_max, backend=self.backend)
+        if only_min and only_max:
+            raise KernelValueError("update_min_max(): only one of only_min and only_max "
+                                   "can be True")
+        if not only_max:
+            self.minimum = library.extremum("minimum", self, self._backend)
+        if not only_min:
+            self.maximum = library.extremum("maximum", self, self._backend)
 
     def get_view(self, offset=0, length=None, end=None):
         """An Array sharing memory with elements ``[offset, offset + length)``.
@@ -713,7 +742,6 @@ class Array(ArrayBase):
             return
         if not isinstance(value, Array):
             src = self._backend.to_device(src)
-        from .views import copy_into
         copy_into(self._backend, target._dev, src)
 
     def __getitem__(self, key):
@@ -1001,22 +1029,3 @@ def linspace(start, stop, num, dtype=np.float64, backend=None, endpoint=True):
     """Like ``numpy.linspace``, as an Array (made on the host, sent to the device)."""
     values = np.linspace(start, stop, _check_length(num), endpoint=endpoint, dtype=dtype)
     return _from_host(values, _backend_of(backend), share=False)
-
-
-# Compyle's array module also holds the array algorithms; they live in
-# pcompute.primitives (which import this module), so they load on first use.
-_ALGORITHMS = {
-    "sort_by_keys": "sort", "argsort": "sort", "align": "sort", "take": "sort",
-    "diff": "sort", "trapz": "sort", "trapezoid": "sort", "update_min_max": "sort",
-    "update_minmax_gpu": "sort", "minimum": "algorithms", "maximum": "algorithms",
-    "sum": "algorithms", "dot": "algorithms", "cumsum": "algorithms",
-    "where": "algorithms", "take_bool": "algorithms",
-}
-
-
-def __getattr__(name):
-    module = _ALGORITHMS.get(name)
-    if module is None:
-        raise AttributeError("module %r has no attribute %r" % (__name__, name))
-    import importlib
-    return getattr(importlib.import_module("pcompute.primitives." + module), name)
