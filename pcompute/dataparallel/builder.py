@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+from .plan import Dyn, value_of
+
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -39,24 +41,26 @@ class Builder:
         return name
 
     def scalar(self, value):
-        """A kernel scalar parameter holding the host value ``value``."""
-        if isinstance(value, (bool, np.bool_)):
-            value = np.int32(bool(value))
+        """A kernel scalar parameter holding the host value ``value`` (a
+        number or a :class:`~.plan.Dyn`)."""
+        if isinstance(value_of(value), (bool, np.bool_)):
+            value = value.tape.host(_int32_of_bool, value) if isinstance(value, Dyn) \
+                else _int32_of_bool(value)
         name = "c%d" % len(self.params)
         self.params.append(name)
         self.args.append(value)
         return name
 
-    def lead(self, n):
+    def lead(self, n, empty):
         """Put an array of ``n`` elements first among the parameters: the
         primitives take the number of items from the first array argument.
-        Without one, an ``n``-element carrier array is added."""
+        Without one, an ``n``-element carrier array (from ``empty(n, dtype)``)
+        is added."""
         for k, value in enumerate(self.args):
             if hasattr(value, "dtype") and hasattr(value, "get") and len(value) == n:
                 self.params.insert(0, self.params.pop(k))
                 self.args.insert(0, self.args.pop(k))
                 return
-        from ..array import empty
         self.params.insert(0, "dp_items")
         self.args.insert(0, empty(n, np.int8))
 
@@ -87,3 +91,7 @@ class Builder:
         lines = ["def %s(%s):" % (name, ", ".join(list(head) + self.params))]
         lines += ["    " + ln for ln in self.lines + list(tail)]
         return "\n".join(lines) + "\n"
+
+
+def _int32_of_bool(value):
+    return np.int32(bool(value))

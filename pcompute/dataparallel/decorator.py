@@ -1,28 +1,45 @@
 """``@dataparallel``: a function of the data-parallel subset, run as fused phases."""
 import functools
+import logging
 
-from ..array import Array
-from .phases import Trace
-from .program import Program, as_value
+import numpy as np
+
+from ..array import Array, wrap
+from ..config import get_config
+from ..errors import KernelTypeError
+from .plan import Plan, Stale, Tape, is_number, value_of
+from .program import Program
 from .source import closure_of
 from .values import Segments, Seq, Stored
+
+log = logging.getLogger("pcompute.dataparallel")
+
+#: Plans kept per function (signatures; the oldest is dropped first).
+MAX_PLANS = 16
 
 
 class DataParallelFunction:
     """A function compiled into phases on the configured backend.
 
-    Calling it evaluates the body once per call: each phase is one kernel,
-    built on first use and cached by its source.  ``f.py(...)`` runs the
+    The first call with a given signature (array dtypes and lengths, scalar
+    types, the backend) walks the body and records a plan; later calls with
+    that signature replay it: the same kernels (built on first use and cached
+    by their source) on the new arguments.  ``f.py(...)`` runs the
     undecorated function in plain Python (the prelude: the oracle);
     ``f.last_phases`` lists the ``(kind, kernel source)`` of the last call's
-    kernels (``f.last_launches``: their primitives and arguments).  Sequence results are :class:`pcompute.Array` (``.get()`` or
-    ``numpy.asarray`` gives NumPy); several results come as a tuple.
+    kernels (``f.last_launches``: their primitives and arguments);
+    ``f.plan_stats`` counts ``planned``/``replayed``/``walked`` (no plan:
+    a length computed from a reduction's result) calls.  Sequence results
+    are :class:`pcompute.Array` (``.get()`` or ``numpy.asarray`` gives
+    NumPy); several results come as a tuple.
     """
 
     def __init__(self, func):
         functools.update_wrapper(self, func)
         self.py = func
         self._closure = None
+        self._plans = {}
+        self.plan_stats = {"planned": 0, "replayed": 0, "walked": 0}
         self.last_phases = []
         self.last_launches = []
 
@@ -33,18 +50,86 @@ class DataParallelFunction:
         return self._closure
 
     def __call__(self, *args):
-        trace = Trace()
         where = "%s()" % self.py.__qualname__
-        values = [as_value(a, where) for a in args]
-        prog = Program(self.closure, trace)
+        args = [_convert(a, where) for a in args]
+        flat = []
+        key = (get_config().backend, tuple(_signature(a, flat) for a in args))
+        try:
+            hash(key)
+        except TypeError:                  # an unhashable argument: no plan
+            key = None
+        for plan in self._plans.get(key, ()):
+            try:
+                out, launches = plan.run(flat)
+            except Stale:
+                continue
+            self.plan_stats["replayed"] += 1
+            self.last_phases, self.last_launches = plan.phases, launches
+            return _resolve(out)
+        return self._walk(key, args, flat, where)
+
+    def _walk(self, key, args, flat, where):
+        tape = Tape()
+        values = [_bind(a, tape) for a in args]
+        prog = Program(self.closure, tape)
         result = prog.call(self.closure, values)
         out = _finish(prog, result, where)
-        self.last_phases = trace.phases
-        self.last_launches = trace.launches
-        return out
+        self.last_phases, self.last_launches = tape.phases, tape.launches
+        if tape.plannable and key is not None:
+            self.plan_stats["planned"] += 1
+            if key not in self._plans and len(self._plans) >= MAX_PLANS:
+                self._plans.pop(next(iter(self._plans)))
+            self._plans.setdefault(key, []).insert(0, Plan(tape, len(flat), tape.spec(out)))
+        else:
+            self.plan_stats["walked"] += 1
+            log.debug("%s: not planned (a value computed from a kernel's result "
+                      "decides the structure)", where)
+        return _resolve(out)
+
+
+def _convert(x, where):
+    """A call argument: Arrays as they are, 1-D NumPy arrays and lists of
+    numbers wrapped, tuples element by element."""
+    if isinstance(x, Array):
+        return x
+    if isinstance(x, (np.ndarray, list)):
+        arr = np.asarray(x)
+        if arr.ndim != 1 or arr.dtype.kind not in "iuf":
+            raise KernelTypeError("%s: a sequence argument must be a 1-D array of "
+                                  "numbers, got %s %s" % (where, arr.dtype, arr.shape))
+        return wrap(np.ascontiguousarray(arr))
+    if isinstance(x, tuple):
+        return tuple(_convert(v, where) for v in x)
+    return x
+
+
+def _signature(x, flat):
+    """What a plan depends on in ``x``; arrays and numbers are appended to
+    ``flat`` (the plan's argument slots, in order)."""
+    if isinstance(x, Array):
+        alias = next((k for k, a in enumerate(flat) if a is x), None)
+        flat.append(x)
+        return ("array", x.dtype.str, len(x), alias)      # f(x, x) is not f(x, y)
+    if isinstance(x, tuple):
+        return ("tuple",) + tuple(_signature(v, flat) for v in x)
+    if is_number(x):
+        flat.append(x)
+        return ("number", type(x))
+    return ("object", x)               # a function or other value (hashed)
+
+
+def _bind(x, tape):
+    """``x`` as a value of the walk (arguments get their slots in the
+    order of :func:`_signature`)."""
+    if isinstance(x, Array):
+        return Stored(tape.argument(x))
+    if isinstance(x, tuple):
+        return tuple(_bind(v, tape) for v in x)
+    return tape.argument(x) if is_number(x) else x
 
 
 def _finish(prog, result, where):
+    """The result with its lazy sequences computed: Arrays, Dyns, numbers."""
     flat = list(result) if isinstance(result, tuple) else [result]
     if any(isinstance(v, (Segments, tuple)) for v in flat):
         raise TypeError("%s: return sequences and scalars (or a tuple of them), not "
@@ -52,6 +137,12 @@ def _finish(prog, result, where):
     stored = iter(prog.materialize([v for v in flat if isinstance(v, Seq)]))
     out = [next(stored).array if isinstance(v, Seq) else v for v in flat]
     return tuple(out) if isinstance(result, tuple) else out[0]
+
+
+def _resolve(out):
+    if isinstance(out, tuple):
+        return tuple(_resolve(v) for v in out)
+    return value_of(out)
 
 
 def dataparallel(func):

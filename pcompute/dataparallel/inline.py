@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import KernelSyntaxError, KernelTypeError
 from ..numpy.dtypes import kernel_type_name
 from . import prelude
+from .plan import value_of
 from .values import Seq, SegView
 from .source import Closure, closure_of, located
 
@@ -60,6 +61,7 @@ class Elem:
 
 def proto_of(value):
     """The proto of a host scalar (weak Python scalars stay Python scalars)."""
+    value = value_of(value)
     if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
         return value
     return np.asarray(value).dtype.type(value)
@@ -241,7 +243,7 @@ class Inliner:
         """``value`` (Elem or host scalar) as an Elem."""
         if isinstance(value, Elem):
             return value
-        if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        if isinstance(value_of(value), (bool, int, float, np.number, np.bool_)):
             return Elem(self.b.scalar(value), proto_of(value))
         raise located(KernelTypeError, "expected a scalar here, got a %s"
                       % type(value).__name__, where,

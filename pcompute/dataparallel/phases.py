@@ -3,8 +3,9 @@
 The kernel functions are made from their kernel-language source with the
 lazy NumPy layer's :func:`pcompute.numpy.kernels.make_function`, and the
 primitive made for a source text is kept, so a phase with the same
-structure reuses its compiled kernel.  Every launch is recorded in the
-:class:`Trace` of the call (``f.last_phases``).
+structure reuses its compiled kernel.  Every launch goes through the
+call's :class:`~pcompute.dataparallel.plan.Tape` (which records it for the
+plan and for ``f.last_phases``).
 """
 from ..array.sorting import sort_by_keys
 from ..numpy import kernels
@@ -22,19 +23,6 @@ from ..primitives.scan import Scan
 _CACHE = {}
 
 
-class Trace:
-    """The phases one call of a ``@dataparallel`` function launched."""
-
-    def __init__(self):
-        self.phases = []
-        self.launches = []
-
-    def add(self, kind, source, prim, args):
-        """Record one launch: its kind, kernel source, primitive and arguments."""
-        self.phases.append((kind, source))
-        self.launches.append((kind, prim, list(args)))
-
-
 def _cached(key, make):
     prim = _CACHE.get(key)
     if prim is None:
@@ -45,8 +33,7 @@ def _cached(key, make):
 def elementwise(trace, source, args):
     """Run the elementwise phase ``source`` (``def dp_map(i, ...)``)."""
     prim = _cached(("ew", source), lambda: Elementwise(make_function(source, "dp_map")))
-    trace.add("elementwise", source, prim, args)
-    prim(*args)
+    trace.launch("elementwise", source, prim, args)
 
 
 def reduction(trace, source, reduce_expr, dtype, neutral, args):
@@ -54,8 +41,7 @@ def reduction(trace, source, reduce_expr, dtype, neutral, args):
     key = ("red", source, reduce_expr, str(dtype), neutral)
     prim = _cached(key, lambda: Reduction(reduce_expr, make_function(source, "dp_reduce"),
                                           dtype_out=dtype, neutral=neutral))
-    trace.add("reduction", source, prim, args)
-    return prim(*args)
+    return trace.launch("reduction", source, prim, args)
 
 
 def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
@@ -64,12 +50,15 @@ def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
     prim = _cached(key, lambda: Scan(make_function(input_src, "dp_in"),
                                      make_function(output_src, "dp_out"),
                                      scan_expr=scan_expr, dtype=dtype, neutral=neutral))
-    trace.add("scan", input_src + output_src, prim, args)
-    prim(*args)
+    trace.launch("scan", input_src + output_src, prim, args)
 
 
 def sort(trace, arrays):
     """Sort ``arrays`` by the integer keys ``arrays[0]`` (pcompute's stable
     radix sort: one phase, several launches inside)."""
-    trace.add("sort", "sort_by_keys(%d arrays)" % len(arrays), sort_by_keys, arrays)
-    return sort_by_keys(arrays)
+    return trace.launch("sort", "sort_by_keys(%d arrays)" % len(arrays),
+                        _sort_arrays, arrays)
+
+
+def _sort_arrays(*arrays):
+    return sort_by_keys(list(arrays))

@@ -1,6 +1,7 @@
 """Evaluating a ``@dataparallel`` function's body into phases.
 
-The body is walked once per call, in order.  Sequences stay lazy (element
+The body is walked in order, with a :class:`~.plan.Tape` recording what it
+does (later calls of the same signature replay the plan: see ``plan.py``).  Sequences stay lazy (element
 functions) while primitives are complete element by element (``map``,
 ``gather``, ``indices``, ``replicate``, ``shift``, ``rotate``); a primitive
 that needs all of its input (reductions, scans, ``permute``/``scatter``, the
@@ -8,8 +9,8 @@ return) is a sync point, and the lazy chain feeding it is fused into its
 kernel: an elementwise chain into one elementwise kernel, map+reduce into one
 reduction, a map into its scan's input, the values and positions of a
 permute into the scatter kernel.  Host scalars (arguments, reduction
-results, ``len``) are computed in Python and passed to kernels as
-arguments.
+results, ``len``) are computed in Python (through the tape, so a replay
+computes them again) and passed to kernels as arguments.
 """
 import ast
 import builtins
@@ -17,12 +18,12 @@ import operator
 
 import numpy as np
 
-from ..array import Array, empty, wrap
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from . import phases, prelude
 from .builder import Builder
 from .inline import _ADD_OPS, Elem, Inliner, proto_of, typed_zero
-from .source import Closure, closure_of, located
+from .plan import Dyn, value_of
+from .source import Closure, located
 from .values import Lazy, Segments, Seq, SegView, Stored
 
 _HOST_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -32,21 +33,6 @@ _SCAN_OPS = {operator.add: ("a+b", "0"), operator.mul: ("a*b", "1")}
 _REDUCE = {prelude.sum: ("a+b", "0"), builtins.sum: ("a+b", "0"),
            prelude.min: ("min(a, b)", None), prelude.max: ("max(a, b)", None),
            builtins.min: ("min(a, b)", None), builtins.max: ("max(a, b)", None)}
-
-
-def as_value(x, where):
-    """A call argument as a compile-time value."""
-    if isinstance(x, Array):
-        return Stored(x)
-    if isinstance(x, (np.ndarray, list)):
-        arr = np.asarray(x)
-        if arr.ndim != 1 or arr.dtype.kind not in "iuf":
-            raise KernelTypeError("%s: a sequence argument must be a 1-D array of "
-                                  "numbers, got %s %s" % (where, arr.dtype, arr.shape))
-        return Stored(wrap(np.ascontiguousarray(arr)))
-    if isinstance(x, tuple):
-        return tuple(as_value(v, where) for v in x)
-    return x
 
 
 class Program:
@@ -126,13 +112,16 @@ class Program:
             if isinstance(base, (Seq, Segments, tuple)):
                 raise located(KernelSyntaxError, "attributes of sequences are not "
                               "supported", where, "use len(x)")
-            return getattr(base, node.attr)
+            return getattr(self.trace.static(base), node.attr)
         if isinstance(node, (ast.BinOp, ast.UnaryOp)):
             return self.host_op(node, env, closure, where)
         if isinstance(node, ast.Subscript):
             base = self.expr(node.value, env, closure)
+            index = self.trace.static(self.expr(node.slice, env, closure))
             if isinstance(base, tuple):
-                return base[self.expr(node.slice, env, closure)]
+                return base[index]
+            if isinstance(base, Dyn):                 # a host function's tuple
+                return self.trace.host(operator.getitem, base, index)
             raise located(KernelSyntaxError, "indexing a sequence outside an element "
                           "function is not supported", where,
                           "read elements in a map (lambda i: x[i]) or with gather")
@@ -155,7 +144,7 @@ class Program:
             raise located(KernelTypeError, "arithmetic here works on scalars only", where,
                           "combine sequences element by element with map(lambda a, b: "
                           "a + b, x, y)")
-        return op(*vals)
+        return self.trace.host(op, *vals)
 
     # -- primitives ----------------------------------------------------------------
     def apply(self, func, args, where):
@@ -170,7 +159,7 @@ class Program:
             raise located(KernelTypeError, "%s cannot take a sequence in a @dataparallel "
                           "function" % getattr(func, "__name__", func), where,
                           "use the data-parallel primitives (map, reduce, scan, ...)")
-        return func(*args)                 # a host computation on scalars
+        return self.trace.host(func, *args)      # a host computation on scalars
 
     def seq(self, value, where, what):
         if not isinstance(value, Seq):
@@ -193,7 +182,7 @@ class Program:
         done = {}
         for n in sorted({s.n for s in lazy}):
             group = list({id(s): s for s in lazy if s.n == n}.values())
-            outs = [empty(n, s.dtype) for s in group]
+            outs = [self.trace.empty(n, s.dtype) for s in group]
             if n:
                 b = Builder()
                 names = [b.array(o) for o in outs]
@@ -201,7 +190,7 @@ class Program:
                 for name, s in zip(names, group):
                     text, _ = s.element(b, "i")
                     tail.append("%s[i] = %s" % (name, text))
-                b.lead(n)
+                b.lead(n, self.trace.empty)
                 phases.elementwise(self.trace, b.function("dp_map", ["i"], tail), b.args)
             for s, o in zip(group, outs):
                 done[id(s)] = Stored(o)
@@ -259,7 +248,7 @@ def _indices(prog, args, where):
 
 
 def _replicate(prog, args, where):
-    v, n = args
+    v, n = args[0], prog.trace.static(args[1])
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
         raise located(KernelValueError, "replicate: n must be a non-negative integer",
                       where, None)
@@ -267,7 +256,7 @@ def _replicate(prog, args, where):
 
 
 def _rotate(prog, args, where):
-    x, k = prog.seq(args[0], where, "rotate"), args[1]
+    x, k = prog.seq(args[0], where, "rotate"), prog.trace.static(args[1])
     n = x.n
     k = int(k) % n if n else 0
 
@@ -278,7 +267,8 @@ def _rotate(prog, args, where):
 
 
 def _shift(prog, args, where):
-    x, k, fill = prog.seq(args[0], where, "shift"), int(args[1]), args[2]
+    x, fill = prog.seq(args[0], where, "shift"), prog.trace.static(args[2])
+    k = int(prog.trace.static(args[1]))
     n = x.n
     if not n:
         return x
@@ -315,10 +305,10 @@ def _reduction(prog, x, reduce_expr, neutral, where, what):
             neutral = str(info.max if reduce_expr.startswith("min") else info.min)
     b = Builder()
     text, _ = x.element(b, "i")
-    b.lead(x.n)
+    b.lead(x.n, prog.trace.empty)
     source = b.function("dp_reduce", ["i"], ["return %s" % text])
-    return dtype.type(phases.reduction(prog.trace, source, reduce_expr, dtype, neutral,
-                                       b.args))
+    return prog.trace.host(dtype.type, phases.reduction(prog.trace, source, reduce_expr,
+                                                        dtype, neutral, b.args))
 
 
 def _reducer(name):
@@ -335,7 +325,7 @@ def _reduce(prog, args, where):
                       "operator.add and operator.mul", where,
                       "use sum/min/max, or reduce(operator.add, map(f, x), init)")
     expr, neutral = _SCAN_OPS[op]
-    return op(init, _reduction(prog, x, expr, neutral, where, "reduce"))
+    return prog.trace.host(op, init, _reduction(prog, x, expr, neutral, where, "reduce"))
 
 
 def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
@@ -345,8 +335,8 @@ def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
                       "write the operator as operator.add or operator.mul")
     x = prog.seq(x, where, what)
     n = x.n
-    dtype = x.dtype if init is None else np.result_type(x.dtype, init)
-    out = empty(n, dtype)
+    dtype = x.dtype if init is None else np.result_type(x.dtype, value_of(init))
+    out = prog.trace.empty(n, dtype)
     if not n:
         return Stored(out)
     scan_expr, neutral = _SCAN_OPS[op]
@@ -355,7 +345,7 @@ def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
     if reverse:
         index = b.temp("%s - 1 - i" % b.scalar(np.int64(n)))
     text, _ = x.element(b, index)
-    b.lead(n)
+    b.lead(n, prog.trace.empty)
     in_src = b.function("dp_in", ["i"], ["return %s" % text])
     o = Builder()
     o.params, o.args = ["dp_o"], [out]
@@ -389,7 +379,7 @@ def _write_phase(prog, src, idx, out, where):
     name = b.array(out)
     val, _ = src.element(b, "i")
     pos, _ = idx.element(b, "i")
-    b.lead(src.n)
+    b.lead(src.n, prog.trace.empty)
     phases.elementwise(prog.trace, b.function("dp_map", ["i"], [
         "%s[%s] = %s" % (name, pos, val)]), b.args)
 
@@ -397,7 +387,7 @@ def _write_phase(prog, src, idx, out, where):
 def _permute(prog, args, where):
     x, idx = (prog.seq(a, where, "permute") for a in args)
     prog.same_length([x, idx], where, "permute")
-    out = empty(x.n, x.dtype)
+    out = prog.trace.empty(x.n, x.dtype)
     if x.n:
         _write_phase(prog, x, idx, out, where)
     return Stored(out)
@@ -407,7 +397,7 @@ def _scatter(prog, args, where):
     src, idx, dst = (prog.seq(a, where, "scatter") for a in args)
     prog.same_length([src, idx], where, "scatter")
     (dst,) = prog.materialize([dst])
-    out = dst.array.copy()
+    out = prog.trace.copy(dst.array)
     if src.n:
         _write_phase(prog, src, idx, out, where)
     return Stored(out)
