@@ -37,18 +37,21 @@ def diagonal_inverse(data, cols, offsets, b):
 
 
 def laplacian_2d(m, dtype=np.float64):
-    """The 5-point Laplacian of an m x m grid (Dirichlet) as CSR arrays."""
-    data, cols, offsets = [], [], [0]
-    for i in range(m):
-        for j in range(m):
-            for di, dj, v in ((-1, 0, -1.0), (0, -1, -1.0), (0, 0, 4.0), (0, 1, -1.0),
-                              (1, 0, -1.0)):
-                if 0 <= i + di < m and 0 <= j + dj < m:
-                    data.append(v)
-                    cols.append((i + di) * m + j + dj)
-            offsets.append(len(data))
-    return (np.array(data, dtype=dtype), np.array(cols, dtype=np.int32),
-            np.array(offsets, dtype=np.int32))
+    """The 5-point Laplacian of an m x m grid (Dirichlet) as CSR arrays
+    (columns ascending within each row)."""
+    grid = np.arange(m * m).reshape(m, m)
+    rows, cols, data = [], [], []
+    for di, dj, v in ((-1, 0, -1.0), (0, -1, -1.0), (0, 0, 4.0), (0, 1, -1.0),
+                      (1, 0, -1.0)):
+        inner = grid[max(0, -di):m - max(0, di), max(0, -dj):m - max(0, dj)].ravel()
+        rows.append(inner)
+        cols.append(inner + di * m + dj)
+        data.append(np.full(inner.size, v))
+    rows, cols, data = (np.concatenate(a) for a in (rows, cols, data))
+    order = np.lexsort((cols, rows))
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m * m))])
+    return (data[order].astype(dtype), cols[order].astype(np.int32),
+            offsets.astype(np.int32))
 
 
 def pcg(data, cols, offsets, b, tol=1e-6, maxiter=1000):
