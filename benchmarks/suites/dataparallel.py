@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from pcompute import Elementwise
 from examples.dataparallel.pcg import laplacian_2d, pcg
 from examples.dataparallel.spmv import spmv_csr
 
@@ -82,7 +83,6 @@ def _spmv_group(ctx, rows):
 
 
 def _spmv_variant(g, variant, data, cols, offsets, x, want):
-    from pcompute import Elementwise
     with g.guard(variant.label, "pcompute"):
         d, c, o, xd, y = variant.put(data, cols, offsets, x, np.zeros(len(want)))
         kernel = Elementwise(spmv_by_hand)
