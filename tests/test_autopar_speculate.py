@@ -208,3 +208,57 @@ def test_affine_dependences_are_not_speculated():
             f(np.ones(8), 8)
         assert f.last_plans[0].kind == "serial"
         assert "not speculated: the dependence" in f.explain(np.ones(8), 8)
+
+
+# ---------------------------------------------------------------- CUDA dialect
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_speculative_kernels_compile_as_cuda(monkeypatch, dtype):
+    """The speculative and sequential kernels of every loop above are
+    generated for CUDA and compiled with nvcc --ptx (never run here)."""
+    from pcompute import get_config
+    from pcompute.backends.registry import get_backend
+    from pcompute.build import cuda_builder
+    from pcompute.primitives.elementwise import Elementwise
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found")
+    calls = {}
+    original = Elementwise.__call__
+
+    def spy(self, *args, shape=None):
+        calls.setdefault(id(self), (self, args))
+        return original(self, *args, shape=shape)
+
+    monkeypatch.setattr(Elementwise, "__call__", spy)
+    rng = np.random.default_rng(0)
+    n = 12
+    rowptr, col = _csr(rng, n, 2, n)
+    dup = rng.integers(0, 4, n).astype(np.int32)
+    cases = [(loops.gather_scatter, _gs_args(dup, dup, dtype)),
+             (loops.scatter, [np.zeros(n, dtype), np.ones(n, dtype), dup, n]),
+             (loops.histogram, [np.zeros(4, np.int32), dup, n]),
+             (loops.spmv_transpose, [np.zeros(n, dtype), rowptr, col,
+                                     np.ones(2 * n, dtype), np.ones(n, dtype), n]),
+             (loops.cg_like, [np.zeros(n, dtype), dup, rowptr, col,
+                              np.ones(2 * n, dtype), np.ones(n, dtype), n]),
+             (loops.is_like, [np.zeros(n, np.int32), np.full(4, n, np.int32), dup, n])]
+    with use_config(backend="python", use_double=dtype == np.float64):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for func, args in cases:
+                parallelize(func, speculate=True)(*args)
+    monkeypatch.setattr(Elementwise, "__call__", original)
+    names = [ew.name for ew, _ in calls.values()]
+    assert sum(name.startswith("autopar_spec_") for name in names) == len(cases)
+    cuda = get_backend("cuda")
+    with use_config(backend="cuda", use_double=dtype == np.float64):
+        config = get_config()
+        for ew, args in calls.values():
+            dims = ew._index_dims(args)
+            args = [a.get() if hasattr(a, "backend") else a for a in args]
+            args = [a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+                    else a for a in args]
+            program = ew._program(ew._types(args, cuda, config, dims), cuda, config, dims)
+            source = cuda.generate_elementwise(program, ew.func, config).source
+            if ew.name.startswith("autopar_spec_"):
+                assert "atomicMax" in source and "__threadfence" in source
+            cuda_builder.check_cuda_source(source)

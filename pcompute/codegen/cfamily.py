@@ -682,15 +682,16 @@ class CPrinter:
             self.prec["atom"]
 
     def atomic_max_helper(self, base):
-        """``old = *p; *p = max(*p, v)`` atomically, returning ``old``; a full
-        memory barrier before and after (sequentially consistent), so the
-        loads and stores around it are ordered with it."""
+        """``old = *p; *p = max(*p, v)`` atomically, returning ``old``: always
+        one sequentially consistent read-modify-write (a compare-and-swap
+        that stores ``old`` back when ``v`` is not larger), so it is a full
+        memory barrier between the item's accesses before and after it."""
         T = self.type_name_of(base)
-        return ("%s %s %s(%s *p, %s v)\n{\n    __atomic_thread_fence(__ATOMIC_SEQ_CST);\n"
-                "    %s old = __atomic_load_n(p, __ATOMIC_SEQ_CST);\n"
-                "    while (old < v && !__atomic_compare_exchange_n(p, &old, v, 0, "
-                "__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}\n"
-                "    __atomic_thread_fence(__ATOMIC_SEQ_CST);\n    return old;\n}"
+        return ("%s %s %s(%s *p, %s v)\n{\n"
+                "    %s old = __atomic_load_n(p, __ATOMIC_RELAXED);\n"
+                "    while (!__atomic_compare_exchange_n(p, &old, old < v ? v : old, 0, "
+                "__ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}\n"
+                "    return old;\n}"
                 % (self.helper_qualifier, T, helper_name("atomic_max", base), T, T, T))
 
     def atomic_text(self, kind, t, pointer):
