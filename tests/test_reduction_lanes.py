@@ -17,7 +17,9 @@ from pcompute.backends.cython import reduce_operator
 from pcompute.config import use_config
 from pcompute.primitives.reduction import Reduction
 
-LENGTHS = [1, 17, 2047, 2049, 40013]
+# around the block (2048 items) and the stack of whole blocks: 7 and 8 blocks
+# exercise the binary counter's carries, 40013 a split over threads.
+LENGTHS = [1, 17, 2047, 2049, 7 * 2048 + 15, 8 * 2048, 40013]
 
 
 @pytest.fixture(autouse=True)
@@ -88,9 +90,11 @@ def test_generated_scheme(backend):
     x = wrap(values(5000, backend.dtype, seed=1))
     fast = Reduction("a+b", dtype_out=backend.dtype)
     fast(x)
-    assert "lane k takes items k, k + 16" in fast.source
+    assert "lane k takes items k,\n    # k + 16" in fast.source
+    assert "pc_stack" in fast.source              # blocks combined without recursion
     ordered = Reduction("a+b", dtype_out=backend.dtype, ordered=True)
     ordered(x)
+    assert "pc_stack" not in ordered.source
     assert "the order\n    # of the items is kept" in ordered.source
     assert "pc_start + pc_k * pc_len + pc_j" in ordered.source
     odd = Reduction("b if b != 0 else a", dtype_out=backend.dtype)
@@ -104,3 +108,19 @@ def test_generated_scheme(backend):
     ("a", None)])
 def test_reduce_operator(expr, op):
     assert reduce_operator(expr) == op
+
+
+@pytest.mark.parametrize("ordered", [False, True], ids=["fast", "ordered"])
+def test_sum_is_pairwise_over_blocks(backend, ordered):
+    """1.0 then 2^17 - 1 items of 1e-16: a running sum keeps 1.0 (each tiny
+    item is under half an ulp of 1), a pairwise one loses at most the tiny
+    items sharing a lane of a block with the 1.0 (the documented rule: a
+    lane runs sequentially over 128 items, blocks and lanes combine pairwise)."""
+    _cython_only(backend)
+    if backend.dtype != np.float64:
+        pytest.skip("a float64 rounding property")
+    x = np.full(2**17, 1e-16)
+    x[0] = 1.0
+    exact = math.fsum(x)
+    got = float(Reduction("a+b", dtype_out=np.float64, ordered=ordered)(wrap(x)))
+    assert abs(got - exact) <= 130e-16, (got, exact)       # a running sum: 1.3e-11 off

@@ -137,7 +137,7 @@ class CythonBackend(Backend):
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             T=printer.type_name(spec.out_type), W=printer.type_name(acc_type),
             add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
-            leaf=2048 if interleave else 1024, neutral=neutral, params=params,
+            leaf=1024, block=2048, neutral=neutral, params=params,
             unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW)
         return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
                                tuple(entry.args[1:]),

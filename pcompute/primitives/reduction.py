@@ -48,8 +48,9 @@ class Reduction(Primitive):
     host scalar of ``dtype_out``.  An operator that may not commute has its
     elements combined left to right in contiguous blocks.  For ``a+b``,
     ``a*b``, ``min(a, b)`` and ``max(a, b)`` the Cython backend interleaves
-    its SIMD lanes (item k goes to lane k mod 16), which changes the order
-    of a float sum (still pairwise, as accurate); ``ordered=True`` keeps the
+    its SIMD lanes (item k of each 2048-item block goes to lane k mod 16;
+    blocks, then lanes, are combined pairwise), which changes the order of a
+    float sum (still pairwise, as accurate); ``ordered=True`` keeps the
     order-preserving pairwise scheme for them too.  Float32 sums accumulate
     in float64 on the Cython backend.
     """

@@ -21,18 +21,60 @@ cdef inline ${W} pc_combine(${W} a, ${W} b) noexcept nogil:
 %endif
 
 
-cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
 %if interleave:
-    # Pairwise above ${leaf} items (accurate float sums).  Below, ${lanes} lanes:
-    # lane k takes items k, k + ${lanes}, k + ${2 * lanes}, ... (the C compiler
-    # turns the lanes into SIMD registers), then the lanes are combined
-    # pairwise.  This reorders the items: only for operators that commute.
+cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
+    # Blocks of ${block} items, ${lanes} lanes: in a block, lane k takes items k,
+    # k + ${lanes}, k + ${2 * lanes}, ... (the C compiler keeps the lanes in SIMD
+    # registers).  Whole blocks are combined pairwise, lane by lane, through a
+    # stack (a binary counter: block b merges with the stack's levels while b
+    # has trailing one bits), then the tail (under ${block} items, interleaved
+    # the same way) is added, then the lanes are combined pairwise.  This
+    # reorders the items: only for operators that commute.  No recursion and
+    # no per-block horizontal combine: the loop streams as fast as plain C.
+    cdef ${W} pc_acc[${lanes}]
+    cdef ${W} pc_stack[64][${lanes}]
+    cdef long long pc_nb, pc_b, pc_c, pc_base, pc_j, pc_i
+    cdef int pc_k, pc_lvl, pc_step
+    pc_nb = (pc_end - pc_start) // ${block}
+    for pc_b in range(pc_nb):
+        pc_base = pc_start + pc_b * ${block}
+        for pc_k in range(${lanes}):
+            pc_acc[pc_k] = ${neutral}
+        for pc_j in range(${block // lanes}):
+            for pc_k in range(${lanes}):
+                pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_base + pc_j * ${lanes} + pc_k${"".join(", " + a for a in cargs)}))
+        pc_c = pc_b
+        pc_lvl = 0
+        while pc_c & 1:
+            for pc_k in range(${lanes}):
+                pc_acc[pc_k] = pc_combine(pc_stack[pc_lvl][pc_k], pc_acc[pc_k])
+            pc_c = pc_c >> 1
+            pc_lvl = pc_lvl + 1
+        for pc_k in range(${lanes}):
+            pc_stack[pc_lvl][pc_k] = pc_acc[pc_k]
+    for pc_k in range(${lanes}):
+        pc_acc[pc_k] = ${neutral}
+    pc_base = pc_start + pc_nb * ${block}
+    for pc_j in range((pc_end - pc_base) // ${lanes}):
+        for pc_k in range(${lanes}):
+            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_base + pc_j * ${lanes} + pc_k${"".join(", " + a for a in cargs)}))
+    for pc_i in range(pc_base + (pc_end - pc_base) // ${lanes} * ${lanes}, pc_end):
+        pc_acc[0] = pc_combine(pc_acc[0], pc_map(pc_i${"".join(", " + a for a in cargs)}))
+    # The stack's filled levels (the one bits of pc_nb), lowest (latest) first.
+    pc_c = pc_nb
+    pc_lvl = 0
+    while pc_c:
+        if pc_c & 1:
+            for pc_k in range(${lanes}):
+                pc_acc[pc_k] = pc_combine(pc_stack[pc_lvl][pc_k], pc_acc[pc_k])
+        pc_c = pc_c >> 1
+        pc_lvl = pc_lvl + 1
 %else:
+cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
     # Pairwise above ${leaf} items (accurate float sums).  Below, ${lanes} lanes
     # each reduce a contiguous run of items, combined left to right: the order
     # of the items is kept (Reduction(..., ordered=True), or an operator not
     # known to commute).
-%endif
     cdef ${W} pc_acc[${lanes}]
     cdef long long pc_mid, pc_len, pc_j, pc_i
     cdef int pc_k, pc_step
@@ -45,11 +87,6 @@ cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p 
     pc_len = (pc_end - pc_start) // ${lanes}
     for pc_j in range(pc_len):
         for pc_k in range(${lanes}):
-%if interleave:
-            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_start + pc_j * ${lanes} + pc_k${"".join(", " + a for a in cargs)}))
-    for pc_i in range(pc_start + ${lanes} * pc_len, pc_end):
-        pc_acc[0] = pc_combine(pc_acc[0], pc_map(pc_i${"".join(", " + a for a in cargs)}))
-%else:
             pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_start + pc_k * pc_len + pc_j${"".join(", " + a for a in cargs)}))
     for pc_i in range(pc_start + ${lanes} * pc_len, pc_end):
         pc_acc[${lanes - 1}] = pc_combine(pc_acc[${lanes - 1}], pc_map(pc_i${"".join(", " + a for a in cargs)}))
