@@ -262,3 +262,32 @@ def test_speculative_kernels_compile_as_cuda(monkeypatch, dtype):
             if ew.name.startswith("autopar_spec_"):
                 assert "atomicMax" in source and "__threadfence" in source
             cuda_builder.check_cuda_source(source)
+
+
+def test_profile_mode_records_violations_and_marks_loops():
+    """The reference implementation (python, dict logs, reverse order) finds
+    every dependence between iterations; mark_from_profile() turns that into
+    marks."""
+    f = parallelize(loops.scatter)                   # speculate not even asked
+    y = np.arange(1.0, 7.0)
+    x = np.zeros(6)
+    f.profile(x, y, np.array([5, 4, 3, 2, 1, 0], np.int32), 6)
+    assert list(x) == [6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    entry = f.speculation_profile()[13]
+    assert (entry.runs, entry.violated) == (1, 0)
+    assert f.mark_from_profile() == {13: "safe"}
+    g = parallelize(loops.gather_scatter)
+    for kind, (w, r) in SCENARIOS.items():
+        args = _gs_args(w, r, np.float64)
+        ref = copy.deepcopy(args)
+        loops.gather_scatter(*ref)
+        g.profile(*args)
+        np.testing.assert_array_equal(args[0], ref[0])
+    entry = g.speculation_profile()[8]
+    assert (entry.runs, entry.violated, entry.kinds) == (3, 3, {"flow", "anti", "output"})
+    assert g.mark_from_profile() == {8: "unsafe"}
+    with use_config(backend="python"):
+        args = _gs_args(*SCENARIOS["flow"], np.float64)
+        g(*args)                                     # marked unsafe: sequential
+    assert g.last_plans[0].kind == "speculate"
+    assert g.speculation_stats()[8].sequential == 1

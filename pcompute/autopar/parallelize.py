@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..config import get_config
+from ..config import get_config, use_config
 from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
                       SourceLocation, SpeculationError, SpeculationWarning)
 from ..parallel import Elementwise
@@ -40,7 +40,8 @@ from .nest import assigned_names, range_args
 from .residency import Residency, is_array, same_memory
 from .scalars import live_after
 from .speclower import check_accesses, speculable, speculative_kernel
-from .specrun import Speculation
+from .specref import run_reference
+from .specrun import ProfileEntry, Speculation
 
 
 @dataclass
@@ -95,6 +96,8 @@ class Parallelized:
         self._warned = set()
         self._speculations = {}     # line of a speculated loop -> Speculation
         self._marks = {}            # line -> "safe" / "unsafe"
+        self._profiling = False
+        self._profile = {}          # line -> ProfileEntry (profile mode)
         self.last_plans = []
 
     # ------------------------------------------------------------ static stage
@@ -203,7 +206,7 @@ class Parallelized:
             for x, a in enumerate(arrays) for b in arrays[x + 1:]
             if same_memory(scope[a[0]], scope[b[0]]))
         key = (index, tuple(ints), tuple((a[0], a[2]) for a in arrays), aliases,
-               self._speculating())
+               self._speculating(), tuple(sorted(self._marks)))
         cached = self._analyses.get(key)
         if cached is not None:
             return cached
@@ -225,7 +228,7 @@ class Parallelized:
                          live_out=step.live_out, segment=self._segment)
         canon = (lambda name: same.get(name, name))
         plan = self._plan(report.root, report, scope, step)
-        if plan.kind == "serial" and self._speculating():
+        if plan.kind == "serial" and (self._speculating() or report.root.lineno in self._marks):
             plan = self._speculative_plan(plan, report, scope, step, canon)
         self._analyses[key] = (report, plan)
         return report, plan
@@ -263,6 +266,8 @@ class Parallelized:
             "inner loop bounds depend on the outer loops",))
 
     def _speculating(self):
+        if self._profiling:
+            return True
         return bool(get_config().speculate if self.speculate is None else self.speculate)
 
     def _speculative_plan(self, serial, report, scope, step, canon):
@@ -354,7 +359,7 @@ class Parallelized:
     def _speculate(self, plan, values, scope, residency):
         loop, (ew, text) = plan.loop, plan.kernel
         spec = self._speculations[loop.lineno]
-        mark = self._marks.get(loop.lineno)
+        mark = None if self._profiling else self._marks.get(loop.lineno)
         if loop.count == 0:
             return
         if mark == "unsafe":
@@ -370,12 +375,14 @@ class Parallelized:
         written = list({id(a): a for a in written}.values())
 
         def launch(state):
+            if self._profiling:
+                return run_reference(ew.func, values, loop, text, state.base)
             logs = state.logs(text, arrays, loop.count)
             flags = state.flags(written[0].backend if written else None)
             ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
                  + [flags]), shape=loop.count)
             state.base += loop.count
-            return flags
+            return flags.get()
 
         def violated(kinds):
             message = ("the loop over %s, run speculatively in parallel, violated %s "
@@ -388,8 +395,13 @@ class Parallelized:
                 raise error
             warnings.warn(SpeculationWarning(str(error)), stacklevel=8)
 
-        spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
-                                                        residency), violated)
+        kinds = spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
+                                                                residency), violated)
+        if self._profiling:
+            entry = self._profile.setdefault(loop.lineno, ProfileEntry(loop.lineno))
+            entry.runs += 1
+            entry.violated += bool(kinds)
+            entry.kinds.update(kinds)
 
     def _unchecked(self, plan, scope, residency):
         """The speculated loop run in parallel without checks (marked safe)."""
@@ -399,9 +411,11 @@ class Parallelized:
         self._execute(_Plan("launch", plan.loop, plan.unchecked), scope, residency)
 
     def mark(self, line, verdict):
-        """Mark the speculated loop at ``line`` (of the function's file) as
-        ``"safe"`` (run in parallel without checks), ``"unsafe"`` (run
-        sequentially without trying) or ``None`` (speculate again)."""
+        """Mark the loop at ``line`` (of the function's file; a loop that can
+        be speculated) as ``"safe"`` (run in parallel without checks),
+        ``"unsafe"`` (run sequentially without trying) or ``None`` (speculate
+        again, when speculation is on).  A mark holds even when speculation
+        is off."""
         if verdict not in ("safe", "unsafe", None):
             raise KernelValueError("mark(): the verdict is 'safe', 'unsafe' or None, not %r"
                                    % (verdict,))
@@ -409,6 +423,41 @@ class Parallelized:
             self._marks.pop(line, None)
         else:
             self._marks[line] = verdict
+
+    def profile(self, *args, **kwargs):
+        """Call the function on the python backend with every loop that can
+        be speculated run by the reference implementation (logs in
+        dictionaries, iterations in reverse order, so that every dependence
+        between two iterations is found), and record per loop whether it
+        violated (:meth:`speculation_profile`).  Returns what the call
+        returns; the arrays end as the plain function leaves them."""
+        with use_config(backend="python"):
+            self._profiling = True
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SpeculationWarning)
+                    return self._run(args, kwargs, record=None)
+            finally:
+                self._profiling = False
+
+    def speculation_profile(self):
+        """{line: ProfileEntry} of the speculated loops seen by :meth:`profile`:
+        runs, runs that violated, kinds of dependence found."""
+        return dict(self._profile)
+
+    def mark_from_profile(self):
+        """Mark the profiled loops that never violated ``"safe"`` and those
+        that violated in every run ``"unsafe"`` (see :meth:`mark`); loops that
+        violated sometimes stay speculated.  Returns {line: mark}."""
+        marks = {}
+        for line, entry in self._profile.items():
+            if entry.violated == 0:
+                marks[line] = "safe"
+            elif entry.violated == entry.runs:
+                marks[line] = "unsafe"
+        for line, verdict in marks.items():
+            self.mark(line, verdict)
+        return marks
 
     def speculation_stats(self):
         """{line: SpeculationStats} of the loops run speculatively so far."""

@@ -55,6 +55,15 @@ class SpeculationStats:
         return "; ".join(parts)
 
 
+@dataclass
+class ProfileEntry:
+    """A speculated loop as the profile mode saw it."""
+    line: int
+    runs: int = 0
+    violated: int = 0
+    kinds: set = field(default_factory=set)
+
+
 class Speculation:
     """The logs and statistics of one speculated nest."""
 
@@ -97,7 +106,8 @@ class Speculation:
         return flags
 
     def run(self, launch, written, rerun, on_violation):
-        """Speculate: ``launch(base, logs_of, flags)`` runs the kernel,
+        """Speculate: ``launch(self)`` runs the kernel and returns the host
+        violation flags,
         ``written`` are the device Arrays the loop may write, ``rerun()``
         runs the sequential kernel, ``on_violation(kinds)`` reports (it may
         raise, after the arrays are restored)."""
@@ -106,15 +116,14 @@ class Speculation:
         t0 = time.perf_counter()
         saved = [a.copy() for a in written]
         t1 = time.perf_counter()
-        flags = launch(self)
-        found = flags.get()
+        found = launch(self)
         t2 = time.perf_counter()
         kinds = [k for k, f in zip(KINDS, found) if f]
         stats.times = {"copy-before": t1 - t0, "speculative run": t2 - t1}
         if not kinds:
             stats.passed += 1
             stats.last = "passed"
-            return True
+            return ()
         stats.violated += 1
         stats.last = "violated: %s dependence" % ", ".join(kinds)
         logger.info("speculated loop at line %d violated a %s dependence: restoring "
@@ -126,7 +135,7 @@ class Speculation:
         on_violation(kinds)
         rerun()
         stats.times["sequential rerun"] = time.perf_counter() - t3
-        return False
+        return tuple(kinds)
 
 
 def restore(array, saved):
