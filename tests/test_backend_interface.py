@@ -164,3 +164,12 @@ def test_toy_backend_without_sort_says_so(toy):
 def test_unknown_backend_name():
     with pytest.raises(KernelValueError, match="unknown backend 'toy'"):
         pc.Elementwise(axpb, backend="toy")
+
+
+def test_toy_backend_without_functions_and_local_memory_says_so(toy):
+    with pytest.raises(BackendUnavailableError, match="toy backend does not implement "
+                       "compiled functions"):
+        pc.Cython(axpb, backend="toy")(0, np.zeros(3), np.zeros(3), 1.0, 2.0)
+    with pytest.raises(BackendUnavailableError, match="toy backend does not implement "
+                       "LocalMem.get"):
+        pc.LocalMem(1, backend="toy").get("double", 64)

@@ -119,3 +119,22 @@ def test_extern_link_is_an_error_on_device_backends(monkeypatch):
         with pytest.raises(KernelValueError, match="not linked"):
             generate_source(K.apply_cube_root, backend, types="x=gdoublep,y=gdoublep",
                             config={"use_double": True})
+
+
+def test_local_mem_get_asks_the_backend(request):
+    from conftest import require_backend
+    require_backend(request, "opencl")
+    import pyopencl as cl
+    mem = LocalMem(2, backend="opencl").get("double", 64)
+    assert isinstance(mem, cl.LocalMemory) and mem.size == 2 * 64 * 8
+
+
+def test_cython_function_is_a_primitive_with_a_record_and_timings():
+    x = np.arange(10.0)
+    c = Cython(K.parallel_total)
+    with pc.use_config(use_double=True, profile=True):
+        pc.profile.reset_profile()
+        assert c(x, len(x)) == 45.0
+        assert "parallel_total" in pc.profile.get_profile_info()[0]
+    assert c.built.kind == "function" and c.built.backend == "cython"
+    assert c.built.generated.entries == ("run",)

@@ -137,6 +137,24 @@ class Backend:
         """The built low-level Kernel: ``built((global_size, local_size), values)``."""
         raise self._missing("low-level Kernels")
 
+    def local_memory(self, nbytes):
+        """The value standing for ``nbytes`` of work-group local memory in a
+        raw launch of this backend (Compyle's ``LocalMem.get``)."""
+        raise self._missing("LocalMem.get (local memory for raw kernel launches)")
+
+    #: True if the backend compiles one function for direct calls from Python
+    #: (Compyle's ``Cython(func)``).
+    compiles_functions = False
+
+    def generate_function(self, program, name, config):
+        """The generated host function of typed ``program`` (entry ``name``)."""
+        raise self._missing("compiled functions (Cython(func))")
+
+    def build_function(self, program, name, config):
+        """The built host function: ``built(None, values)`` calls it with the
+        device values of its arguments and returns its value."""
+        raise self._missing("compiled functions (Cython(func))")
+
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         """Stable ascending sort of device array ``keys`` (permuting ``values``).
 

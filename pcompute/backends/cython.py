@@ -12,11 +12,10 @@ from ..templates import render
 from ..types import dtype_to_ctype
 from .base import Backend, is_serial
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
-                            pointer_launcher)
+                            launch_converter, pointer_launcher)
 from . import scan_cython, sort_cython
 
 log = logging.getLogger("pcompute.backends.cython")
-
 
 
 def schedule_clause(schedule):
@@ -149,6 +148,35 @@ class CythonBackend(Backend):
         dtype = spec.out_type.dtype
         launch = pointer_launcher(kernel, generated)
         return BuiltKernel(generated, self.name, lambda n, args: dtype.type(launch(n, args)))
+
+    # -- one compiled function (Compyle's Cython(func)) -----------------------------
+    compiles_functions = True
+
+    def generate_function(self, program, name, config):
+        """The :class:`~pcompute.records.GeneratedKernel` of a module whose
+        ``run(*args)`` calls the entry of ``program`` and returns its value;
+        compiles nothing."""
+        printer = printer_for(program, "cython")
+        runtime, functions = printer.print_program()
+        entry = program.entry
+        params, unpack, _ = self.entry_parts(program, printer, first=0)
+        call = "%s(%s)" % (entry.c_name, ", ".join(entry.cname(n) for n, _ in entry.args))
+        openmp = self.use_openmp(config)
+        source = render("cython_function", name=name, openmp=openmp,
+                        cimports=printer.cimports(), runtime=runtime,
+                        functions=functions, params=params, unpack=unpack, call=call,
+                        ret_type=printer.type_name(entry.ret))
+        return GeneratedKernel("function", name, "cython", source, ("run",),
+                               tuple(entry.args),
+                               (("openmp", openmp), ("link", extern_link_args(printer))))
+
+    def build_function(self, program, name, config):
+        generated = self.generate_function(program, name, config)
+        run = self._module(generated, name)
+        convert = launch_converter(t for _, t in generated.args)
+        if convert is None:
+            return BuiltKernel(generated, self.name, lambda n, args: run(*args))
+        return BuiltKernel(generated, self.name, lambda n, args: run(*convert(args)))
 
     # -- scan and sort: this backend's modules ---------------------------------------
     def generate_scan(self, spec, config):

@@ -252,11 +252,14 @@ class OpenCLBackend(DeviceArrays, Backend):
                                kernel_source(program, "opencl", name), (entry.c_name,),
                                tuple(entry.args))
 
+    def local_memory(self, nbytes):
+        import pyopencl as cl
+        return cl.LocalMemory(nbytes)
+
     def build_kernel(self, program, name, config):
         """The BuiltKernel of a low-level kernel: ``built((global_size,
         local_size), values)`` with device arrays, LocalMem objects (for local
         pointer arguments) and numbers."""
-        import pyopencl as cl
         check_double(self, program)
         generated = self.generate_kernel(program, name, config)
         entry = generated.entries[0]
@@ -268,7 +271,7 @@ class OpenCLBackend(DeviceArrays, Backend):
             values = []
             for (arg, t), a in zip(generated.args, args):
                 if t.is_pointer and t.space == "local":
-                    values.append(cl.LocalMemory(a.nbytes(t.dtype, np.prod(local_size))))
+                    values.append(self.local_memory(a.nbytes(t.dtype, np.prod(local_size))))
                 elif t.is_pointer:
                     if a.offset:
                         raise KernelValueError(
