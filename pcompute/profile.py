@@ -36,192 +36,36 @@ what runs inside them (as in Compyle); a name timed at two levels has an
 entry at each, and "total profiled time" sums level 0 only, so nothing is
 counted twice.
 
-For primitive authors::
-
-    from ..profile import kernel_timer, compile_timer
-    if config.profile:                      # the only cost when off
-        with kernel_timer(name, backend):
-            run(n, values)
-    ...
-    with compile_timer(name):               # no-op when profiling is off
-        run = backend.build_scan(spec, config)
+This module is Compyle's API; the timings live in :mod:`pcompute.timing`
+(the store, the timers primitives use, the reports).
 """
-import atexit
 import contextlib
-import csv
 import functools
 import inspect
 import os
-import sys
-import threading
-import time
 
 from .config import get_config
+from .timing.report import (format_profile, print_profile, profile2csv,  # noqa: F401
+                            register_print_at_exit)
+from .timing.store import (clock as _clock, enter as _enter,  # noqa: F401
+                           get_profile_info, leave as _leave, record, reset_profile)
+from .timing.timers import compile_timer, kernel_timer, resolve_backend  # noqa: F401
 
 __all__ = ["profile", "profile_ctx", "named_profile", "profile_kernel",
            "get_profile_info", "print_profile", "format_profile", "profile2csv",
            "reset_profile", "kernel_timer", "compile_timer", "record",
            "ProfileContext", "register_print_at_exit"]
 
-COMPILE_PREFIX = "compile:"
-
-_lock = threading.Lock()
-_records = {}           # (level, name) -> _Record, in first-recorded order
-_level = 0              # nesting depth of profile()/profile_ctx() (global, as in Compyle)
-_clock = time.perf_counter
-
-
-class _Record:
-    __slots__ = ("calls", "total", "min", "max", "kind", "level")
-
-    def __init__(self, kind, level):
-        self.calls = 0
-        self.total = 0.0
-        self.min = float("inf")
-        self.max = 0.0
-        self.kind = kind
-        self.level = level
-
-    def add(self, seconds):
-        self.calls += 1
-        self.total += seconds
-        if seconds < self.min:
-            self.min = seconds
-        if seconds > self.max:
-            self.max = seconds
-
-    def as_dict(self):
-        mean = self.total / self.calls if self.calls else 0.0
-        return {"calls": self.calls, "time": self.total, "total": self.total,
-                "min": self.min if self.calls else 0.0, "mean": mean,
-                "max": self.max, "kind": self.kind, "level": self.level}
-
-
-# ------------------------------------------------------------------ recording
-
-def record(name, seconds, kind=None):
-    """Add one call of ``seconds`` to the entry ``name``.
-
-    ``kind`` is ``'run'`` or ``'compile'`` (default: ``'compile'`` for names
-    starting with ``compile:``, else ``'run'``).  Records even when profiling
-    is off: callers check ``get_config().profile`` (the helpers below do).
-    """
-    if kind is None:
-        kind = "compile" if name.startswith(COMPILE_PREFIX) else "run"
-    with _lock:
-        key = (_level, name)
-        rec = _records.get(key)
-        if rec is None:
-            rec = _records[key] = _Record(kind, _level)
-        rec.add(float(seconds))
-
-
-def reset_profile():
-    """Forget every recorded timing."""
-    with _lock:
-        _records.clear()
-
-
-def get_profile_info():
-    """A snapshot of the timings in Compyle's layout: one dict per nesting
-    level, ``{level: {name: {calls, time, total, min, mean, max, kind,
-    level}}}`` with the levels in order (``info[0]['step']['calls']``;
-    ``time`` is the total, as in Compyle; times in seconds; ``kind`` is
-    ``'run'`` or ``'compile'``).  Empty when nothing was recorded."""
-    with _lock:
-        items = [(key, rec.as_dict()) for key, rec in _records.items()]
-    info = {}
-    for (level, name), stats in sorted(items, key=lambda kv: kv[0][0]):
-        info.setdefault(level, {})[name] = stats
-    return info
-
-
-def _rows(info):
-    """``(name, stats)`` for every entry of a :func:`get_profile_info` result."""
-    return [(name, stats) for level in info for name, stats in info[level].items()]
-
-
-# ------------------------------------------------------------------- timers
-
-class _NullTimer:
-    """What the timers return when profiling is off: does nothing."""
-    __slots__ = ()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-_NULL = _NullTimer()
-
-
-def _resolve_backend(backend):
-    """A Backend object for a name, an object or None (the configured one)."""
-    if backend is None or isinstance(backend, str):
-        from .backends.registry import get_backend
-        return get_backend(backend)
-    return backend
-
-
-class _Timer:
-    """Times its block and records it on a clean exit."""
-    __slots__ = ("name", "kind", "backend", "start")
-
-    def __init__(self, name, kind, backend):
-        self.name = name
-        self.kind = kind
-        self.backend = backend      # None: plain wall clock, no synchronisation
-
-    def _now(self):
-        return _clock() if self.backend is None else self.backend.now()
-
-    def __enter__(self):
-        self.start = self._now()
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
-            record(self.name, self._now() - self.start, self.kind)
-        return False
-
-
-def kernel_timer(name, backend=None):
-    """Context manager timing one kernel launch under ``name``.
-
-    A no-op (a shared object, no allocation) when profiling is off.  When on,
-    a device backend (``backend``: a name, a Backend object, or None for the
-    configured one) is synchronised before and after the block, so the time
-    is the launch's own.  Not recorded if the block raises.
-    """
-    if not get_config().profile:
-        return _NULL
-    be = _resolve_backend(backend)
-    return _Timer(name, "run", None if be.on_host else be)
-
-
-def compile_timer(name):
-    """Context manager timing the build of kernel ``name`` under
-    ``compile:<name>`` (wall clock, no device synchronisation); a no-op when
-    profiling is off."""
-    if not get_config().profile:
-        return _NULL
-    return _Timer(COMPILE_PREFIX + name, "compile", None)
-
 
 @contextlib.contextmanager
 def _nested(name):
-    global _level
-    with _lock:
-        _level += 1
+    _enter()
     start = _clock()
     try:
         yield start
     finally:
         end = _clock()
-        with _lock:
-            _level -= 1
+        _leave()
     record(name, end - start, "run")
 
 
@@ -247,21 +91,17 @@ class ProfileContext:
     """
 
     def __init__(self, name):
-        global _level
         self.name = name
         self.active = True
-        with _lock:
-            _level += 1
+        _enter()
         self.start = _clock()
 
     def stop(self):
-        global _level
         if not self.active:
             return
         self.active = False
         elapsed = _clock() - self.start
-        with _lock:
-            _level -= 1
+        _leave()
         record(self.name, elapsed, "run")
 
 
@@ -326,7 +166,7 @@ def profile_kernel(kernel, name, backend=None):
     """
     if not get_config().profile:
         return kernel
-    be = _resolve_backend(backend)
+    be = resolve_backend(backend)
 
     def profiled(*args, **kwargs):
         if not get_config().profile:
@@ -362,103 +202,6 @@ def named_profile(name, backend=None):
             return profile_kernel(func(*args, **kwargs), label, backend=backend)
         return make
     return decorate
-
-
-# ------------------------------------------------------------------ reports
-
-_COLUMNS = ("calls", "total", "min", "mean", "max")
-
-
-def _table(rows, width):
-    head = "%-*s %8s %12s %12s %12s %12s" % ((width, "name") + _COLUMNS)
-    lines = [head, "-" * len(head)]
-    for name, d in rows:
-        label = ("  " * min(d["level"], 4)) + name
-        lines.append("%-*s %8d %12.6f %12.6f %12.6f %12.6f" % (
-            width, label, d["calls"], d["total"], d["min"], d["mean"], d["max"]))
-    return lines
-
-
-def format_profile(info=None):
-    """The profile table as text (times in seconds): the run times (level 0
-    by total time, then the entries timed inside a ``profile`` block, indented
-    by their level), then the compile times."""
-    info = get_profile_info() if info is None else info
-    if not info:
-        return "pcompute profile: no profiling information recorded (is " \
-               "get_config().profile / PCOMPUTE_PROFILE=1 set?)\n"
-    ordered = sorted(_rows(info), key=lambda kv: (kv[1].get("level", 0) > 0,
-                                                  -kv[1]["total"], kv[0]))
-    runs = [(n, d) for n, d in ordered if d.get("kind", "run") != "compile"]
-    builds = [(n, d) for n, d in ordered if d.get("kind", "run") == "compile"]
-    width = max(24, max(len(n) + 2 * min(d.get("level", 0), 4) for n, d in ordered))
-    lines = ["pcompute profile (times in seconds)"]
-    if runs:
-        lines += _table(runs, width)
-        level0 = sum(d["total"] for _, d in runs if d.get("level", 0) == 0)
-        lines.append("total profiled run time: %.6f s" % level0)
-    if builds:
-        lines += ["", "compile time (kept apart from the run times above)"]
-        lines += _table(builds, width)
-        lines.append("total compile time: %.6f s"
-                     % sum(d["total"] for _, d in builds))
-    return "\n".join(lines) + "\n"
-
-
-def print_profile(file=None):
-    """Write the profile table (:func:`format_profile`) to ``file``
-    (default: standard output)."""
-    (file or sys.stdout).write(format_profile())
-
-
-def profile2csv(fname, info=None):
-    """Write the timings to the CSV file ``fname``.
-
-    Columns: ``rank, level, function, calls, time, min, mean, max, kind``
-    (the first five as in Compyle; times in seconds).  ``info`` is a
-    :func:`get_profile_info` result or a list of them, one per rank (for
-    parallel runs); default: this process's timings as rank 0.
-    """
-    if info is None:
-        info = [get_profile_info()]
-    elif isinstance(info, dict):
-        info = [info]
-    with open(fname, "w", newline="") as f:
-        out = csv.writer(f)
-        out.writerow(["rank", "level", "function", "calls", "time", "min",
-                      "mean", "max", "kind"])
-        for rank, data in enumerate(info):
-            for name, d in sorted(_rows(data),
-                                  key=lambda kv: (kv[1].get("level", 0),
-                                                  -kv[1]["time"], kv[0])):
-                out.writerow([rank, d.get("level", 0), name, d["calls"],
-                              repr(float(d["time"])), repr(float(d.get("min", 0.0))),
-                              repr(float(d.get("mean", 0.0))),
-                              repr(float(d.get("max", 0.0))), d.get("kind", "run")])
-
-
-# ---------------------------------------------------------- print at exit
-
-_at_exit_registered = False
-
-
-def _print_at_exit():
-    try:
-        sys.stderr.write(format_profile())
-        sys.stderr.flush()
-    except Exception:       # interpreter shutting down, stderr closed
-        pass
-
-
-def register_print_at_exit():
-    """Print the profile table to stderr when the process exits (once, however
-    often this is called)."""
-    global _at_exit_registered
-    with _lock:
-        if _at_exit_registered:
-            return
-        _at_exit_registered = True
-    atexit.register(_print_at_exit)
 
 
 if os.environ.get("PCOMPUTE_PROFILE", "").strip().lower() in ("1", "true", "yes", "on"):

@@ -16,7 +16,7 @@ import inspect
 
 from .backends.names import backend_names
 from .config import get_config
-from .profile import register_print_at_exit
+from .timing.report import register_print_at_exit
 
 __all__ = ["ArgumentParser", "getsource", "getsourcelines"]
 

@@ -238,6 +238,8 @@ LOWER = {
     "pcompute.backends": ("pcompute.primitives", "pcompute.array", "pcompute.api",
                           "pcompute.low_level"),
     "pcompute.primitives": ("pcompute.array", "pcompute.api", "pcompute.low_level"),
+    "pcompute.timing": ("pcompute.primitives", "pcompute.array", "pcompute.api",
+                        "pcompute.profile"),
     "pcompute.views": ("pcompute.array", "pcompute.api", "pcompute.low_level"),
     "pcompute.array": ("pcompute.api", "pcompute.low_level", "pcompute.numpy",
                        "pcompute.autopar", "pcompute.dataparallel", "pcompute.distributed"),

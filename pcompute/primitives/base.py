@@ -13,7 +13,7 @@ Subclasses implement :meth:`Primitive._build` and say what they are called.
 from ..backends.registry import get_backend
 from ..config import get_config
 from ..errors import KernelValueError
-from ..profile import compile_timer, kernel_timer
+from ..timing.timers import compile_timer, kernel_timer
 from .args import signature
 
 
