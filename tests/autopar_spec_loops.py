@@ -41,3 +41,9 @@ def is_like(key_buff, ptr, keys, n):
         k = keys[i]
         ptr[k] -= 1
         key_buff[ptr[k]] = k
+
+
+def owner_gather(x, idx, n):
+    # x[i] belongs to iteration i (not logged); x[idx[i]] is checked against it
+    for i in range(n):
+        x[i] = x[idx[i]] * 0.5 + 1.0

@@ -240,7 +240,8 @@ def test_speculative_kernels_compile_as_cuda(monkeypatch, dtype):
                                      np.ones(2 * n, dtype), np.ones(n, dtype), n]),
              (loops.cg_like, [np.zeros(n, dtype), dup, rowptr, col,
                               np.ones(2 * n, dtype), np.ones(n, dtype), n]),
-             (loops.is_like, [np.zeros(n, np.int32), np.full(4, n, np.int32), dup, n])]
+             (loops.is_like, [np.zeros(n, np.int32), np.full(4, n, np.int32), dup, n]),
+             (loops.owner_gather, [np.zeros(n, dtype), dup, n])]
     with use_config(backend="python", use_double=dtype == np.float64):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -291,3 +292,21 @@ def test_profile_mode_records_violations_and_marks_loops():
         g(*args)                                     # marked unsafe: sequential
     assert g.last_plans[0].kind == "speculate"
     assert g.speculation_stats()[8].sequential == 1
+
+
+def test_accesses_at_the_loop_index_are_not_logged(backend):
+    """x[i] (written by iteration i only) takes no log: x[idx[i]] is checked
+    against its owner iteration i' = idx[i]; idx[i] == i passes, another
+    iteration's element is a dependence (flow when i' < i, else anti)."""
+    n = 40
+    stats, f = _run(loops.owner_gather, [np.arange(n, dtype=backend.dtype),
+                                         np.arange(n).astype(np.int32), n], backend)
+    assert stats.passed == 1
+    text = f.last_plans[0].kernel[1]
+    assert text.logged == (("x", False, False),)         # no log at all
+    assert "autopar_rd_x" not in text.source and "autopar_wr_x" not in text.source
+    for idx, kind in ((np.r_[1, 1:n].astype(np.int32), "anti"),    # 0 reads x[1]
+                      (np.r_[0:n - 1, 0].astype(np.int32), "flow")):  # n-1 reads x[0]
+        stats, _ = _run(loops.owner_gather, [np.arange(n, dtype=backend.dtype), idx, n],
+                        backend)
+        assert stats.violated == 1 and kind in stats.last

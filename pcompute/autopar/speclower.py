@@ -46,7 +46,8 @@ KINDS = ("output", "anti", "flow")
 @dataclass(frozen=True)
 class SpecKernelText:
     """The speculative kernel: source, name, the user names passed (in order),
-    and the logged arrays: ``(array, has_read_log)`` by canonical name."""
+    and the instrumented arrays: ``(array, has_read_log, has_write_log)`` by
+    canonical name."""
     source: str
     name: str
     params: tuple
@@ -102,10 +103,36 @@ def check_accesses(loop_node, accesses, arrays, canon, ndim_of):
 class _Instrument:
     """Rewrites the statements of the loop body (a copy of the AST)."""
 
-    def __init__(self, arrays, read_logged):
+    def __init__(self, arrays, rd_logged, wr_logged, owned, owners):
         self.arrays = arrays          # user name -> canonical name, instrumented
-        self.read_logged = read_logged
+        self.rd_logged = rd_logged    # canonical names with a read log
+        self.wr_logged = wr_logged    # ... with a write log
+        self.owned = owned            # ids of the (copied) accesses at the loop index
+        self.owners = owners          # canonical name -> {(c0, c, write)}
         self.n = 0
+
+    def _owner_checks(self, log, key, write):
+        """Checks of an element against the accesses at the loop index
+        (``a[c0 + c*t]``, touched by iteration ``t`` only): another iteration
+        owning the element, one of the two writing, is a dependence."""
+        out = []
+        for c0, c, owner_writes in sorted(self.owners.get(log, ())):
+            if not (write or owner_writes):
+                continue
+            if write and owner_writes:
+                early = late = "output"
+            elif write:                 # the owner reads: earlier is anti
+                early, late = "anti", "flow"
+            else:                       # the owner writes: earlier is flow
+                early, late = "flow", "anti"
+            d = "(%s - %d)" % (key, c0)
+            out.append(_stmt(
+                "if %s %% %d == 0 and %s // %d >= 0 and %s // %d < %s and %s // %d != %s:\n"
+                "    if %s // %d < %s:\n        atomic_max(%s[%d], 1)\n"
+                "    else:\n        atomic_max(%s[%d], 1)"
+                % (d, c, d, c, d, c, COUNT, d, c, TT, d, c, TT, VIOL, KINDS.index(early),
+                   VIOL, KINDS.index(late))))
+        return out
 
     def _key(self, node, pre):
         index = self._expr(node.slice, pre)
@@ -116,7 +143,7 @@ class _Instrument:
 
     def _is_logged(self, node):
         return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-                and node.value.id in self.arrays)
+                and node.value.id in self.arrays and id(node) not in self.owned)
 
     def _expr(self, node, pre):
         """``node`` with its instrumented reads replaced by temporaries, the
@@ -133,9 +160,13 @@ class _Instrument:
                 key = outer._key(sub, pre)
                 value = "autopar_v%d" % outer.n
                 outer.n += 1
-                pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
+                if log in outer.rd_logged:
+                    pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
                 pre.append(_stmt("%s = %s[%s]" % (value, array, key)))
-                pre.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti"))
+                if log in outer.wr_logged:
+                    pre.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT),
+                                     "anti"))
+                pre.extend(outer._owner_checks(log, key, False))
                 return ast.Name(value, ast.Load())
 
         return Reads().visit(node)
@@ -163,6 +194,7 @@ class _Instrument:
             key = self._key(node.target, pre)
             pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
             pre.extend(self._write(log, key))
+            pre.extend(self._owner_checks(log, key, True))
             node.target = _target(array, key)
             post.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti"))
             post.extend(_flag("atomic_max(%s[%s], 0) > %s" % (RD % log, key, IT), "flow"))
@@ -176,7 +208,8 @@ class _Instrument:
                     log = self.arrays[array]
                     key = self._key(target, pre)
                     pre.extend(self._write(log, key))
-                    if log in self.read_logged:
+                    pre.extend(self._owner_checks(log, key, True))
+                    if log in self.rd_logged:
                         post.extend(_flag("atomic_max(%s[%s], 0) > %s"
                                           % (RD % log, key, IT), "flow"))
                     target = _target(array, key)
@@ -211,6 +244,17 @@ def _target(array, key):
     return ast.Subscript(ast.Name(array, ast.Load()), ast.Name(key, ast.Load()), ast.Store())
 
 
+def _owned(acc, loop):
+    """(c0, c) when ``acc`` is ``a[c0 + c*t]`` over the counter ``t`` of
+    ``loop`` only (so only iteration t touches that element), else None."""
+    if acc.subs is None or len(acc.subs) != 1 or not isinstance(acc.node, ast.Subscript):
+        return None
+    sub = acc.subs[0]
+    if sub.variables != (loop.counter,) or sub.coeff(loop.counter) == 0:
+        return None
+    return sub.const, sub.coeff(loop.counter)
+
+
 def _loaded(nodes):
     out = []
     for node in nodes:
@@ -228,12 +272,27 @@ def speculative_kernel(loop, names_in_ns, arrays, accesses, canon):
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {loop.var}
     params = tuple(n for n in _loaded(body) if n in names_in_ns and n not in assigned)
     users = {acc.array: canon(acc.array) for acc in accesses if canon(acc.array) in arrays}
-    read_logged = {canon(acc.array) for acc in accesses
-                   if canon(acc.array) in arrays and not acc.write}
-    logged = tuple((a, a in read_logged) for a in arrays)
-    logs = [p for a, r in logged for p in ((RD % a,) if r else ()) + (WR % a,)]
-    instrument = _Instrument(users, read_logged)
-    new_body = instrument.block(copy.deepcopy(body))
+    mine = [acc for acc in accesses if canon(acc.array) in arrays]
+    # an access under an if or an inner loop may not run: never an owner
+    conditional = {id(n) for stmt in body if not isinstance(
+        stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) for n in ast.walk(stmt)}
+    owned = {id(acc.node): _owned(acc, loop) for acc in mine
+             if id(acc.node) not in conditional}
+    owned = {k: v for k, v in owned.items() if v is not None}
+    owners = {}
+    for acc in mine:
+        if id(acc.node) in owned:
+            owners.setdefault(canon(acc.array), set()).add(owned[id(acc.node)] + (acc.write,))
+    logged_reads = {canon(a.array) for a in mine if not a.write and id(a.node) not in owned}
+    wr_logged = {canon(a.array) for a in mine if a.write and id(a.node) not in owned}
+    rd_logged = logged_reads & wr_logged
+    logged = tuple((a, a in rd_logged, a in wr_logged) for a in arrays)
+    logs = [p for a, r, w in logged for p in ((RD % a,) if r else ()) + ((WR % a,) if w else ())]
+    copied = copy.deepcopy(body)
+    twins = {id(o): id(c) for s_o, s_c in zip(body, copied)
+             for o, c in zip(ast.walk(s_o), ast.walk(s_c))}
+    instrument = _Instrument(users, rd_logged, wr_logged, {twins[k] for k in owned}, owners)
+    new_body = instrument.block(copied)
     head = [_stmt("%s = %s - 1 - %s" % (TT, COUNT, T0)),
             _stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT)),
             _stmt("%s = %s + %s" % (IT, BASE, TT))]

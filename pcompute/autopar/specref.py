@@ -36,7 +36,8 @@ def run_reference(func, values, loop, text, base):
     ``text``) for every iteration of ``loop``, logging in dictionaries;
     returns the violation flags (one per kind of :data:`KINDS`)."""
     fn = python_callable(func)
-    logs = [DictLog() for name, has_read in text.logged for _ in range(1 + has_read)]
+    logs = [DictLog() for name, has_read, has_write in text.logged
+            for _ in range(has_read + has_write)]
     flags = np.zeros(len(KINDS), np.int32)
     args = [host(v) for v in values] + [loop.lo.const, loop.step, loop.count, base]
     args += logs + [flags]

@@ -90,9 +90,9 @@ class Speculation:
             self.base = 1
             self.stats.clears += 1
         out = []
-        for name, has_read in text.logged:
+        for name, has_read, has_write in text.logged:
             array = arrays[name]
-            kinds = ("rd", "wr") if has_read else ("wr",)
+            kinds = ("rd",) * has_read + ("wr",) * has_write
             for kind in kinds:
                 out.append(self._log((kind, name, array.backend), array.size))
         return out
