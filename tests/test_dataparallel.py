@@ -209,7 +209,7 @@ def test_errors_point_at_the_users_code():
         adds_sequences(x, x)
     with pytest.raises(KernelTypeError, match="sorts integer keys, got float64"):
         sorts(x)
-    with pytest.raises(KernelTypeError, match="operator.add and operator.mul"):
+    with pytest.raises(KernelTypeError, match="operator.add/mul.*, got <lambda>"):
         bad_reduce(x)
     with pytest.raises(KernelTypeError, match="cannot call 'print'"):
         unknown_call(x)

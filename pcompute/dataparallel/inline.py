@@ -6,9 +6,9 @@ expressions of the elements it is applied to, its body (assignments, then
 ``return``) becomes lines of the kernel.  Each value carries a *proto* (a
 NumPy scalar of its type) computed with the same Python operators, so the
 types are the plain-Python oracle's.  Inside an element function a segment
-(from ``split``) may be reduced (``sum``, ``len``, ``reduce`` with
-``operator.add``/``mul``), also after ``map``/``gather`` over it: that
-becomes a sequential loop over the segment.
+(from ``split``) may be reduced (``sum``, ``len``, ``reduce`` with any
+operator or function of two scalars), also after ``map``/``gather`` or a
+comprehension over it: that becomes a sequential loop over the segment.
 """
 import ast
 import builtins
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import KernelSyntaxError, KernelTypeError
 from ..numpy.dtypes import kernel_type_name
-from . import prelude
+from . import comprehension, operators, prelude
 from .plan import value_of
 from .values import Seq, SegView
 from .source import Closure, closure_of, located
@@ -48,8 +48,6 @@ for _name in ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos"
                                           "pow": "power"}.get(_name, _name)))
 MATH[builtins.abs] = ("abs", np.abs)
 MATH[np.abs] = ("abs", np.abs)
-
-_ADD_OPS = {operator.add: ("+", 0), operator.mul: ("*", 1)}
 
 
 class Elem:
@@ -338,6 +336,25 @@ class Inliner:
         args = [self.expr(a, env, func) for a in node.args]
         return self.apply(callee, args, where)
 
+    def expr_ListComp(self, node, env, func, where):
+        """A comprehension over segments (or sequences, or ``range(a, b)``):
+        a map over them, reduced later by sum/len/reduce."""
+        fn, iterables = comprehension.parts(node, func, env,
+                                            lambda n: self.expr(n, env, func))
+        segs = []
+        for it in iterables:
+            if isinstance(it, tuple) and it[0] == "range":
+                bounds = [self.elem(v, where) for v in it[1]]
+                lo, hi = ("0", bounds[0].text) if len(bounds) == 1 else \
+                    (bounds[0].text, bounds[1].text)
+                segs.append(SegView(lo, hi, lambda il, k: Elem(k, np.int64(0)),
+                                    np.int64(0)))
+            else:
+                segs.append(it)
+        return _seg_map(self, [fn] + segs, where)
+
+    expr_GeneratorExp = expr_ListComp
+
     def expr_Lambda(self, node, env, func, where):
         return Closure(node, env, func.globals, func.filename, func.firstline)
 
@@ -411,19 +428,42 @@ def _seg_len(inl, args, where):
 
 
 def _seg_reduce(inl, args, where):
+    """``reduce(op, segment, init)`` in order, as the oracle does: ``op`` is
+    any operator or function of two scalars (a lambda, a def)."""
     op, x, init = args
-    if op not in _ADD_OPS:
-        raise located(KernelTypeError, "reduce over a segment supports operator.add "
-                      "and operator.mul", where, "use sum(...) or operator.add/mul")
     seg = _seg(x, inl, where)
-    sym = _ADD_OPS[op][0]
-    init_e = inl.elem(init, where)
-    res = _loop(inl, seg, _ADD_OPS[op][1], lambda a, v: "%s %s %s" % (a, sym, v),
-                seg.proto)
-    proto = op(init_e.proto, res.proto)
-    return Elem(inl.b.temp("(%s %s %s)" % (init_e.text, sym, res.text)), proto)
+    first = inl.elem(init, where)
+    item0 = Elem(typed_zero(seg.proto), seg.proto)
+    if operators.known(op):
+        operators.check(op, np.asarray(seg.proto).dtype, where, "reduce")
+        step = np.result_type(first.proto, seg.proto).type(0) \
+            if op in (builtins.min, builtins.max, prelude.min, prelude.max) \
+            else op(first.proto, seg.proto)
+    else:
+        step = _dry(inl, lambda il: il.apply(op, [Elem(typed_zero(first.proto),
+                                                       first.proto), item0], where)).proto
+    proto = np.result_type(first.proto, step).type(0)
+    b = inl.b
+    acc, k = b.fresh("acc"), b.fresh("k")
+    b.line("%s = %s" % (acc, _typed(Elem(first.text, proto))))
+    b.line("for %s in range(%s, %s):" % (k, seg.start, seg.end))
+    with b.scope():
+        item = seg.elem(inl, k)
+        if operators.known(op):
+            new = operators.text(op, acc, item.text)
+        else:
+            new = inl.elem(inl.apply(op, [Elem(acc, proto), item], where), where).text
+        b.line("%s = %s" % (acc, new))
+    return Elem(acc, proto)
+
+
+def _seg_extreme(inl, args, where):
+    raise located(KernelTypeError, "min/max of a segment (which may be empty) is not "
+                  "compiled", where, "write reduce(min, segment, init) with the value "
+                  "an empty segment should give")
 
 
 _SEG_PRIMS = {prelude.map: _seg_map, prelude.gather: _seg_gather, prelude.sum: _seg_sum,
               prelude.len: _seg_len, prelude.reduce: _seg_reduce, builtins.sum: _seg_sum,
-              builtins.len: _seg_len}
+              builtins.len: _seg_len, prelude.min: _seg_extreme, prelude.max: _seg_extreme,
+              builtins.min: _seg_extreme, builtins.max: _seg_extreme}

@@ -19,9 +19,9 @@ import operator
 import numpy as np
 
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from . import phases, prelude
+from . import comprehension, operators, phases, prelude
 from .builder import Builder
-from .inline import _ADD_OPS, Elem, Inliner, proto_of, typed_zero
+from .inline import Elem, Inliner, proto_of, typed_zero
 from .plan import Dyn, value_of
 from .source import Closure, located
 from .values import Lazy, Segments, Seq, SegView, Stored
@@ -29,10 +29,10 @@ from .values import Lazy, Segments, Seq, SegView, Stored
 _HOST_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                 ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
                 ast.Mod: operator.mod, ast.Pow: operator.pow}
-_SCAN_OPS = {operator.add: ("a+b", "0"), operator.mul: ("a*b", "1")}
-_REDUCE = {prelude.sum: ("a+b", "0"), builtins.sum: ("a+b", "0"),
-           prelude.min: ("min(a, b)", None), prelude.max: ("max(a, b)", None),
-           builtins.min: ("min(a, b)", None), builtins.max: ("max(a, b)", None)}
+#: sum/min/max of one sequence: the operator they reduce with
+_REDUCE = {prelude.sum: operator.add, builtins.sum: operator.add,
+           prelude.min: builtins.min, prelude.max: builtins.max,
+           builtins.min: builtins.min, builtins.max: builtins.max}
 
 
 class Program:
@@ -129,9 +129,26 @@ class Program:
             func = self.expr(node.func, env, closure)
             args = [self.expr(a, env, closure) for a in node.args]
             return self.apply(func, args, where)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self.comprehension(node, env, closure, where)
         raise located(KernelSyntaxError, "%s is not supported in a @dataparallel "
                       "function" % type(node).__name__, where,
                       "use the primitives (map, gather, scan, ...) and lambdas")
+
+    def comprehension(self, node, env, closure, where):
+        """``[e for a, b in zip(x, y)]``: a map of ``lambda a, b: e``;
+        ``range(n)``/``range(start, stop)`` is a lazy sequence of indices."""
+        func, iterables = comprehension.parts(node, closure, env,
+                                              lambda n: self.expr(n, env, closure))
+        seqs = []
+        for it in iterables:
+            if isinstance(it, tuple) and it[0] == "range":
+                bounds = [self.trace.static(v) for v in it[1]]
+                start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+                seqs.append(_range(int(start), int(stop)))
+            else:
+                seqs.append(it)
+        return _map(self, [func] + seqs, where)
 
     def host_op(self, node, env, closure, where):
         if isinstance(node, ast.UnaryOp):
@@ -237,6 +254,12 @@ def _map(prog, args, where):
     return _lazy(n, emit, "map")
 
 
+def _range(start, stop):
+    n = max(stop - start, 0)
+    return _lazy(n, lambda b, i: ("cast(%s + %s, 'long')" % (i, b.scalar(np.int64(start))),
+                                  np.int64(0)), "range")
+
+
 def _gather(prog, args, where):
     x, idx = (prog.seq(a, where, "gather") for a in args)
     return _lazy(idx.n, lambda b, i: x.element(b, b.temp(idx.element(b, i)[0])), "gather")
@@ -291,55 +314,47 @@ def _len(prog, args, where):
     raise located(KernelTypeError, "len expects a sequence", where, None)
 
 
-def _reduction(prog, x, reduce_expr, neutral, where, what):
+def _reduction(prog, op, x, where, what, empty_ok):
     x = prog.seq(x, where, what)
     dtype = x.dtype
+    operators.check(op, dtype, where, what)
     if x.n == 0:
-        if neutral is None:
+        if not empty_ok:
             raise located(KernelValueError, "%s of an empty sequence" % what, where, None)
-        return dtype.type(neutral)
-    if neutral is None:
-        neutral = "INFINITY" if reduce_expr.startswith("min") else "-INFINITY"
-        if dtype.kind in "iu":
-            info = np.iinfo(dtype)
-            neutral = str(info.max if reduce_expr.startswith("min") else info.min)
+        return dtype.type(0)
     b = Builder()
     text, _ = x.element(b, "i")
     b.lead(x.n, prog.trace.empty)
     source = b.function("dp_reduce", ["i"], ["return %s" % text])
-    return prog.trace.host(dtype.type, phases.reduction(prog.trace, source, reduce_expr,
-                                                        dtype, neutral, b.args))
+    return prog.trace.host(dtype.type, phases.reduction(
+        prog.trace, source, operators.text(op, "a", "b"), dtype,
+        operators.neutral(op, dtype), b.args))
 
 
 def _reducer(name):
     def handler(prog, args, where):
-        expr, neutral = _REDUCE[name]
-        return _reduction(prog, args[0], expr, neutral, where, name.__name__)
+        if len(args) != 1:
+            return prog.trace.host(name, *args)       # min(a, b) of host scalars
+        op = _REDUCE[name]
+        return _reduction(prog, op, args[0], where, name.__name__, op is operator.add)
     return handler
 
 
 def _reduce(prog, args, where):
     op, x, init = args
-    if op not in _ADD_OPS:
-        raise located(KernelTypeError, "reduce in a @dataparallel function supports "
-                      "operator.add and operator.mul", where,
-                      "use sum/min/max, or reduce(operator.add, map(f, x), init)")
-    expr, neutral = _SCAN_OPS[op]
-    return prog.trace.host(op, init, _reduction(prog, x, expr, neutral, where, "reduce"))
+    if prog.seq(x, where, "reduce").n == 0:
+        return init
+    return prog.trace.host(op, init, _reduction(prog, op, x, where, "reduce", False))
 
 
 def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
-    if op not in _SCAN_OPS:
-        raise located(KernelTypeError, "%s in a @dataparallel function supports "
-                      "operator.add and operator.mul" % what, where,
-                      "write the operator as operator.add or operator.mul")
     x = prog.seq(x, where, what)
     n = x.n
     dtype = x.dtype if init is None else np.result_type(x.dtype, value_of(init))
+    operators.check(op, dtype, where, what)
     out = prog.trace.empty(n, dtype)
     if not n:
         return Stored(out)
-    scan_expr, neutral = _SCAN_OPS[op]
     b = Builder()
     index = "i"
     if reverse:
@@ -352,13 +367,14 @@ def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
     dst = "dp_N - 1 - i" if reverse else "i"
     if exclusive:
         o.params.append("dp_c"), o.args.append(init)
-        body = ["dp_o[%s] = dp_c %s prev_item" % (dst, scan_expr[1])]
+        body = ["dp_o[%s] = %s" % (dst, operators.text(op, "dp_c", "prev_item"))]
         head = ["i", "prev_item", "N"]
     else:
         body, head = ["dp_o[%s] = item" % dst], ["i", "item", "N"]
     body = ["dp_N = N"] + body
     out_src = o.function("dp_out", head, body)
-    phases.scan(prog.trace, in_src, out_src, scan_expr, dtype, neutral, b.args + o.args)
+    phases.scan(prog.trace, in_src, out_src, operators.text(op, "a", "b"), dtype,
+                operators.neutral(op, dtype), b.args + o.args)
     return Stored(out)
 
 

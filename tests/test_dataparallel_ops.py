@@ -1,0 +1,147 @@
+"""@dataparallel: list comprehensions / generator expressions (over zip,
+range, sequences and segments) and the operators of reduce and the scans
+(operator.add/mul/and_/or_/xor, min, max; any function over a segment),
+on every backend against NumPy and the plain-Python oracle."""
+import operator
+
+import numpy as np
+import pytest
+
+from pcompute.dataparallel import (dataparallel, exclusive_scan, len, map, max, min,
+                                   reduce, rscan, scan, split, sum, zip)
+from pcompute.errors import KernelSyntaxError, KernelTypeError
+
+
+def host(x):
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def kinds(f):
+    return [kind for kind, _ in f.last_phases]
+
+
+@dataparallel
+def comprehensions(a, x, y, data, offsets, w):
+    axpy = [a * u + v for u, v in zip(x, y)]
+    rows = [sum(v * v for v in row) for row in split(data, offsets)]
+    windows = [sum([x[k] for k in range(i, i + w)]) for i in range(len(x) - w + 1)]
+    return axpy, rows, windows, sum(u * v for u, v in zip(x, y))
+
+
+@dataparallel
+def extremes(x, k):
+    return (reduce(min, x, 100), reduce(max, map(lambda v: v * k, x), -100),
+            scan(max, x), rscan(min, x), exclusive_scan(max, x, -1000))
+
+
+@dataparallel
+def bitwise(x):
+    return reduce(operator.xor, x, 5), scan(operator.or_, x), reduce(operator.and_, x, -1)
+
+
+def larger(a, b):
+    return a if abs(a) > abs(b) else b
+
+
+@dataparallel
+def row_reductions(data, offsets):
+    rows = split(data, offsets)
+    return ([reduce(larger, row, 0) for row in rows],
+            [reduce(min, row, 99) for row in rows],
+            map(lambda row: reduce(lambda a, b: a * 2 + b, row, 1), rows))
+
+
+def test_comprehensions_are_maps(backend):
+    rng = np.random.default_rng(30)
+    x, y = (rng.random(60).astype(backend.dtype) for _ in range(2))
+    offsets = np.array([0, 4, 4, 31, 60], dtype=np.int32)
+    axpy, rows, windows, dot = comprehensions(2.5, x, y, x, offsets, 3)
+    xf, yf = x.astype(float), y.astype(float)
+    tol = dict(rtol=backend.rtol * 10, atol=backend.rtol * 10)
+    np.testing.assert_allclose(host(axpy), 2.5 * xf + yf, **tol)
+    np.testing.assert_allclose(host(rows), [np.sum(xf[a:b] ** 2) for a, b in
+                                            zip(offsets[:-1], offsets[1:])], **tol)
+    np.testing.assert_allclose(host(windows), np.convolve(xf, np.ones(3), "valid"), **tol)
+    np.testing.assert_allclose(dot, xf @ yf, **tol)
+    for got, want in zip((axpy, rows, windows, dot), comprehensions.py(2.5, x, y, x,
+                                                                       offsets, 3)):
+        np.testing.assert_allclose(host(got), np.asarray(want, dtype=float), **tol)
+    # axpy, rows and windows have different lengths: one kernel per length
+    assert kinds(comprehensions) == ["reduction", "elementwise", "elementwise",
+                                     "elementwise"]
+
+
+def test_min_max_reductions_and_scans(backend):
+    rng = np.random.default_rng(31)
+    for x in (rng.integers(-50, 50, 77).astype(np.int64), rng.normal(size=77).astype(
+            backend.dtype)):
+        lo, hi, smax, rmin, emax = extremes(x, 3)
+        assert lo == min(100, x.min()) and hi == max(-100, 3 * x.max())
+        assert host(smax).tolist() == np.maximum.accumulate(x).tolist()
+        assert host(rmin).tolist() == np.minimum.accumulate(x[::-1])[::-1].tolist()
+        want = np.maximum.accumulate(np.concatenate([[-1000], x[:-1]]))
+        assert host(emax).tolist() == want.astype(host(emax).dtype).tolist()
+        for got, ref in zip((lo, hi, smax, rmin, emax), extremes.py(x, 3)):
+            assert host(got).tolist() == np.asarray(ref).tolist()
+        assert kinds(extremes) == ["reduction", "reduction", "scan", "scan", "scan"]
+
+
+def test_bitwise_reductions_and_scans(backend):
+    x = np.random.default_rng(32).integers(0, 1 << 20, 90).astype(np.int64)
+    xor, ors, ands = bitwise(x)
+    assert xor == np.bitwise_xor.reduce(x) ^ 5 and ands == np.bitwise_and.reduce(x)
+    assert host(ors).tolist() == np.bitwise_or.accumulate(x).tolist()
+
+
+def test_any_function_reduces_a_segment_in_order(backend):
+    rng = np.random.default_rng(33)
+    data = rng.integers(-30, 30, 40).astype(np.int64)
+    offsets = np.array([0, 3, 3, 12, 40], dtype=np.int32)
+    got = row_reductions(data, offsets)
+    segments = [data[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+    for got_one, ref in zip(got, row_reductions.py(data, offsets)):
+        assert host(got_one).tolist() == np.asarray(ref).tolist()
+    assert host(got[1]).tolist() == [min(s.tolist() + [99]) for s in segments]
+    assert [abs(v) for v in host(got[0]).tolist()] == [
+        np.abs(np.concatenate([s, [0]])).max() for s in segments]
+    doubled = []
+    for s in segments:
+        acc = 1
+        for v in s.tolist():
+            acc = acc * 2 + v
+        doubled.append(acc)
+    assert host(got[2]).tolist() == doubled
+    assert kinds(row_reductions) == ["elementwise"]
+
+
+@dataparallel
+def filtered(x):
+    return [v for v in x if v > 0]
+
+
+@dataparallel
+def lambda_reduce(x):
+    return reduce(lambda a, b: a + b, x, 0)
+
+
+@dataparallel
+def float_xor(x):
+    return reduce(operator.xor, x, 0)
+
+
+@dataparallel
+def segment_min(data, offsets):
+    return [min(row) for row in split(data, offsets)]
+
+
+def test_unsupported_forms_are_located_errors():
+    x = np.arange(5.0)
+    cases = [(filtered, (x,), KernelSyntaxError, "filter"),
+             (lambda_reduce, (x,), KernelTypeError, "operator.add/mul"),
+             (float_xor, (x,), KernelTypeError, "needs integers"),
+             (segment_min, (x, np.array([0, 2, 5], dtype=np.int32)), KernelTypeError,
+              "reduce\\(min, segment, init\\)")]
+    for f, args, cls, text in cases:
+        with pytest.raises(cls, match=text) as info:
+            f(*args)
+        assert "test_dataparallel_ops.py" in str(info.value)
