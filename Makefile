@@ -12,7 +12,7 @@ STAMP := $(VENV)/.pcompute-installed
 DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 BENCH_STAMP := $(VENV)/.pcompute-bench-installed
 
-.PHONY: all venv opencl-device test compyle-openmp md bench bench-peers bench-full bench-md bench-mpi bench-publish docs clean distclean
+.PHONY: all venv opencl-device test compyle-openmp md bench bench-smoke bench-peers bench-full bench-md bench-mpi bench-publish docs clean distclean
 
 all: test
 
@@ -57,9 +57,14 @@ $(BENCH_STAMP): $(STAMP)
 
 bench-peers: $(BENCH_STAMP) opencl-device
 
-# Quick profile (n = 10^7, MD to 10^5): about 15 minutes on 2 cores.
+# Quick profile (n = 10^7, MD to 10^5): about 15-20 minutes on 2 idle cores.
 bench: bench-peers
 	$(VPY) -m benchmarks $(BENCH_ARGS)
+
+# Every suite at tiny sizes, 2 samples: checks the harness end to end in a few
+# minutes (results in benchmarks/results/smoke/; not publishable).
+bench-smoke: bench-peers
+	$(VPY) -m benchmarks --smoke $(BENCH_ARGS)
 
 # n = 10^4 .. 10^8 where memory allows, MD to 10^6, more samples (about an hour).
 bench-full: bench-peers
@@ -79,8 +84,9 @@ bench-mpi: bench-peers
 # Rewrite the README / docs tables from the committed results file
 # (benchmarks/results/published.json; PUBLISH=path/to/run.json publishes a run).
 PUBLISH ?=
+PUBLISH_ARGS ?=
 bench-publish: venv
-	$(VPY) -m benchmarks.publish $(PUBLISH)
+	$(VPY) -m benchmarks.publish $(PUBLISH) $(PUBLISH_ARGS)
 
 # Differential fuzzing, long profile: random kernels on every available
 # backend against the python backend for FUZZ_SECONDS; prints the number of

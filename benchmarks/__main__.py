@@ -1,7 +1,9 @@
-"""Run the benchmarks: ``python -m benchmarks [--full] [--only NAME] [--n N] [--out DIR]``.
+"""Run the benchmarks: ``python -m benchmarks [--full | --smoke] [--only NAME] [--n N] [--out DIR]``.
 
-The quick profile (default, a few minutes) measures n = 10^7; ``--full``
-measures n = 10^4 .. 10^8 where memory allows, with more repetitions.
+The quick profile (default, about 15-20 minutes on 2 idle cores) measures
+n = 10^7 and the MD to N = 10^5; ``--full`` measures n = 10^4 .. 10^8 where
+memory allows, with more repetitions; ``--smoke`` runs every suite at tiny
+sizes with 2 samples (a few minutes, to check the harness; not publishable).
 Results go to ``DIR/run-<date>.{csv,json}`` and ``DIR/latest.{csv,json}``;
 ``python -m benchmarks.publish RUN.json`` makes a run of every suite the
 published one (``results/published.json``) and rewrites the tables of the
@@ -16,11 +18,12 @@ from pathlib import Path
 
 from .context import Context
 from .machine import load_average, machine_info
+from .publish import refusals
 from .peers import (compyle_peer, lammps_md, numba_peer, numexpr_peer, pyopencl_peer,
                     taichi_peer, warp_peer)
 from .results import Recorder
 from .suites import SUITES
-from .timing import FULL, QUICK
+from .timing import PROFILES
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -34,8 +37,12 @@ def _sizes(text):
 
 def parse(argv):
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
-    p.add_argument("--full", action="store_true",
-                   help="n = 10^4..10^8 and more repetitions (long)")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--full", action="store_const", dest="profile", const="full",
+                      default="quick", help="n = 10^4..10^8 and more repetitions (long)")
+    kind.add_argument("--smoke", action="store_const", dest="profile", const="smoke",
+                      help="tiny sizes, 2 samples: checks that every suite runs "
+                      "(figures meaningless, not publishable)")
     p.add_argument("--only", action="append", metavar="NAME",
                    help="run only this suite (repeatable, or comma-separated): %s"
                    % ", ".join(SUITES))
@@ -45,14 +52,18 @@ def parse(argv):
     p.add_argument("--md-n", metavar="N[,N...]", type=_sizes, dest="md_n",
                    help="the MD suite's particle counts (default 1e3,1e4,1e5; --full adds "
                    "1e6); 3-D runs when 1e4 is among them")
-    p.add_argument("--out", type=Path, default=RESULTS, metavar="DIR",
-                   help="where to write the results (default: %(default)s)")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="where to write the results (default: %s, --smoke: its smoke/)"
+                   % RESULTS)
     args = p.parse_args(argv)
+    if args.out is None:
+        args.out = RESULTS / "smoke" if args.profile == "smoke" else RESULTS
     names = [s for item in (args.only or []) for s in item.split(",") if s]
     unknown = [s for s in names if s not in SUITES]
     if unknown:
         p.error("unknown suite(s) %s; choose from %s" % (", ".join(unknown), ", ".join(SUITES)))
     args.names = names or list(SUITES)
+    args.full = args.profile == "full"
     return args
 
 
@@ -89,7 +100,7 @@ def load_note(rec, load, cores, when):
 
 def main(argv=None):
     args = parse(argv)
-    profile = FULL if args.full else QUICK
+    profile = PROFILES[args.profile]
     machine = machine_info()
     print("pcompute benchmarks, profile %s: %s" % (profile.name, ", ".join(args.names)))
     for key in ("cpu", "cores", "python", "numpy", "cython", "gcc", "pyopencl",
@@ -101,12 +112,12 @@ def main(argv=None):
     machine["peer_versions"] = peer_versions()
     peer_notes(rec, missing)
     load_note(rec, machine["load_average"], machine["cores"], "start")
-    ctx = Context(profile, rec, full=args.full, sizes=args.n)
-    ctx.md_sizes = args.md_n
+    ctx = Context(profile, rec, sizes=args.n, md_sizes=args.md_n)
     machine["md_sizes"] = list(args.md_n) if args.md_n else "default"
+    machine["suites"] = list(args.names)
+    machine["sizes"] = list(args.n) if args.n else "default"
     start = time.perf_counter()
-    for name in args.names:
-        SUITES[name].run(ctx)
+    machine["suite_elapsed_s"] = run_suites(ctx, args.names)
     rec.finish()
     machine["elapsed_s"] = round(time.perf_counter() - start, 1)
     machine["load_average_end"] = load_average()
@@ -118,10 +129,28 @@ def main(argv=None):
     summary = rec.targets_summary()
     if summary:
         print("\nTargets:\n  " + "\n  ".join(summary))
+    print("\nSeconds per suite: " + ", ".join(
+        "%s %.0f" % kv for kv in machine["suite_elapsed_s"].items())
+        + "; total %.0f" % machine["elapsed_s"])
     write(rec, machine, profile.name, args)
     if missing:
         print(loud(["this run compared without: " + ", ".join(n for n, _ in missing)]))
     return 0
+
+
+def run_suites(ctx, names):
+    """Run the suites in turn; {name: seconds taken}.  A suite that raises is
+    recorded as failed (a row and a note) and the run goes on."""
+    elapsed = {}
+    for name in names:
+        start = time.perf_counter()
+        try:
+            SUITES[name].run(ctx)
+        except Exception as exc:
+            ctx.failed(name, "(suite)", None, "suite %s" % name, "pcompute", exc)
+            ctx.rec.note("suite %s stopped early: %s: %s" % (name, type(exc).__name__, exc))
+        elapsed[name] = round(time.perf_counter() - start, 1)
+    return elapsed
 
 
 def peer_versions():
@@ -147,7 +176,10 @@ def write(rec, machine, profile, args):
     written = [out / (run + ".csv"), out / (run + ".json")]
     print("\nwrote " + ", ".join(os.path.relpath(p) for p in written)
           + " (and latest.csv/.json); plot with: python -m benchmarks.plot")
-    if set(args.names) == set(SUITES) and not args.n:
+    why_not = refusals({"machine": machine, "profile": profile})
+    if why_not:
+        print("not publishable: " + "; ".join(why_not))
+    else:
         print("publish this run (README, docs and results/latest.md tables from one "
               "committed file): make bench-publish PUBLISH=%s" % os.path.relpath(out / (run + ".json")))
 

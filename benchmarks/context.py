@@ -19,17 +19,20 @@ from .machine import available_bytes
 from .results import fmt_n, fmt_time, reference_of
 from .timing import Stats, calibrate, first_call, sample
 
-QUICK_SIZES = (10**7,)
 SLOW = 2.0       # seconds: an implementation this slow per sample gets 3 samples
-FULL_SIZES = (10**4, 10**5, 10**6, 10**7, 10**8)
 
 
 class Context:
-    def __init__(self, profile, recorder, full=False, sizes=None):
+    """``sizes``: the primitives' n (default: the profile's); ``md_sizes``:
+    the MD's particle counts (default: ``sizes`` when given, else the
+    profile's)."""
+
+    def __init__(self, profile, recorder, sizes=None, md_sizes=None):
         self.profile = profile
         self.rec = recorder
-        self.full = full
-        self._sizes = sizes or (FULL_SIZES if full else QUICK_SIZES)
+        self.full = profile.name == "full"
+        self._sizes = tuple(sizes or profile.sizes)
+        self.md_sizes = tuple(md_sizes or sizes or profile.md_sizes)
         self._cref = None
         self._cref_error = None
 

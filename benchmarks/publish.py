@@ -10,7 +10,7 @@ this writes, between their markers:
 - ``README.md`` (``<!-- benchmarks:begin -->`` ... ``<!-- benchmarks:end -->``):
   the summary table, primitives at n = 10^7 and the MD;
 - ``docs/md_example.rst`` (``.. benchmarks:begin`` ... ``.. benchmarks:end``):
-  every MD row at N >= 10^4;
+  every MD row;
 - ``benchmarks/results/latest.md``: every row of every suite (the docs'
   benchmarks page shows it).
 
@@ -53,8 +53,17 @@ PRIMITIVES = (("axpy", "float64", "axpy, float64"), ("sum", "float64", "sum, flo
               ("scan", "inclusive float64", "inclusive scan, float64"),
               ("sort", "int32 keys+values", "sort int32 keys + int32 values"),
               ("map", "sin*exp+sqrt float64", "map sin*exp+sqrt, float64"))
-MD_SUMMARY = (("2-D cells", "cells"), ("2-D count/sort lists", "count"),
-              ("2-D count/sort lists, skin 0.3", "count, skin 0.3"))
+# (case in the MD suite, title, strategy named in its pcompute rows)
+MD_SUMMARY = (("2-D cells", "MD 2-D cells", "cells"),
+              ("2-D count/sort lists", "MD 2-D count lists", "count"),
+              ("2-D count/sort lists, skin 0.3", "MD 2-D count lists, skin 0.3", "count"),
+              ("3-D walls cells", "MD 3-D walls cells", "cells"),
+              ("3-D periodic cells", "MD 3-D periodic cells", "cells"),
+              ("3-D periodic count", "MD 3-D periodic count lists", "count"))
+# Columns that show the fastest of several configurations of one program:
+# the README names the configuration each cell took (e.g. Compyle's schedule).
+BEST_OF = ("numpy", "Numba parallel", "Compyle best", "Taichi CPU", "Warp CPU (1 thread)",
+           "LAMMPS")
 
 
 def _named(rows, impl):
@@ -72,6 +81,27 @@ def _best(rows, prefix):
 
 
 # ------------------------------------------------------------------ loading
+
+def refusals(data):
+    """Why a run must not become the published one ([] if it may): the smoke
+    profile, a run of some suites only, or sizes chosen on the command line."""
+    from .suites import SUITES
+    m = data.get("machine") or {}
+    out = []
+    if data.get("profile") not in ("quick", "full"):
+        out.append("profile %r (publish a quick or full run)" % data.get("profile"))
+    ran = m.get("suites")
+    if ran is None:
+        out.append("the run does not say which suites it ran")
+    else:
+        missing = [s for s in SUITES if s not in ran]
+        if missing:
+            out.append("suites not run: %s" % ", ".join(missing))
+    for key, option in (("sizes", "--n"), ("md_sizes", "--md-n")):
+        if m.get(key, "default") != "default":
+            out.append("sizes chosen with %s (%s)" % (option, m[key]))
+    return out
+
 
 def load(path=PUBLISHED):
     data = json.loads(Path(path).read_text())
@@ -147,7 +177,9 @@ def provenance(data):
 
 # ------------------------------------------------------------------ tables
 
-def readme_table(data):
+def readme_table(data, picked=None):
+    """The summary table's lines; ``picked`` (a dict) collects, per best-of
+    column, the implementations its cells show."""
     g = groups(data)
     head = ["work", "best C (median)"] + [c[0] for c in COLUMNS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -158,20 +190,36 @@ def readme_table(data):
         n = 10**7 if 10**7 in sizes else sizes[-1]
         rows = g[(suite, case, n)]
         lines.append(_summary_line("%s, n = %s" % (title, fmt_n(n)), rows,
-                                   lambda pick, rows=rows: pick(rows)))
-    for case, title in MD_SUMMARY:
-        for n in (10**4, 10**5, 10**6):
-            rows = g.get(("md", case, n))
-            if not rows:
-                continue
-            strategy = "cells" if "cells" in case else "count"
+                                   lambda pick, rows=rows: pick(rows), picked))
+    for case, title, strategy in MD_SUMMARY:
+        for n in sorted(n for (s, c, n) in g if s == "md" and c == case):
+            rows = g[("md", case, n)]
 
             def pick_md(pick, rows=rows, strategy=strategy):
-                return pick([dict(r, impl=_strip_strategy(r["impl"], strategy))
-                             for r in rows])
-            lines.append(_summary_line("MD 2-D %s, N = %s, ms/step" % (title, fmt_n(n)),
-                                       rows, pick_md))
+                found = pick([dict(r, impl=_strip_strategy(r["impl"], strategy))
+                              for r in rows])
+                # the row as published (its own label), for the column notes
+                return found and next(r for r in rows if r["median_s"] == found["median_s"]
+                                      and r["suite"] == found["suite"])
+            lines.append(_summary_line("%s, N = %s, ms/step" % (title, fmt_n(n)),
+                                       rows, pick_md, picked))
     return lines
+
+
+def column_notes(picked):
+    """'- Compyle best: compyle cython+omp static (5 cells), ...' per best-of column."""
+    out = []
+    for header in BEST_OF:
+        impls = picked.get(header)
+        if not impls:
+            continue
+        counts = {}
+        for impl in impls:
+            counts[impl] = counts.get(impl, 0) + 1
+        out.append("- %s: %s." % (header, ", ".join(
+            "%s (%d %s)" % (impl, k, "cell" if k == 1 else "cells")
+            for impl, k in counts.items())))
+    return out
 
 
 def _strip_strategy(impl, strategy):
@@ -180,11 +228,14 @@ def _strip_strategy(impl, strategy):
     return re.sub(r" %s(?= |$)" % re.escape(strategy), "", impl, count=1)
 
 
-def _summary_line(title, rows, pick):
+def _summary_line(title, rows, pick, picked=None):
     ref = next((r for r in rows if r.get("ref_impl") and r["impl"] == r["ref_impl"]), None)
     cells = [title, "%s (%s)" % (fmt_time(ref["median_s"]), ref["impl"]) if ref else "-"]
-    for _, how in COLUMNS:
-        cells.append(ratio_cell(pick(how)))
+    for header, how in COLUMNS:
+        row = pick(how)
+        cells.append(ratio_cell(row))
+        if picked is not None and row and header in BEST_OF and row.get("ratio_vs_ref"):
+            picked.setdefault(header, []).append(row["impl"])
     return "| " + " | ".join(cells) + " |"
 
 
@@ -201,7 +252,12 @@ def readme_block(data):
              "Lower is better; `-` was not measured. 2 threads unless the column says. "
              "Every row, spread and first-call time: "
              "[benchmarks/results/latest.md](benchmarks/results/latest.md).", ""]
-    lines += readme_table(data)
+    picked = {}
+    lines += readme_table(data, picked)
+    cols = column_notes(picked)
+    if cols:
+        lines += ["", "Where a column is the fastest of several configurations, the one "
+                  "each cell shows:", ""] + cols
     notes = _headline_notes(data)
     if notes:
         lines += [""] + notes
@@ -243,7 +299,7 @@ def md_doc_block(data):
              "   * - case", "     - N", "     - implementation", "     - ms/step",
              "     - vs C", "     - best"]
     for (suite, case, n), rows in g.items():
-        if suite != "md" or n < 10**4:
+        if suite != "md":
             continue
         for r in rows:
             if not r["median_s"]:
@@ -355,14 +411,21 @@ def main(argv=None):
                                 description=__doc__.split("\n")[0])
     p.add_argument("run", nargs="?", type=Path,
                    help="a run's JSON to publish (default: the committed %s)"
-                   % PUBLISHED.relative_to(ROOT))
+                   % _show(PUBLISHED))
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if a table differs from the results file")
+    p.add_argument("--force", action="store_true",
+                   help="publish a run although it is not a complete quick/full run "
+                   "(the tables then say which sizes it measured)")
     args = p.parse_args(argv)
     if args.run and not args.check:
         data = load(args.run)
         if data.get("profile") is None or not data.get("rows"):
             raise SystemExit("%s holds no benchmark rows" % args.run)
+        why_not = refusals(data)
+        if why_not and not args.force:
+            raise SystemExit("%s is not publishable: %s (--force publishes it anyway)"
+                             % (args.run, "; ".join(why_not)))
         if args.run.resolve() != PUBLISHED.resolve():
             shutil.copyfile(args.run, PUBLISHED)
     data = load(args.run if args.check and args.run else PUBLISHED)
@@ -378,7 +441,7 @@ def main(argv=None):
             print("wrote %s" % _show(path))
     if stale:
         print("out of date with %s: %s (run python -m benchmarks.publish)"
-              % (PUBLISHED.relative_to(ROOT), ", ".join(stale)))
+              % (_show(PUBLISHED), ", ".join(stale)))
         return 1
     return 0
 

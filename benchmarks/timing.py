@@ -35,16 +35,30 @@ class Stats:
 
 @dataclass
 class Profile:
-    """How hard to measure: samples per implementation and seconds each."""
+    """How hard to measure: samples per implementation and seconds each, and
+    the sizes measured unless the command line chooses others."""
     name: str
     min_reps: int
     max_reps: int
     budget: float               # seconds per implementation, after min_reps
     min_sample: float = 0.002
+    sizes: tuple = (10**7,)     # n of the primitives
+    md_sizes: tuple = (10**3, 10**4, 10**5)     # MD particle counts (2-D)
+    md_3d_n: int = 10**4        # 3-D MD at this N, when it is among the MD sizes
+    md_samples: int = 7         # samples per MD implementation, at least
+    build_reps: int = 3         # cold + warm build processes
 
 
 QUICK = Profile("quick", min_reps=3, max_reps=15, budget=0.6)
-FULL = Profile("full", min_reps=5, max_reps=30, budget=2.0)
+FULL = Profile("full", min_reps=5, max_reps=30, budget=2.0,
+               sizes=(10**4, 10**5, 10**6, 10**7, 10**8),
+               md_sizes=(10**3, 10**4, 10**5, 10**6), md_samples=11, build_reps=5)
+# Checks the harness end to end in a few minutes (tiny sizes, 2 samples):
+# its figures mean nothing and ``benchmarks.publish`` refuses to publish it.
+SMOKE = Profile("smoke", min_reps=2, max_reps=2, budget=0.0, min_sample=0.0005,
+                sizes=(10**4,), md_sizes=(10**3,), md_3d_n=10**3, md_samples=2,
+                build_reps=1)
+PROFILES = {p.name: p for p in (SMOKE, QUICK, FULL)}
 
 
 def _nothing():

@@ -93,3 +93,135 @@ def test_md_reference_energies_are_in_the_repository():
     assert "md.c" in data["source"] and "LAMMPS" in data["source"]
     import test_md
     assert data["energies"]["1000"] == {"E0": test_md.E0_N1000, "E25": test_md.E25_N1000}
+
+
+# ---------------------------------------------------------- publishing a run
+
+def _run_data(**machine):
+    from benchmarks.suites import SUITES
+    m = {"suites": list(SUITES), "sizes": "default", "md_sizes": "default"}
+    m.update(machine)
+    return {"machine": m, "profile": machine.pop("profile", "quick"), "rows": []}
+
+
+def test_a_complete_quick_run_is_publishable():
+    assert publish.refusals(_run_data()) == []
+    assert publish.refusals(dict(_run_data(), profile="full")) == []
+
+
+def test_smoke_partial_and_resized_runs_are_refused():
+    assert any("smoke" in why for why in publish.refusals(dict(_run_data(), profile="smoke")))
+    why = publish.refusals(_run_data(suites=["axpy", "md"]))
+    assert len(why) == 1 and "suites not run" in why[0] and "sum" in why[0]
+    assert any("--md-n" in w for w in publish.refusals(_run_data(md_sizes=[1000])))
+    assert any("--n" in w for w in publish.refusals(_run_data(sizes=[10**5])))
+    assert publish.refusals({"machine": {}, "profile": "quick"}) == [
+        "the run does not say which suites it ran"]
+
+
+def test_publish_refuses_a_smoke_run_and_writes_nothing(tmp_path, monkeypatch):
+    run = tmp_path / "run.json"
+    data = _run_data()
+    data["profile"] = "smoke"
+    data["rows"] = [{"suite": "axpy", "case": "float64", "n": 10, "impl": "x", "kind": "peer"}]
+    run.write_text(json.dumps(data))
+    target = tmp_path / "published.json"
+    monkeypatch.setattr(publish, "PUBLISHED", target)
+    with pytest.raises(SystemExit, match="not publishable.*smoke"):
+        publish.main([str(run)])
+    assert not target.exists()
+
+
+def test_readme_names_the_configuration_of_best_of_columns():
+    rows = []
+    for impl, median, is_ref in (("C+OpenMP (in C)", 0.010, True),
+                                 ("pcompute cython+omp", 0.011, False),
+                                 ("compyle cython+omp", 0.030, False),
+                                 ("compyle cython+omp static", 0.020, False),
+                                 ("compyle cython", 0.025, False)):
+        rows.append({"suite": "axpy", "case": "float64", "n": 10**7, "impl": impl,
+                     "kind": "reference" if is_ref else "peer", "median_s": median,
+                     "min_s": median, "ref_impl": "C+OpenMP (in C)",
+                     "ratio_vs_ref": median / 0.010, "ratio_min_vs_ref": median / 0.010,
+                     "check": "ok"})
+    data = {"machine": {"cores": 2}, "profile": "quick", "notes": [], "rows": rows}
+    block = publish.readme_block(data)
+    # default schedule and best configuration side by side
+    assert "| 1.10 / 1.10 | - | - | - | - | 3.00 / 3.00 | 2.00 / 2.00 |" in block
+    assert "- Compyle best: compyle cython+omp static (1 cell)." in block
+
+
+def test_md_summary_keeps_small_systems_and_3d():
+    rows = []
+    for case, n in (("2-D cells", 1000), ("2-D cells", 10**4), ("3-D periodic cells", 10**4)):
+        for impl, median in (("C+OpenMP cells", 0.001), ("pcompute cython+omp cells", 0.002)):
+            rows.append({"suite": "md", "case": case, "n": n, "impl": impl,
+                         "kind": "reference" if impl.startswith("C") else "pcompute",
+                         "median_s": median, "min_s": median, "ref_impl": "C+OpenMP cells",
+                         "ratio_vs_ref": median / 0.001, "ratio_min_vs_ref": median / 0.001,
+                         "check": "ok"})
+    block = publish.readme_block({"machine": {}, "profile": "quick", "notes": [],
+                                  "rows": rows})
+    for title in ("MD 2-D cells, N = 10^3", "MD 2-D cells, N = 10^4",
+                  "MD 3-D periodic cells, N = 10^4"):
+        assert "| %s, ms/step | 1 ms (C+OpenMP cells) | 2.00 / 2.00 |" % title in block
+    doc = publish.md_doc_block({"machine": {}, "profile": "quick", "notes": [],
+                                "rows": rows})
+    assert "     - 10^3" in doc
+
+
+# ------------------------------------------------------------ running a run
+
+def test_a_failing_suite_is_recorded_and_the_run_goes_on(monkeypatch, capsys):
+    from benchmarks import __main__ as bench
+    from benchmarks.context import Context
+    from benchmarks.timing import SMOKE
+    ran = []
+
+    class Broken:
+        @staticmethod
+        def run(ctx):
+            raise RuntimeError("boom")
+
+    class Fine:
+        @staticmethod
+        def run(ctx):
+            ran.append(ctx.md_sizes)
+    monkeypatch.setattr(bench, "SUITES", {"broken": Broken, "fine": Fine})
+    rec = Recorder()
+    elapsed = bench.run_suites(Context(SMOKE, rec), ["broken", "fine"])
+    assert list(elapsed) == ["broken", "fine"] and ran == [(1000,)]
+    assert rec.rows[0].check.startswith("FAILED RuntimeError: boom")
+    assert any("suite broken stopped early" in n for n in rec.notes)
+
+
+def test_profiles_choose_the_md_sizes():
+    from benchmarks.context import Context
+    from benchmarks.timing import FULL, QUICK
+    assert Context(QUICK, Recorder()).md_sizes == (10**3, 10**4, 10**5)
+    assert 10**6 in Context(FULL, Recorder()).md_sizes
+    assert Context(QUICK, Recorder(), sizes=(10**5,)).md_sizes == (10**5,)
+    assert Context(QUICK, Recorder(), sizes=(10**5,), md_sizes=(10**3,)).md_sizes == (10**3,)
+    assert QUICK.md_samples >= 7 and FULL.md_samples >= 7
+
+
+def test_a_missing_peer_is_a_loud_line_and_a_note(monkeypatch, capsys):
+    from benchmarks import __main__ as bench
+
+    class Gone:
+        @staticmethod
+        def why_missing():
+            return "gone is not importable (ImportError: no module named gone)"
+
+    class Here:
+        @staticmethod
+        def why_missing():
+            return None
+    monkeypatch.setattr(bench, "PEERS", (("gone", Gone), ("here", Here)))
+    missing = bench.missing_peers()
+    assert missing == [("gone", Gone.why_missing())]
+    rec = Recorder()
+    bench.peer_notes(rec, missing)
+    out = capsys.readouterr().out
+    assert "!!!!" in out and "MISSING PEER gone" in out and "here" not in out
+    assert rec.notes == ["MISSING PEER gone: " + Gone.why_missing()]

@@ -38,7 +38,7 @@ def probe(cache_dir, openmp):
 
 
 def run(ctx):
-    reps = 5 if ctx.full else 3
+    reps = ctx.profile.build_reps
     for openmp in (False, True):
         mode = "cython+omp" if openmp else "cython"
         print("\n[%s] %s, %d cold + %d warm processes" % (NAME, mode, reps, reps))

@@ -43,10 +43,7 @@ from ..timing import Stats
 NAME = "md"
 STEPS = 25
 SIMPLE_STEPS = 3            # O(N^2): fewer steps per sample at N = 10^4
-QUICK_NS = (10**3, 10**4, 10**5)
-FULL_NS = (10**3, 10**4, 10**5, 10**6)
 SKIN = 0.3
-SAMPLES = {"quick": 7, "full": 11}  # samples per implementation, at least
 C_TARGET = ("ratio", 1.15)         # pcompute vs the best C with the same strategy, N >= 10^4
 SMALL_TARGET = ("ratio", 1.5)      # the same at N = 1000
 RTOL = 1e-9
@@ -167,11 +164,7 @@ def run(ctx):
                  "ratios are against the faster one. The C reference has no 'sort' "
                  "strategy, so pcompute 'sort' rows are compared with C 'count' (same "
                  "lists, counting-sort binning)")
-    from ..context import FULL_SIZES, QUICK_SIZES
-    ns = ctx._sizes if tuple(ctx._sizes) not in (QUICK_SIZES, FULL_SIZES) else \
-        (FULL_NS if ctx.full else QUICK_NS)
-    if getattr(ctx, "md_sizes", None):
-        ns = ctx.md_sizes
+    ns = ctx.md_sizes
     for n in ns:
         pos, side = lattice_positions(n, 2), box_side(n, 2)
         ge4 = n >= 10**4
@@ -186,8 +179,8 @@ def run(ctx):
         _group(ctx, "2-D count/sort lists, skin %.1f" % SKIN, n,
                _impls(ctx, n, 2, False, pos, side, "count", SKIN, have_c, ge4, sort=True,
                       lammps=True), STEPS)
-    if 10**4 in ns:
-        n = 10**4
+    n = ctx.profile.md_3d_n
+    if n in ns:
         pos, side = lattice_positions(n, 3), box_side(n, 3)
         for periodic in (False, True):
             for nnps in ("count", "cells"):
@@ -282,7 +275,7 @@ def _group(ctx, case, n, impls, steps):
     budget = prof.budget * max(1, len(live))
     start = time.perf_counter()
     load_before = load_average()
-    samples = SAMPLES["full" if ctx.full else "quick"]
+    samples = prof.md_samples
     for rnd in range(max(samples, prof.max_reps if ctx.full else samples)):
         if rnd >= samples and time.perf_counter() - start > budget:
             break
