@@ -166,6 +166,9 @@ def provenance(data):
                 loads[1], " (**a busy machine: noisy figures, OpenMP ones most**)"
                 if busy else "", m.get("pcompute", "?"), m.get("gcc", "?"),
                 m.get("python", "?"), m.get("numpy", "?")))
+    if data["profile"] not in ("quick", "full"):
+        text += (" **Profile %s: a check of the harness (tiny sizes, few samples), not a "
+                 "measurement.**" % data["profile"])
     md = m.get("md_sizes")
     if md and md != "default":
         text += " MD at N = %s only (`--md-n`)." % ", ".join(fmt_n(n) for n in md)

@@ -225,3 +225,29 @@ def test_a_missing_peer_is_a_loud_line_and_a_note(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "!!!!" in out and "MISSING PEER gone" in out and "here" not in out
     assert rec.notes == ["MISSING PEER gone: " + Gone.why_missing()]
+
+
+def test_the_repository_cites_no_file_outside_it():
+    """Figures and facts a page or test relies on live in the repository with
+    their source named: nothing may point at the team's notes outside it."""
+    outside = ("MEASURED" + ".md", "../" + "shared", "work/" + "shared")
+    hits = []
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0] in (".git", ".venv", "build", "_build") or not path.is_file() \
+                or "egg-info" in rel.parts[0] or path.suffix not in (
+                    ".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".json", ".c", ".mako",
+                    ".sh", ""):
+            continue
+        try:
+            text = path.read_text()
+        except (UnicodeDecodeError, OSError):
+            continue
+        hits += ["%s: %s" % (rel, s) for s in outside if s in text]
+    assert not hits, hits
+
+
+def test_a_forced_smoke_run_says_it_is_no_measurement():
+    data = {"machine": {"cores": 2}, "profile": "smoke", "notes": [], "rows": []}
+    assert "not a measurement" in publish.provenance(data)
+    assert "not a measurement" not in publish.provenance(dict(data, profile="quick"))

@@ -186,7 +186,7 @@ def run(ctx):
             for nnps in ("count", "cells"):
                 case = "3-D %s %s" % ("periodic" if periodic else "walls", nnps)
                 _group(ctx, case, n, _impls(ctx, n, 3, periodic, pos, side, nnps, 0.0,
-                                            have_c, True, numba=False), STEPS)
+                                            have_c, n >= 10**4, numba=False), STEPS)
 
 
 def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False,
