@@ -166,6 +166,7 @@ def test_explain_reports_speculation_and_strict_raises():
         text = f.explain(x, y, np.array([2, 0, 3, 1], np.int32), 4)
         assert "speculative parallel kernel with dependence checks on x" in text
         assert "2 speculative run(s), 2 passed" in text and "last run: passed" in text
+        assert "checking overhead" in text and "unchecked run (explain)" in text
         x[:] = 7.0
         with pytest.raises(SpeculationError, match="line 13, in scatter"):
             f(x, y, np.array([1, 1, 3, 1], np.int32), 4)

@@ -23,11 +23,13 @@ import ast
 import copy
 import inspect
 import textwrap
+import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..backends.registry import get_backend
 from ..config import get_config, use_config
 from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
                       SourceLocation, SpeculationError, SpeculationWarning)
@@ -41,7 +43,7 @@ from .residency import Residency, is_array, same_memory
 from .scalars import live_after
 from .speclower import check_accesses, speculable, speculative_kernel
 from .specref import run_reference
-from .specrun import ProfileEntry, Speculation
+from .specrun import ProfileEntry, Speculation, restore
 
 
 @dataclass
@@ -97,6 +99,7 @@ class Parallelized:
         self._speculations = {}     # line of a speculated loop -> Speculation
         self._marks = {}            # line -> "safe" / "unsafe"
         self._profiling = False
+        self._explaining = False
         self._profile = {}          # line -> ProfileEntry (profile mode)
         self.last_plans = []
 
@@ -154,9 +157,14 @@ class Parallelized:
         kwargs = {k: copy.deepcopy(v, memo) if isinstance(v, np.ndarray) else v
                   for k, v in kwargs.items()}
         record = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SequentialLoopWarning)
-            self._run(args, kwargs, record=record)
+        self._explaining = True
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SequentialLoopWarning)
+                warnings.simplefilter("ignore", SpeculationWarning)
+                self._run(args, kwargs, record=record)
+        finally:
+            self._explaining = False
         return self._report(record)
 
     def _run(self, args, kwargs, record):
@@ -397,11 +405,28 @@ class Parallelized:
 
         kinds = spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
                                                                 residency), violated)
+        if self._explaining and not self._profiling and not kinds:
+            self._time_unchecked(plan, scope, residency, spec.stats, written)
         if self._profiling:
             entry = self._profile.setdefault(loop.lineno, ProfileEntry(loop.lineno))
             entry.runs += 1
             entry.violated += bool(kinds)
             entry.kinds.update(kinds)
+
+    def _time_unchecked(self, plan, scope, residency, stats, written):
+        """explain(): time the same loop run in parallel without checks (on
+        the explain call's copies, restored after), for the overhead."""
+        saved = [a.copy() for a in written]
+        sync = get_backend(written[0].backend).synchronize if written else (lambda: None)
+        if plan.unchecked is None:
+            self._unchecked(plan, scope, residency)         # build it first
+        sync()
+        start = time.perf_counter()
+        self._unchecked(plan, scope, residency)
+        sync()
+        stats.times["unchecked run (explain)"] = time.perf_counter() - start
+        for array, copy_ in zip(written, saved):
+            restore(array, copy_)
 
     def _unchecked(self, plan, scope, residency):
         """The speculated loop run in parallel without checks (marked safe)."""

@@ -52,7 +52,20 @@ class SpeculationStats:
         if self.times:
             parts.append("last run's time: " + ", ".join(
                 "%s %.3f ms" % (k, 1e3 * v) for k, v in self.times.items()))
+        overhead = self.overhead()
+        if overhead is not None:
+            parts.append("checking overhead %+.0f%% (copy-before and checked run vs the "
+                         "unchecked run)" % (100 * overhead))
         return "; ".join(parts)
+
+    def overhead(self):
+        """(copy-before + checked run) / unchecked run - 1, from the last
+        ``explain()`` (None before one)."""
+        unchecked = self.times.get("unchecked run (explain)")
+        if not unchecked or "speculative run" not in self.times:
+            return None
+        spent = self.times["speculative run"] + self.times.get("copy-before", 0.0)
+        return spent / unchecked - 1.0
 
 
 @dataclass
