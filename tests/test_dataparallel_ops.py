@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pcompute.dataparallel import (dataparallel, exclusive_scan, len, map, max, min,
-                                   reduce, rscan, scan, split, sum, zip)
+                                   reduce, rscan, scan, scatter_add, split, sum, zip)
 from pcompute.errors import KernelSyntaxError, KernelTypeError
 
 
@@ -144,4 +144,40 @@ def test_unsupported_forms_are_located_errors():
     for f, args, cls, text in cases:
         with pytest.raises(cls, match=text) as info:
             f(*args)
+        assert "test_dataparallel_ops.py" in str(info.value)
+
+
+@dataparallel
+def histogram(values, bins, out):
+    return scatter_add(map(lambda v: v * 0.5, values), bins, out)
+
+
+@dataparallel
+def tally(values, bins, out):
+    return scatter_add(values, bins, out)
+
+
+def test_scatter_add_is_deterministic_and_exact(backend):
+    from pcompute import get_config, use_config
+    rng = np.random.default_rng(34)
+    values = rng.normal(size=500).astype(backend.dtype)
+    bins = rng.integers(0, 23, 500).astype(np.int32)
+    out = rng.normal(size=23).astype(backend.dtype)
+    first = host(histogram(values, bins, out))
+    assert kinds(histogram) == ["elementwise", "sort", "elementwise"]
+    # the oracle's sums, in the same order: equal bit for bit, on every backend
+    assert first.tolist() == histogram.py(values, bins, out).tolist()
+    want = out.astype(float).copy()
+    np.add.at(want, bins, values.astype(float) * 0.5)
+    np.testing.assert_allclose(first, want, rtol=backend.rtol * 10, atol=backend.rtol * 10)
+    for _ in range(2):
+        assert host(histogram(values, bins, out)).tolist() == first.tolist()
+    ints = rng.integers(-9, 9, 50).astype(np.int64)
+    got = tally(ints, bins[:50], np.zeros(23, np.int64))
+    assert host(got).tolist() == np.bincount(bins[:50], ints, 23).astype(int).tolist()
+    empty = histogram(values[:0], bins[:0], out)
+    assert host(empty).tolist() == out.tolist()
+    with use_config(bounds_check=True, use_double=get_config().use_double):
+        with pytest.raises(IndexError, match="2 position\\(s\\) outside \\[0, 23\\)") as info:
+            histogram(values[:3], np.array([0, 23, 99], np.int32), out)
         assert "test_dataparallel_ops.py" in str(info.value)

@@ -50,6 +50,9 @@ def test_basic_semantics():
     y = dp.scatter([7, 8], [5, 0], out)
     assert y.tolist() == [8, 0, 0, 0, 0, 7] and out.sum() == 0      # out unchanged
     assert dp.permute([10, 20, 30], [2, 0, 1]).tolist() == [20, 30, 10]
+    added = dp.scatter_add([7, 8, 1], [5, 0, 5], out)
+    assert added.tolist() == [8, 0, 0, 0, 0, 8] and added.dtype == np.int64   # out + src
+    assert dp.scatter_add([0.5], [1], out).tolist() == [0, 0.5, 0, 0, 0, 0]
     assert dp.reduce(operator.add, x, 100) == 114
     assert dp.sum(x) == 14 and dp.sum(x).dtype == np.int32          # integers stay
     assert (dp.min(x), dp.max(x), dp.len(x)) == (1, 5, 5)
@@ -82,6 +85,8 @@ def test_basic_semantics():
     (lambda: dp.gather([1, 2], [0.5]), TypeError, "must be integers"),
     (lambda: dp.permute([1, 2], [0, 0]), ValueError, "not a permutation"),
     (lambda: dp.scatter([1, 2], [0], [0, 0]), ValueError, "equal lengths"),
+    (lambda: dp.scatter_add([1, 2], [0], [0, 0]), ValueError, "equal lengths"),
+    (lambda: dp.scatter_add([1], [2], [0, 0]), IndexError, "scatter_add: index 2"),
     (lambda: dp.min([]), ValueError, "empty"),
     (lambda: dp.replicate(1, -1), ValueError, "negative"),
     (lambda: dp.replicate(1, 2.0), TypeError, "integer"),
@@ -142,4 +147,8 @@ def test_random_compositions_match_plain_python(xs, opi, k, as_array, data):
         ref_out[j] = ref_m[i % n]
     src = [ref_m[i % n] for i in range(len(idx))]
     assert as_list(dp.scatter(src, idx, out)) == ref_out
+    ref_added = list(out)
+    for i, j in enumerate(idx):
+        ref_added[j] += src[i]
+    assert as_list(dp.scatter_add(src, idx, out)) == ref_added
     assert as_list(dp.replicate(k, n)) == [k] * n

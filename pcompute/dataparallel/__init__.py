@@ -7,9 +7,9 @@ fused phases, one kernel each, on the configured backend.
 """
 from .decorator import DataParallelFunction, dataparallel
 from .prelude import (exclusive_scan, gather, indices, len, map, max, min, permute,
-                      reduce, replicate, rotate, rscan, scan, scatter, shift, sort,
+                      reduce, replicate, rotate, rscan, scan, scatter, scatter_add, shift, sort,
                       sort_by_key, split, sum, zip)
 
 __all__ = ["DataParallelFunction", "dataparallel", "exclusive_scan", "gather", "indices", "len", "map", "max", "min",
-           "permute", "reduce", "replicate", "rotate", "rscan", "scan", "scatter",
+           "permute", "reduce", "replicate", "rotate", "rscan", "scan", "scatter", "scatter_add",
            "shift", "sort", "sort_by_key", "split", "sum", "zip"]

@@ -22,7 +22,7 @@ class DataParallelFunction:
     """A function compiled into phases on the configured backend.
 
     The first call with a given signature (array dtypes and lengths, scalar
-    types, the backend) walks the body and records a plan; later calls with
+    types, the backend and bounds checks) walks the body and records a plan; later calls with
     that signature replay it: the same kernels (built on first use and cached
     by their source) on the new arguments.  ``f.py(...)`` runs the
     undecorated function in plain Python (the prelude: the oracle);
@@ -53,7 +53,8 @@ class DataParallelFunction:
         where = "%s()" % self.py.__qualname__
         args = [_convert(a, where) for a in args]
         flat = []
-        key = (get_config().backend, tuple(_signature(a, flat) for a in args))
+        config = get_config()
+        key = (config.backend, config.bounds_check, tuple(_signature(a, flat) for a in args))
         try:
             hash(key)
         except TypeError:                  # an unhashable argument: no plan

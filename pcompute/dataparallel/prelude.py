@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["map", "zip", "gather", "scatter", "permute", "reduce", "sum", "min",
+__all__ = ["map", "zip", "gather", "scatter", "scatter_add", "permute", "reduce", "sum", "min",
            "max", "len", "scan", "rscan", "exclusive_scan", "sort", "sort_by_key",
            "indices", "replicate", "shift", "rotate", "split"]
 
@@ -119,6 +119,23 @@ def scatter(src, idx, out):
                          % (_len(src), _len(idx)))
     copy = np.array(out)
     copy[idx] = np.asarray(src)       # NumPy assigns in order: the last one wins
+    return copy
+
+
+def scatter_add(src, idx, out):
+    """A copy of ``out`` with ``src[i]`` added at ``idx[i]``, in the order of
+    ``i``: ``copy[j] = out[j] + src[i0] + src[i1] + ...`` for the ``i`` with
+    ``idx[i] == j``, ascending (the same sums, bit for bit, on every run and
+    backend).  The result has the type of ``out + src``."""
+    src, out = as_sequence(src, "scatter_add"), as_sequence(out, "scatter_add")
+    idx = _check_index(idx, _len(out), "scatter_add")
+    if _len(idx) != _len(src):
+        raise ValueError("scatter_add: src and idx must have equal lengths, got %d and %d"
+                         % (_len(src), _len(idx)))
+    src, out = np.asarray(src), np.asarray(out)
+    copy = out.astype(np.result_type(out, src))
+    for i, j in enumerate(idx.tolist()):
+        copy[j] = copy[j] + src[i]
     return copy
 
 

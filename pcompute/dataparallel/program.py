@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from . import comprehension, operators, phases, prelude
+from . import comprehension, operators, phases, prelude, scatter_add
 from .builder import Builder
 from .inline import Elem, Inliner, proto_of, typed_zero
 from .plan import Dyn, value_of
@@ -419,6 +419,10 @@ def _scatter(prog, args, where):
     return Stored(out)
 
 
+def _scatter_add(prog, args, where):
+    return scatter_add.scatter_add(prog, args, where, _sort_phase, phases.reduction)
+
+
 def _split(prog, args, where):
     x, offsets = (prog.seq(a, where, "split") for a in args)
     if offsets.n < 1 or offsets.dtype.kind not in "iu":
@@ -461,7 +465,8 @@ _PRIMS = {prelude.map: _map, prelude.gather: _gather, prelude.indices: _indices,
           prelude.len: _len, builtins.len: _len, prelude.reduce: _reduce,
           prelude.scan: _scan, prelude.rscan: _rscan,
           prelude.exclusive_scan: _exclusive_scan, prelude.permute: _permute,
-          prelude.scatter: _scatter, prelude.split: _split,
+          prelude.scatter: _scatter, prelude.scatter_add: _scatter_add,
+          prelude.split: _split,
           prelude.sort: _sort, prelude.sort_by_key: _sort_by_key, prelude.zip: _unsupported("zip (pass the sequences to "
                                                         "map directly)")}
 for _f in _REDUCE:
