@@ -160,9 +160,10 @@ class CUDABackend(DeviceArrays, Backend):
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
         cargs = expanded_names(entry, 1)
         wg = config.wgs or BLOCK
-        source = render("reduction_cuda", name=spec.name,
+        source = render("reduction_device", dialect=self.dialect, name=spec.name,
                         expr=spec.reduce_func.source.split("return ")[1].strip(),
-                        wg=wg, runtime=runtime, functions=functions,
+                        double=False, unpack=(), wg=wg, prelude=runtime,
+                        functions=functions,
                         T=printer.type_name(spec.out_type),
                         neutral=printer.literal(spec.neutral.item(), spec.out_type),
                         params=params, cargs=cargs)

@@ -206,9 +206,10 @@ class OpenCLBackend(DeviceArrays, Backend):
         entry = spec.map_program.entry
         params, unpack, cargs = pointer_parts(entry, printer)
         double = uses_double(spec.map_program) or uses_double(spec.reduce_program)
-        source = render("reduction_opencl", name=spec.name, unpack=unpack,
+        source = render("reduction_device", dialect=self.dialect, name=spec.name,
+                        unpack=unpack,
                         expr=spec.reduce_func.source.split("return ")[1].strip(),
-                        double=double, wg=reduction_wg(config), runtime=runtime,
+                        double=double, wg=reduction_wg(config), prelude=runtime,
                         functions=functions, T=printer.type_name(spec.out_type),
                         neutral=printer.literal(spec.neutral.item(), spec.out_type),
                         params=params, cargs=cargs)

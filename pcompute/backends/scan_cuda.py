@@ -33,8 +33,9 @@ def generate_scan(backend, spec, config):
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     source = render(
-        "scan_cuda", name=spec.name, expr=spec.expr, wg=scan_block(config),
-        runtime=runtime, functions=functions, T=printer.type_name(spec.out_type),
+        "scan_device", dialect=backend.dialect, name=spec.name, expr=spec.expr,
+        double=False, wg=scan_block(config),
+        prelude=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
         params=kernel_params(spec, printer), complex_map=spec.complex_map,
         need_last=spec.needs("last_item"), segment_call=segment_call,

@@ -44,8 +44,9 @@ def generate_scan(backend, spec, config):
     double = any(uses_double(f.program) for f in spec.functions) or \
         uses_double(spec.scan_program)
     source = render(
-        "scan_opencl", name=spec.name, expr=spec.expr, double=double, wg=scan_wg(config),
-        runtime=runtime, functions=functions, T=printer.type_name(spec.out_type),
+        "scan_device", dialect=backend.dialect, name=spec.name, expr=spec.expr,
+        double=double, wg=scan_wg(config),
+        prelude=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
         params=kernel_params(spec, printer), complex_map=spec.complex_map,
         need_last=spec.needs("last_item"), segment_call=segment_call,

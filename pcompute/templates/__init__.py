@@ -2,15 +2,16 @@
 import os
 from functools import lru_cache
 
-from mako.template import Template as _MakoTemplate
+from mako.lookup import TemplateLookup
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# Templates may include others (``<%include file="device_preamble.mako"/>``).
+_LOOKUP = TemplateLookup(directories=[_HERE], strict_undefined=True)
 
 
 @lru_cache(maxsize=None)
 def _load(name):
-    with open(os.path.join(_HERE, name + ".mako")) as f:
-        return _MakoTemplate(f.read(), strict_undefined=True)
+    return _LOOKUP.get_template(name + ".mako")
 
 
 def render(template_name, **context):

@@ -9,35 +9,7 @@
 // each group recounts its runs, scans its counts over (digit, work-item) and
 // writes every run in order), so each pass is stable.  pc_sort_bits gives
 // the bits in which the keys differ, from which the host plans the passes.
-%if dialect == "cuda":
-#define PC_KERNEL extern "C" __global__ void
-#define PC_GLOBAL
-#define PC_LOCAL(type, name, size) __shared__ type name[size]
-#define PC_BARRIER() __syncthreads()
-#define PC_LID ((pc_idx)threadIdx.x)
-#define PC_GID ((pc_idx)blockIdx.x)
-#define PC_NGROUPS ((pc_idx)gridDim.x)
-typedef unsigned char pc_u8;
-typedef unsigned short pc_u16;
-typedef int pc_i32;
-typedef unsigned int pc_u32;
-typedef long long pc_i64;
-typedef unsigned long long pc_u64;
-%else:
-#define PC_KERNEL __kernel void
-#define PC_GLOBAL __global
-#define PC_LOCAL(type, name, size) __local type name[size]
-#define PC_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#define PC_LID ((pc_idx)get_local_id(0))
-#define PC_GID ((pc_idx)get_group_id(0))
-#define PC_NGROUPS ((pc_idx)get_num_groups(0))
-typedef uchar pc_u8;
-typedef ushort pc_u16;
-typedef int pc_i32;
-typedef uint pc_u32;
-typedef long pc_i64;
-typedef ulong pc_u64;
-%endif
+<%include file="device_preamble.mako" args="dialect=dialect"/>
 
 typedef ${key} pc_key;
 typedef ${ukey} pc_ukey;
