@@ -47,3 +47,10 @@ def owner_gather(x, idx, n):
     # x[i] belongs to iteration i (not logged); x[idx[i]] is checked against it
     for i in range(n):
         x[i] = x[idx[i]] * 0.5 + 1.0
+
+
+def repeated_scatter(x, y, p, steps, n):
+    # a time loop (sequential: every step rewrites x) around a speculated loop
+    for t in range(steps):
+        for i in range(n):
+            x[p[i]] = x[p[i]] * 0.5 + y[i] + t

@@ -311,3 +311,25 @@ def test_accesses_at_the_loop_index_are_not_logged(backend):
         stats, _ = _run(loops.owner_gather, [np.arange(n, dtype=backend.dtype), idx, n],
                         backend)
         assert stats.violated == 1 and kind in stats.last
+
+
+def test_loop_inside_a_host_loop_is_speculated(backend):
+    """for t: for i: x[p[i]] = ...: the host loop launches the speculated
+    inner loop at each step (passes with a permutation, falls back at every
+    step with duplicates)."""
+    rng = np.random.default_rng(12)
+    n = 50
+    y = rng.random(n).astype(backend.dtype)
+    for p, passed in ((rng.permutation(n), True), (rng.integers(0, 9, n), False)):
+        args = [np.zeros(n, backend.dtype), y, p.astype(np.int32), 3, n]
+        ref = copy.deepcopy(args)
+        loops.repeated_scatter(*ref)
+        f = parallelize(loops.repeated_scatter, speculate=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpeculationWarning)
+            f(*args)
+        np.testing.assert_allclose(args[0], ref[0], rtol=backend.rtol)
+        assert f.last_plans[0].kind == "host"
+        assert f.last_plans[0].children[0].kind == "speculate"
+        stats = f.speculation_stats()[55]
+        assert (stats.runs, stats.passed) == (3, 3 if passed else 0)

@@ -235,13 +235,17 @@ class Parallelized:
                          lambda a, b: same.get(a, a) == same.get(b, b),
                          live_out=step.live_out, segment=self._segment)
         canon = (lambda name: same.get(name, name))
-        plan = self._plan(report.root, report, scope, step)
-        if plan.kind == "serial" and (self._speculating() or report.root.lineno in self._marks):
-            plan = self._speculative_plan(plan, report, scope, step, canon)
+        plan = self._plan(report.root, report, scope, step, canon)
         self._analyses[key] = (report, plan)
         return report, plan
 
-    def _plan(self, loop, report, scope, step):
+    def _plan(self, loop, report, scope, step, canon):
+        plan = self._plan_parallel(loop, report, scope, step, canon)
+        if plan.kind == "serial" and (self._speculating() or loop.lineno in self._marks):
+            plan = self._speculative_plan(plan, loop, report, scope, canon)
+        return plan
+
+    def _plan_parallel(self, loop, report, scope, step, canon):
         names = {n for n in self.local_names if n in scope}
 
         def launchable(lp):
@@ -265,10 +269,12 @@ class Parallelized:
                 and range_args(loop.node) is not None and loop.var is not None
                 and all(isinstance(s, ast.For) for s in body)):
             kids = [c for c in loop.children if any(c.node is s for s in body)]
-            inner = [self._plan(c, report, scope, step) for c in kids]
-            if len(kids) == len(body) and all(p.kind in ("launch", "host") for p in inner):
+            inner = [self._plan(c, report, scope, step, canon) for c in kids]
+            if len(kids) == len(body) and all(p.kind in ("launch", "host", "speculate")
+                                              for p in inner):
                 return _Plan("host", loop, None, tuple(inner), tuple(verdict.reasons))
         boxes = self._boxes(loop, scope, step)
+        names |= {lp.var for lp in loop.ancestors()[:-1]}
         kernel = self._kernel(sequential_kernel(self.lines, loop.node, names, boxes))
         return _Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
             "inner loop bounds depend on the outer loops",))
@@ -278,22 +284,24 @@ class Parallelized:
             return True
         return bool(get_config().speculate if self.speculate is None else self.speculate)
 
-    def _speculative_plan(self, serial, report, scope, step, canon):
-        """A "speculate" plan for the nest whose plan is ``serial`` when its
-        outer loop can run speculatively; else ``serial`` with the reason."""
-        loop = report.root
+    def _speculative_plan(self, serial, loop, report, scope, canon):
+        """A "speculate" plan for ``loop`` (the outermost loop of a nest, or a
+        loop run by a host loop) whose plan is ``serial``, when it can run
+        speculatively; else ``serial`` with the reason."""
         verdict = report.verdict(loop)
+        accesses = [a for a in report.accesses if loop in a.loops]
         arrays, why = speculable(loop, verdict, lambda n: np.ndim(scope[n]), canon)
         if arrays is not None:
-            why = check_accesses(loop.node, report.accesses, arrays, canon,
+            why = check_accesses(loop.node, accesses, arrays, canon,
                                  lambda n: np.ndim(scope[n]))
         if why is not None:
             serial.reasons = serial.reasons + ("not speculated: " + why,)
             return serial
         names = {n for n in self.local_names if n in scope}
-        text = speculative_kernel(loop, names, arrays, report.accesses, canon)
-        written = tuple(sorted({a.array for a in report.accesses if a.write}))
-        users = tuple(sorted({(a.array, canon(a.array)) for a in report.accesses
+        names |= {lp.var for lp in loop.ancestors()[:-1]}
+        text = speculative_kernel(loop, names, arrays, accesses, canon)
+        written = tuple(sorted({a.array for a in accesses if a.write}))
+        users = tuple(sorted({(a.array, canon(a.array)) for a in accesses
                               if canon(a.array) in arrays}))
         self._speculations.setdefault(loop.lineno, Speculation(loop.lineno))
         filename = "<pcompute speculative kernel for the loop at %s:%d>" % (
@@ -565,10 +573,13 @@ class Parallelized:
                            "top-level for-range nest" % step.node.lineno)
                 continue
             out.append("loop nest at line %d: %s" % (step.node.lineno, _describe(plan)))
-            if plan.kind == "speculate":
-                stats = self._speculations[plan.loop.lineno].stats
-                out.append("  speculated: " + stats.summary())
-            out.extend("  " + r for r in plan.reasons if r.startswith("not speculated"))
+            for part in _plans(plan):
+                if part.kind == "speculate":
+                    stats = self._speculations[part.loop.lineno].stats
+                    out.append("  speculated loop at line %d: %s" % (part.loop.lineno,
+                                                                    stats.summary()))
+                out.extend("  line %d: %s" % (part.loop.lineno, r) for r in part.reasons
+                           if r.startswith("not speculated"))
             for verdict in report.verdicts:
                 lp = verdict.loop
                 head = self.lines[lp.lineno - 1].strip()
@@ -577,6 +588,14 @@ class Parallelized:
                 for reason in verdict.reasons:
                     out.append("        - %s" % reason)
         return "\n".join(out)
+
+
+def _plans(plan):
+    """``plan`` and the plans of the loops it runs (a host loop's children)."""
+    yield plan
+    if plan.kind == "host":
+        for child in plan.children:
+            yield from _plans(child)
 
 
 def _describe(plan):
