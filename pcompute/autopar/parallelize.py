@@ -23,51 +23,22 @@ import ast
 import copy
 import inspect
 import textwrap
-import time
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.registry import get_backend
-from ..config import get_config, use_config
 from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
-                      SourceLocation, SpeculationError, SpeculationWarning)
+                      SourceLocation, SpeculationWarning)
 from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
 from ..types import atomic_max
 from .analysis import PARALLEL, REDUCTION, analyse
 from .lower import parallel_kernel, perfect_prefix, reduction_kernel, sequential_kernel
 from .nest import assigned_names, range_args
+from .plans import Plan, Step
 from .residency import Residency, is_array, same_memory
 from .scalars import live_after
-from .speclower import check_accesses, speculable, speculative_kernel
-from .specref import run_reference
-from .specrun import ProfileEntry, Speculation, restore
-
-
-@dataclass
-class _Step:
-    """A top-level statement: a loop nest, a return, or plain Python."""
-    kind: str               # "nest", "return", "python"
-    node: object
-    code: object = None
-    live_out: frozenset = frozenset()
-    loaded: tuple = ()
-
-
-@dataclass
-class _Plan:
-    """How a nest runs at a call: launch / host loop / serial."""
-    kind: str
-    loop: object
-    kernel: object = None
-    children: tuple = ()
-    reasons: tuple = ()
-    reductions: tuple = ()  # (scalar, operator) of a "reduce" plan
-    written: tuple = ()     # "speculate": the arrays the nest may write
-    canon: tuple = ()       # "speculate": (user name, canonical name) of logged arrays
-    unchecked: object = None  # "speculate": the parallel kernel without checks
+from .specplan import SpeculativeMixin
 
 
 #: Reduction operators run in parallel: (reduce expression, combine, neutral).
@@ -79,7 +50,7 @@ _REDUCE = {
 }
 
 
-class Parallelized:
+class Parallelized(SpeculativeMixin):
     """A function whose loop nests run as kernels (see :func:`parallelize`)."""
 
     def __init__(self, func, strict=False, speculate=None):
@@ -123,18 +94,18 @@ class Parallelized:
             if isinstance(stmt, ast.For) and range_args(stmt) is not None:
                 names = tuple(sorted({n.id for n in ast.walk(stmt)
                                       if isinstance(n, ast.Name)}))
-                self.steps.append(_Step("nest", stmt, None, frozenset(loaded), names))
+                self.steps.append(Step("nest", stmt, None, frozenset(loaded), names))
             elif isinstance(stmt, ast.Return):
                 value = stmt.value if stmt.value is not None else ast.Constant(None)
                 expr = ast.Expression(value)
                 ast.copy_location(expr, stmt)
-                self.steps.append(_Step("return", stmt, compile(
+                self.steps.append(Step("return", stmt, compile(
                     expr, self.filename, "eval")))
             else:
                 module = ast.Module([stmt], [])
                 kind = "python-loop" if any(isinstance(n, (ast.For, ast.While))
                                             for n in ast.walk(stmt)) else "python"
-                self.steps.append(_Step(kind, stmt, compile(
+                self.steps.append(Step(kind, stmt, compile(
                     module, self.filename, "exec")))
 
     def _segment(self, node):
@@ -254,7 +225,7 @@ class Parallelized:
 
         prefix = perfect_prefix(loop, launchable)
         if prefix:
-            return _Plan("launch", loop, self._kernel(parallel_kernel(
+            return Plan("launch", loop, self._kernel(parallel_kernel(
                 self.lines, prefix, names | {lp.var for lp in loop.ancestors()[:-1]})))
         verdict = report.verdict(loop)
         ops = {r.name: r.op for r in verdict.reductions}
@@ -262,7 +233,7 @@ class Parallelized:
                 and not loop.lo.coeffs and set(ops.values()) <= set(_REDUCE)):
             names_here = names | {lp.var for lp in loop.ancestors()[:-1]}
             text = reduction_kernel(self.lines, loop, names_here, sorted(ops))
-            return _Plan("reduce", loop, self._kernel(text), (), tuple(verdict.reasons),
+            return Plan("reduce", loop, self._kernel(text), (), tuple(verdict.reasons),
                          tuple((r, ops[r]) for r in sorted(ops)))
         body = loop.node.body
         if (loop.count is not None and loop.lo is not None and not loop.lo.coeffs
@@ -272,42 +243,12 @@ class Parallelized:
             inner = [self._plan(c, report, scope, step, canon) for c in kids]
             if len(kids) == len(body) and all(p.kind in ("launch", "host", "speculate")
                                               for p in inner):
-                return _Plan("host", loop, None, tuple(inner), tuple(verdict.reasons))
+                return Plan("host", loop, None, tuple(inner), tuple(verdict.reasons))
         boxes = self._boxes(loop, scope, step)
         names |= {lp.var for lp in loop.ancestors()[:-1]}
         kernel = self._kernel(sequential_kernel(self.lines, loop.node, names, boxes))
-        return _Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
+        return Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
             "inner loop bounds depend on the outer loops",))
-
-    def _speculating(self):
-        if self._profiling:
-            return True
-        return bool(get_config().speculate if self.speculate is None else self.speculate)
-
-    def _speculative_plan(self, serial, loop, report, scope, canon):
-        """A "speculate" plan for ``loop`` (the outermost loop of a nest, or a
-        loop run by a host loop) whose plan is ``serial``, when it can run
-        speculatively; else ``serial`` with the reason."""
-        verdict = report.verdict(loop)
-        accesses = [a for a in report.accesses if loop in a.loops]
-        arrays, why = speculable(loop, verdict, lambda n: np.ndim(scope[n]), canon)
-        if arrays is not None:
-            why = check_accesses(loop.node, accesses, arrays, canon,
-                                 lambda n: np.ndim(scope[n]))
-        if why is not None:
-            serial.reasons = serial.reasons + ("not speculated: " + why,)
-            return serial
-        names = {n for n in self.local_names if n in scope}
-        names |= {lp.var for lp in loop.ancestors()[:-1]}
-        text = speculative_kernel(loop, names, arrays, accesses, canon)
-        written = tuple(sorted({a.array for a in accesses if a.write}))
-        users = tuple(sorted({(a.array, canon(a.array)) for a in accesses
-                              if canon(a.array) in arrays}))
-        self._speculations.setdefault(loop.lineno, Speculation(loop.lineno))
-        filename = "<pcompute speculative kernel for the loop at %s:%d>" % (
-            self.filename, loop.lineno)
-        return _Plan("speculate", loop, self._kernel(text, filename), (serial,),
-                     tuple(verdict.reasons), (), written, users)
 
     def _boxes(self, loop, scope, step):
         stored = assigned_names(loop.node)
@@ -371,130 +312,6 @@ class Parallelized:
         ew(*(values + boxes), shape=1)
         for name, box in zip(text.boxes, boxes):
             scope[name] = box.get()[0].item()
-
-    def _speculate(self, plan, values, scope, residency):
-        loop, (ew, text) = plan.loop, plan.kernel
-        spec = self._speculations[loop.lineno]
-        mark = None if self._profiling else self._marks.get(loop.lineno)
-        if loop.count == 0:
-            return
-        if mark == "unsafe":
-            spec.stats.sequential += 1
-            self._execute(plan.children[0], scope, residency)
-            return
-        if mark == "safe":
-            spec.stats.unchecked += 1
-            self._unchecked(plan, scope, residency)
-            return
-        arrays = {c: residency.device(scope[u]) for u, c in plan.canon}
-        written = [residency.device(scope[n]) for n in dict.fromkeys(plan.written)]
-        written = list({id(a): a for a in written}.values())
-
-        def launch(state):
-            if self._profiling:
-                return run_reference(ew.func, values, loop, text, state.base)
-            logs = state.logs(text, arrays, loop.count)
-            flags = state.flags(written[0].backend if written else None)
-            ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
-                 + [flags]), shape=loop.count)
-            state.base += loop.count
-            return flags.get()
-
-        def violated(kinds):
-            message = ("the loop over %s, run speculatively in parallel, violated %s "
-                       "dependences between its iterations: its arrays were restored and "
-                       "it ran again sequentially (compiled)" % (loop.var, "/".join(kinds)))
-            error = SpeculationError(message, self._location(loop.node), hint=(
-                "if this loop always violates, mark it unsafe: %s.mark(%d, 'unsafe')"
-                % (self.__name__, loop.lineno)))
-            if self.strict:
-                raise error
-            warnings.warn(SpeculationWarning(str(error)), stacklevel=8)
-
-        kinds = spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
-                                                                residency), violated)
-        if self._explaining and not self._profiling and not kinds:
-            self._time_unchecked(plan, scope, residency, spec.stats, written)
-        if self._profiling:
-            entry = self._profile.setdefault(loop.lineno, ProfileEntry(loop.lineno))
-            entry.runs += 1
-            entry.violated += bool(kinds)
-            entry.kinds.update(kinds)
-
-    def _time_unchecked(self, plan, scope, residency, stats, written):
-        """explain(): time the same loop run in parallel without checks (on
-        the explain call's copies, restored after), for the overhead."""
-        saved = [a.copy() for a in written]
-        sync = get_backend(written[0].backend).synchronize if written else (lambda: None)
-        if plan.unchecked is None:
-            self._unchecked(plan, scope, residency)         # build it first
-        sync()
-        start = time.perf_counter()
-        self._unchecked(plan, scope, residency)
-        sync()
-        stats.times["unchecked run (explain)"] = time.perf_counter() - start
-        for array, copy_ in zip(written, saved):
-            restore(array, copy_)
-
-    def _unchecked(self, plan, scope, residency):
-        """The speculated loop run in parallel without checks (marked safe)."""
-        if plan.unchecked is None:
-            names = {n for n in self.local_names if n in scope}
-            plan.unchecked = self._kernel(parallel_kernel(self.lines, [plan.loop], names))
-        self._execute(_Plan("launch", plan.loop, plan.unchecked), scope, residency)
-
-    def mark(self, line, verdict):
-        """Mark the loop at ``line`` (of the function's file; a loop that can
-        be speculated) as ``"safe"`` (run in parallel without checks),
-        ``"unsafe"`` (run sequentially without trying) or ``None`` (speculate
-        again, when speculation is on).  A mark holds even when speculation
-        is off."""
-        if verdict not in ("safe", "unsafe", None):
-            raise KernelValueError("mark(): the verdict is 'safe', 'unsafe' or None, not %r"
-                                   % (verdict,))
-        if verdict is None:
-            self._marks.pop(line, None)
-        else:
-            self._marks[line] = verdict
-
-    def profile(self, *args, **kwargs):
-        """Call the function on the python backend with every loop that can
-        be speculated run by the reference implementation (logs in
-        dictionaries, iterations in reverse order, so that every dependence
-        between two iterations is found), and record per loop whether it
-        violated (:meth:`speculation_profile`).  Returns what the call
-        returns; the arrays end as the plain function leaves them."""
-        with use_config(backend="python"):
-            self._profiling = True
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", SpeculationWarning)
-                    return self._run(args, kwargs, record=None)
-            finally:
-                self._profiling = False
-
-    def speculation_profile(self):
-        """{line: ProfileEntry} of the speculated loops seen by :meth:`profile`:
-        runs, runs that violated, kinds of dependence found."""
-        return dict(self._profile)
-
-    def mark_from_profile(self):
-        """Mark the profiled loops that never violated ``"safe"`` and those
-        that violated in every run ``"unsafe"`` (see :meth:`mark`); loops that
-        violated sometimes stay speculated.  Returns {line: mark}."""
-        marks = {}
-        for line, entry in self._profile.items():
-            if entry.violated == 0:
-                marks[line] = "safe"
-            elif entry.violated == entry.runs:
-                marks[line] = "unsafe"
-        for line, verdict in marks.items():
-            self.mark(line, verdict)
-        return marks
-
-    def speculation_stats(self):
-        """{line: SpeculationStats} of the loops run speculatively so far."""
-        return {line: spec.stats for line, spec in self._speculations.items()}
 
     def _reduce(self, plan, values, scope, residency):
         """Partials per item in one kernel, then one Reduction per scalar,

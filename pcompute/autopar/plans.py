@@ -1,0 +1,27 @@
+"""The records of :mod:`.parallelize`: a top-level statement and the plan
+of how a loop nest runs at a call."""
+from dataclasses import dataclass
+
+
+@dataclass
+class Step:
+    """A top-level statement: a loop nest, a return, or plain Python."""
+    kind: str               # "nest", "return", "python"
+    node: object
+    code: object = None
+    live_out: frozenset = frozenset()
+    loaded: tuple = ()
+
+
+@dataclass
+class Plan:
+    """How a nest runs at a call: launch / host loop / serial."""
+    kind: str
+    loop: object
+    kernel: object = None
+    children: tuple = ()
+    reasons: tuple = ()
+    reductions: tuple = ()  # (scalar, operator) of a "reduce" plan
+    written: tuple = ()     # "speculate": the arrays the nest may write
+    canon: tuple = ()       # "speculate": (user name, canonical name) of logged arrays
+    unchecked: object = None  # "speculate": the parallel kernel without checks

@@ -1,0 +1,176 @@
+"""The speculation side of :class:`~pcompute.autopar.Parallelized`: the
+"speculate" plan of a loop whose dependences go through data, running it
+(:mod:`.specrun`), marks, the profile mode (:mod:`.specref`) and the numbers
+``explain()`` reports.  A mixin: it uses the parallelised function's
+analysis, kernels and plans."""
+import time
+import warnings
+
+import numpy as np
+
+from ..backends.registry import get_backend
+from ..config import get_config, use_config
+from ..errors import KernelValueError, SpeculationError, SpeculationWarning
+from .lower import parallel_kernel
+from .plans import Plan
+from .speclower import check_accesses, speculable, speculative_kernel
+from .specref import run_reference
+from .specrun import ProfileEntry, Speculation, restore
+
+
+class SpeculativeMixin:
+    """Speculative execution for :class:`~pcompute.autopar.Parallelized`."""
+
+    def _speculating(self):
+        if self._profiling:
+            return True
+        return bool(get_config().speculate if self.speculate is None else self.speculate)
+
+    def _speculative_plan(self, serial, loop, report, scope, canon):
+        """A "speculate" plan for ``loop`` (the outermost loop of a nest, or a
+        loop run by a host loop) whose plan is ``serial``, when it can run
+        speculatively; else ``serial`` with the reason."""
+        verdict = report.verdict(loop)
+        accesses = [a for a in report.accesses if loop in a.loops]
+        arrays, why = speculable(loop, verdict, lambda n: np.ndim(scope[n]), canon)
+        if arrays is not None:
+            why = check_accesses(loop.node, accesses, arrays, canon,
+                                 lambda n: np.ndim(scope[n]))
+        if why is not None:
+            serial.reasons = serial.reasons + ("not speculated: " + why,)
+            return serial
+        names = {n for n in self.local_names if n in scope}
+        names |= {lp.var for lp in loop.ancestors()[:-1]}
+        text = speculative_kernel(loop, names, arrays, accesses, canon)
+        written = tuple(sorted({a.array for a in accesses if a.write}))
+        users = tuple(sorted({(a.array, canon(a.array)) for a in accesses
+                              if canon(a.array) in arrays}))
+        self._speculations.setdefault(loop.lineno, Speculation(loop.lineno))
+        filename = "<pcompute speculative kernel for the loop at %s:%d>" % (
+            self.filename, loop.lineno)
+        return Plan("speculate", loop, self._kernel(text, filename), (serial,),
+                     tuple(verdict.reasons), (), written, users)
+
+    def _speculate(self, plan, values, scope, residency):
+        loop, (ew, text) = plan.loop, plan.kernel
+        spec = self._speculations[loop.lineno]
+        mark = None if self._profiling else self._marks.get(loop.lineno)
+        if loop.count == 0:
+            return
+        if mark == "unsafe":
+            spec.stats.sequential += 1
+            self._execute(plan.children[0], scope, residency)
+            return
+        if mark == "safe":
+            spec.stats.unchecked += 1
+            self._unchecked(plan, scope, residency)
+            return
+        arrays = {c: residency.device(scope[u]) for u, c in plan.canon}
+        written = [residency.device(scope[n]) for n in dict.fromkeys(plan.written)]
+        written = list({id(a): a for a in written}.values())
+
+        def launch(state):
+            if self._profiling:
+                return run_reference(ew.func, values, loop, text, state.base)
+            logs = state.logs(text, arrays, loop.count)
+            flags = state.flags(written[0].backend if written else None)
+            ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
+                 + [flags]), shape=loop.count)
+            state.base += loop.count
+            return flags.get()
+
+        def violated(kinds):
+            message = ("the loop over %s, run speculatively in parallel, violated %s "
+                       "dependences between its iterations: its arrays were restored and "
+                       "it ran again sequentially (compiled)" % (loop.var, "/".join(kinds)))
+            error = SpeculationError(message, self._location(loop.node), hint=(
+                "if this loop always violates, mark it unsafe: %s.mark(%d, 'unsafe')"
+                % (self.__name__, loop.lineno)))
+            if self.strict:
+                raise error
+            warnings.warn(SpeculationWarning(str(error)), stacklevel=8)
+
+        kinds = spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
+                                                                residency), violated)
+        if self._explaining and not self._profiling and not kinds:
+            self._time_unchecked(plan, scope, residency, spec.stats, written)
+        if self._profiling:
+            entry = self._profile.setdefault(loop.lineno, ProfileEntry(loop.lineno))
+            entry.runs += 1
+            entry.violated += bool(kinds)
+            entry.kinds.update(kinds)
+
+    def _time_unchecked(self, plan, scope, residency, stats, written):
+        """explain(): time the same loop run in parallel without checks (on
+        the explain call's copies, restored after), for the overhead."""
+        saved = [a.copy() for a in written]
+        sync = get_backend(written[0].backend).synchronize if written else (lambda: None)
+        if plan.unchecked is None:
+            self._unchecked(plan, scope, residency)         # build it first
+        sync()
+        start = time.perf_counter()
+        self._unchecked(plan, scope, residency)
+        sync()
+        stats.times["unchecked run (explain)"] = time.perf_counter() - start
+        for array, copy_ in zip(written, saved):
+            restore(array, copy_)
+
+    def _unchecked(self, plan, scope, residency):
+        """The speculated loop run in parallel without checks (marked safe)."""
+        if plan.unchecked is None:
+            names = {n for n in self.local_names if n in scope}
+            plan.unchecked = self._kernel(parallel_kernel(self.lines, [plan.loop], names))
+        self._execute(Plan("launch", plan.loop, plan.unchecked), scope, residency)
+
+    def mark(self, line, verdict):
+        """Mark the loop at ``line`` (of the function's file; a loop that can
+        be speculated) as ``"safe"`` (run in parallel without checks),
+        ``"unsafe"`` (run sequentially without trying) or ``None`` (speculate
+        again, when speculation is on).  A mark holds even when speculation
+        is off."""
+        if verdict not in ("safe", "unsafe", None):
+            raise KernelValueError("mark(): the verdict is 'safe', 'unsafe' or None, not %r"
+                                   % (verdict,))
+        if verdict is None:
+            self._marks.pop(line, None)
+        else:
+            self._marks[line] = verdict
+
+    def profile(self, *args, **kwargs):
+        """Call the function on the python backend with every loop that can
+        be speculated run by the reference implementation (logs in
+        dictionaries, iterations in reverse order, so that every dependence
+        between two iterations is found), and record per loop whether it
+        violated (:meth:`speculation_profile`).  Returns what the call
+        returns; the arrays end as the plain function leaves them."""
+        with use_config(backend="python"):
+            self._profiling = True
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SpeculationWarning)
+                    return self._run(args, kwargs, record=None)
+            finally:
+                self._profiling = False
+
+    def speculation_profile(self):
+        """{line: ProfileEntry} of the speculated loops seen by :meth:`profile`:
+        runs, runs that violated, kinds of dependence found."""
+        return dict(self._profile)
+
+    def mark_from_profile(self):
+        """Mark the profiled loops that never violated ``"safe"`` and those
+        that violated in every run ``"unsafe"`` (see :meth:`mark`); loops that
+        violated sometimes stay speculated.  Returns {line: mark}."""
+        marks = {}
+        for line, entry in self._profile.items():
+            if entry.violated == 0:
+                marks[line] = "safe"
+            elif entry.violated == entry.runs:
+                marks[line] = "unsafe"
+        for line, verdict in marks.items():
+            self.mark(line, verdict)
+        return marks
+
+    def speculation_stats(self):
+        """{line: SpeculationStats} of the loops run speculatively so far."""
+        return {line: spec.stats for line, spec in self._speculations.items()}
