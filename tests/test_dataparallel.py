@@ -235,7 +235,7 @@ def test_phases_compile_as_cuda(precision):
     from pcompute.generate import generate_source
     from examples.dataparallel.mandelbrot import mandelbrot
     from examples.dataparallel.md_forces import lj_forces_2d
-    from tests.test_dataparallel_ops import histogram
+    from tests.test_dataparallel_ops import histogram, segmented_scans
     if cuda_builder.nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
     dtype = np.dtype(precision)
@@ -251,7 +251,8 @@ def test_phases_compile_as_cuda(precision):
                 (scatters, (keys, rng.permutation(20).astype(np.int32), keys)),
                 (mandelbrot, (x, x, 20)), (spmv_ell, (x, keys % 20, x, 4)),
                 (branches, (keys.astype(np.int64), 3)), (lj_forces_2d, md_args),
-                (histogram, (x, keys % 20, x))]
+                (histogram, (x, keys % 20, x)),
+                (segmented_scans, (x, np.array([0, 3, 3, 20], np.int32), 4))]
         checked = set()
         for f, args in runs:
             f(*args)
@@ -273,7 +274,7 @@ def test_phases_compile_as_cuda(precision):
                 if source not in checked:
                     cuda_builder.check_cuda_source(source)
                     checked.add(source)
-    assert len(checked) >= 12
+    assert len(checked) >= 13
 
 
 def test_pcg_on_2d_laplacian(backend):

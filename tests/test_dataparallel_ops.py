@@ -1,14 +1,16 @@
 """@dataparallel: list comprehensions / generator expressions (over zip,
-range, sequences and segments) and the operators of reduce and the scans
+range, sequences and segments), the operators of reduce and the scans
 (operator.add/mul/and_/or_/xor, min, max; any function over a segment),
-on every backend against NumPy and the plain-Python oracle."""
+segmented scans and scatter_add, on every backend against NumPy and the
+plain-Python oracle."""
 import operator
 
 import numpy as np
 import pytest
 
-from pcompute.dataparallel import (dataparallel, exclusive_scan, len, map, max, min,
-                                   reduce, rscan, scan, scatter_add, split, sum, zip)
+from pcompute.dataparallel import (dataparallel, exclusive_scan, indices, len, map, max,
+                                   min, reduce, replicate, rscan, scan, scatter_add, split,
+                                   sum, zip)
 from pcompute.errors import KernelSyntaxError, KernelTypeError
 
 
@@ -181,3 +183,34 @@ def test_scatter_add_is_deterministic_and_exact(backend):
         with pytest.raises(IndexError, match="2 position\\(s\\) outside \\[0, 23\\)") as info:
             histogram(values[:3], np.array([0, 23, 99], np.int32), out)
         assert "test_dataparallel_ops.py" in str(info.value)
+
+
+@dataparallel
+def segmented_scans(x, offsets, width):
+    rows = split(map(lambda v: v * 2, x), offsets)
+    uniform = split(x, map(lambda r: r * width, indices(replicate(0, len(x) // width + 1))))
+    return (scan(operator.add, rows), rscan(max, rows),
+            exclusive_scan(operator.add, split(x, offsets), 10), scan(min, uniform))
+
+
+def test_segmented_scans_restart_at_every_offset(backend):
+    rng = np.random.default_rng(35)
+    offsets = np.array([0, 3, 3, 9, 40, 41, 60], dtype=np.int32)    # an empty segment
+    for x in (rng.integers(-9, 9, 60).astype(np.int64),
+              rng.normal(size=60).astype(backend.dtype)):
+        got = [host(g) for g in segmented_scans(x, offsets, 4)]
+        assert kinds(segmented_scans) == ["scan", "scan", "scan", "scan"]
+        pieces = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+        xs = x.dtype.type(2) * x
+        want = [np.concatenate([np.cumsum(xs[a:b], dtype=xs.dtype) for a, b in
+                                zip(offsets[:-1], offsets[1:])]),
+                np.concatenate([np.maximum.accumulate(xs[a:b][::-1])[::-1]
+                                for a, b in zip(offsets[:-1], offsets[1:]) if b > a]),
+                np.concatenate([10 + np.concatenate([[0], np.cumsum(p)[:-1]])
+                                for p in pieces if len(p)]),
+                np.concatenate([np.minimum.accumulate(x[k:k + 4]) for k in range(0, 60, 4)])]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=backend.rtol * 10, atol=backend.rtol * 10)
+        for g, r in zip(got, segmented_scans.py(x, offsets, 4)):
+            np.testing.assert_allclose(g, np.concatenate(r), rtol=backend.rtol * 10,
+                                       atol=backend.rtol * 10)

@@ -18,7 +18,8 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 class Builder:
     """Parameters, lines and temporaries of one kernel under construction."""
 
-    def __init__(self):
+    def __init__(self, prefix=""):
+        self.prefix = prefix             # of parameter names (several functions, one kernel)
         self.params, self.args = [], []
         self.lines = []
         self.memo = {}
@@ -34,7 +35,7 @@ class Builder:
         """The parameter name of the pcompute Array ``arr``."""
         name = self._arrays.get(id(arr))
         if name is None:
-            name = "a%d" % len(self._arrays)
+            name = "%sa%d" % (self.prefix, len(self._arrays))
             self._arrays[id(arr)] = name
             self.params.append(name)
             self.args.append(arr)
@@ -46,7 +47,7 @@ class Builder:
         if isinstance(value_of(value), (bool, np.bool_)):
             value = value.tape.host(_int32_of_bool, value) if isinstance(value, Dyn) \
                 else _int32_of_bool(value)
-        name = "c%d" % len(self.params)
+        name = "%sc%d" % (self.prefix, len(self.params))
         self.params.append(name)
         self.args.append(value)
         return name

@@ -31,7 +31,8 @@ class DataParallelFunction:
     ``f.plan_stats`` counts ``planned``/``replayed``/``walked`` (no plan:
     a length computed from a reduction's result) calls.  Sequence results
     are :class:`pcompute.Array` (``.get()`` or ``numpy.asarray`` gives
-    NumPy); several results come as a tuple.
+    NumPy; segments, e.g. a segmented scan's, come back as their flat data);
+    several results come as a tuple.
     """
 
     def __init__(self, func):
@@ -132,9 +133,10 @@ def _bind(x, tape):
 def _finish(prog, result, where):
     """The result with its lazy sequences computed: Arrays, Dyns, numbers."""
     flat = list(result) if isinstance(result, tuple) else [result]
-    if any(isinstance(v, (Segments, tuple)) for v in flat):
+    if any(isinstance(v, tuple) for v in flat):
         raise TypeError("%s: return sequences and scalars (or a tuple of them), not "
-                        "segments or nested tuples" % where)
+                        "nested tuples" % where)
+    flat = [v.data if isinstance(v, Segments) else v for v in flat]    # segments: flat
     stored = iter(prog.materialize([v for v in flat if isinstance(v, Seq)]))
     out = [next(stored).array if isinstance(v, Seq) else v for v in flat]
     return tuple(out) if isinstance(result, tuple) else out[0]

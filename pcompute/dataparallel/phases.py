@@ -44,13 +44,15 @@ def reduction(trace, source, reduce_expr, dtype, neutral, args):
     return trace.launch("reduction", source, prim, args)
 
 
-def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args):
-    """Run a fused map+scan phase (input and output functions)."""
-    key = ("scan", input_src, output_src, scan_expr, str(dtype), neutral)
-    prim = _cached(key, lambda: Scan(make_function(input_src, "dp_in"),
-                                     make_function(output_src, "dp_out"),
-                                     scan_expr=scan_expr, dtype=dtype, neutral=neutral))
-    trace.launch("scan", input_src + output_src, prim, args)
+def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args, segment_src=None):
+    """Run a fused map+scan phase (input and output functions; a segmented
+    scan with the ``dp_seg`` function ``segment_src``)."""
+    key = ("scan", input_src, output_src, segment_src, scan_expr, str(dtype), neutral)
+    prim = _cached(key, lambda: Scan(
+        make_function(input_src, "dp_in"), make_function(output_src, "dp_out"),
+        scan_expr=scan_expr, dtype=dtype, neutral=neutral,
+        is_segment=segment_src and make_function(segment_src, "dp_seg")))
+    trace.launch("scan", input_src + (segment_src or "") + output_src, prim, args)
 
 
 def sort(trace, arrays):

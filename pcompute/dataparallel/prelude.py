@@ -203,21 +203,36 @@ def len(x):
     return _len(as_sequence(x, "len"))
 
 
+def _segments(x):
+    """True for a list of segments (the result of ``split``)."""
+    return isinstance(x, list) and builtins.all(isinstance(s, np.ndarray) for s in x) \
+        and _len(x) > 0
+
+
 def scan(op, x):
-    """The inclusive scan: ``y[i] = x[0] op ... op x[i]``."""
+    """The inclusive scan: ``y[i] = x[0] op ... op x[i]``; of segments (from
+    ``split``), the scan of each segment (a segmented scan)."""
+    if _segments(x):
+        return [scan(op, s) for s in x]
     x = as_sequence(x, "scan")
     return _result(list(itertools.accumulate(x, op)), like=x)
 
 
 def rscan(op, x):
-    """The reverse inclusive scan: ``y[i] = x[i] op ... op x[n-1]``."""
+    """The reverse inclusive scan: ``y[i] = x[i] op ... op x[n-1]`` (of
+    each segment, for segments)."""
+    if _segments(x):
+        return [rscan(op, s) for s in x]
     x = as_sequence(x, "rscan")
     items = list(x)[::-1]
     return _result(list(itertools.accumulate(items, lambda a, b: op(b, a)))[::-1], like=x)
 
 
 def exclusive_scan(op, x, init):
-    """``y[0] = init``, ``y[i] = init op x[0] op ... op x[i-1]`` (length ``len(x)``)."""
+    """``y[0] = init``, ``y[i] = init op x[0] op ... op x[i-1]`` (length
+    ``len(x)``; of each segment, for segments)."""
+    if _segments(x):
+        return [exclusive_scan(op, s, init) for s in x]
     x = as_sequence(x, "exclusive_scan")
     out = list(itertools.accumulate(x, op, initial=init))[:-1]
     return _result(out, like=x)

@@ -348,13 +348,14 @@ def _reduce(prog, args, where):
 
 
 def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
-    x = prog.seq(x, where, what)
+    segs = x if isinstance(x, Segments) else None
+    x = prog.seq(x.data if segs else x, where, what)
     n = x.n
     dtype = x.dtype if init is None else np.result_type(x.dtype, value_of(init))
     operators.check(op, dtype, where, what)
     out = prog.trace.empty(n, dtype)
     if not n:
-        return Stored(out)
+        return Segments(Stored(out), segs.offsets) if segs else Stored(out)
     b = Builder()
     index = "i"
     if reverse:
@@ -373,9 +374,36 @@ def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
         body, head = ["dp_o[%s] = item" % dst], ["i", "item", "N"]
     body = ["dp_N = N"] + body
     out_src = o.function("dp_out", head, body)
+    seg_src, seg_args = _segment_starts(segs, n, reverse) if segs else (None, [])
     phases.scan(prog.trace, in_src, out_src, operators.text(op, "a", "b"), dtype,
-                operators.neutral(op, dtype), b.args + o.args)
-    return Stored(out)
+                operators.neutral(op, dtype), b.args + seg_args + o.args, seg_src)
+    return Segments(Stored(out), segs.offsets) if segs else Stored(out)
+
+
+def _segment_starts(segs, n, reverse):
+    """The ``dp_seg`` function of a segmented scan: item ``i`` starts a
+    segment where its flat index (the next one, scanning in reverse) is
+    among the offsets (binary search); the offsets run from 0 to ``n``."""
+    b = Builder(prefix="s")
+    j = "i"
+    if reverse:
+        j = b.temp("%s - i" % b.scalar(np.int64(n)))        # (n - 1 - i) + 1
+    m = b.scalar(np.int64(segs.offsets.n))
+    lo, hi, mid = b.fresh("lo"), b.fresh("hi"), b.fresh("mid")
+    b.line("%s = cast(0, 'long')" % lo)
+    b.line("%s = %s" % (hi, m))
+    b.line("while %s < %s:" % (lo, hi))
+    with b.scope():
+        b.line("%s = (%s + %s) // 2" % (mid, lo, hi))
+        b.line("if %s < %s:" % (segs.offsets.element(b, mid)[0], j))
+        with b.scope():
+            b.line("%s = %s + 1" % (lo, mid))
+        b.line("else:")
+        with b.scope():
+            b.line("%s = %s" % (hi, mid))
+    last = b.temp("min(%s, %s - 1)" % (lo, m))          # past the end: not found
+    text = "1 if %s == %s else 0" % (segs.offsets.element(b, last)[0], j)
+    return b.function("dp_seg", ["i"], ["return %s" % text]), b.args
 
 
 def _scan(prog, args, where):
