@@ -332,12 +332,29 @@ def transpose(a, t, n, m):
 
 # Race-free (a[i, j] below the diagonal, a[j, i] above), but the triangular
 # bound j < i couples the two subscripts: the dimension-wise tests cannot
-# prove it and the nest stays sequential (an exact integer solver would not).
-@nest(lambda dt, rng: [R(rng, (8, 8), dt), 8], ["serial"])
+# prove it, the exact integer test (isl) does.
+@nest(lambda dt, rng: [R(rng, (8, 8), dt), 8], ["launch"])
 def lower_triangle(a, n):
     for i in range(1, n):
         for j in range(i):
             a[i, j] = a[j, i] * 0.5
+
+
+# Coupled subscripts with no integer solution (di + 2 dj = 1 and
+# 2 di + dj = 0 give di = -1/3): parallel only by the exact test.
+@nest(lambda dt, rng: [R(rng, (24, 24), dt), 8], ["launch"])
+def coupled_thirds(a, n):
+    for i in range(n):
+        for j in range(n):
+            a[i + 2 * j, 2 * i + j] = a[i + 2 * j + 1, 2 * i + j] * 0.5
+
+
+# An affine guard separates the written half from the read half.
+@nest(lambda dt, rng: [R(rng, 12, dt), 6, 12], ["launch"])
+def guarded_halves(a, h, n):
+    for i in range(n):
+        if i < h:
+            a[i + h] = a[i] * 2.0
 
 
 @nest(lambda dt, rng: [R(rng, (8, 8), dt), 8], ["serial"])

@@ -139,3 +139,44 @@ def test_triangular_and_strided_loops():
     assert got["j"][0] == "parallel"
     strided = "for i in range(0, n, 2):\n    a[i + 1] = a[i]\n"
     assert verdicts(strided, dict(n=20))["i"][0] == "parallel"
+
+
+# -- the exact integer test (isl): what the dimension-wise tests cannot prove
+
+@pytest.mark.parametrize("src, env, classic_dependent", [
+    # triangular bound: a[i, j] below the diagonal, a[j, i] above it
+    ("for i in range(1, n):\n    for j in range(i):\n        a[i, j] = a[j, i] * 0.5\n",
+     dict(n=8), True),
+    # coupled subscripts: di + 2 dj = 1 and 2 di + dj = 0 have no integer
+    # solution (di = -1/3), though each alone has one in direction (<, >)
+    ("for i in range(n):\n    for j in range(n):\n"
+     "        a[i + 2 * j, 2 * i + j] = a[i + 2 * j + 1, 2 * i + j] * 0.5\n",
+     dict(n=8), True),
+    # an affine guard: writes a[h..2h), reads a[0..h)
+    ("for i in range(n):\n    if i < h:\n        a[i + h] = a[i] * 2.0\n",
+     dict(n=12, h=6), True),
+])
+def test_exact_test_proves_what_the_classic_tests_cannot(src, env, classic_dependent):
+    from pcompute.autopar import analysis
+    got = verdicts(src, env)
+    assert all(kind == "parallel" for kind, _ in got.values()), got
+    # the classic tests alone keep a dependence (so the exact test decided)
+    exact = analysis._exact
+    analysis._exact = lambda a, b, common, dep: dep
+    try:
+        classic = verdicts(src, env)
+    finally:
+        analysis._exact = exact
+    assert any(kind == "sequential" for kind, _ in classic.values()) is classic_dependent
+
+
+def test_exact_test_keeps_real_dependences():
+    src = ("for i in range(1, n):\n    for j in range(i):\n"
+           "        a[i, j] = a[i - 1, j] + 1.0\n")
+    got = verdicts(src, dict(n=8))
+    assert got["i"][0] == "sequential" and "distance 1" in " ".join(got["i"][1])
+    assert got["j"][0] == "parallel"
+    # a guard that still lets both halves meet
+    got = verdicts("for i in range(n):\n    if i < h:\n        a[i + 2] = a[i] * 2.0\n",
+                   dict(n=12, h=6))
+    assert got["i"][0] == "sequential"

@@ -10,7 +10,8 @@ it: its iterations may run in any order once the outer loops are fixed),
 import ast
 from dataclasses import dataclass, field
 
-from .deptest import LoopSpan, carried_level, test_pair
+from . import exact
+from .deptest import Dependence, LoopSpan, carried_level, test_pair
 from .nest import collect
 from .scalars import scalar_uses
 
@@ -87,7 +88,7 @@ def array_dependences(accesses, same_array, pairs=None):
             spans = [LoopSpan(lp.counter, lp.count) for lp in common]
             free_a = {lp.counter: lp.count for lp in a.loops[len(common):]}
             free_b = {lp.counter: lp.count for lp in b.loops[len(common):]}
-            dep = test_pair(a.subs, b.subs, spans, free_a, free_b)
+            dep = _exact(a, b, common, test_pair(a.subs, b.subs, spans, free_a, free_b))
             seen = set()
             for vector in dep.vectors:
                 level = carried_level(vector)
@@ -99,6 +100,18 @@ def array_dependences(accesses, same_array, pairs=None):
                 if pairs is not None:
                     pairs.setdefault(common[level], []).append((a, b))
     return carried
+
+
+def _exact(a, b, common, dep):
+    """``dep`` without the direction vectors that the exact integer test
+    (:mod:`.exact`) proves impossible (coupled subscripts, triangular
+    bounds, affine guards)."""
+    if not dep.vectors or a.subs is None or b.subs is None or len(a.subs) != len(b.subs):
+        return dep
+    vectors = tuple(v for v in dep.vectors if exact.feasible(a, b, common, v))
+    if len(vectors) == len(dep.vectors):
+        return dep
+    return Dependence(vectors, dep.distance, dep.test + ", exact (isl)")
 
 
 def analyse(nest, env, is_array, same_array=lambda a, b: a == b, live_out=(),

@@ -22,6 +22,7 @@ class Loop:
     parent: object = None
     count: object = None    # trip count at this call, None when unknown
     lo: object = None       # Affine start (over outer counters) or None
+    hi: object = None       # Affine stop (over outer counters) or None
     step: object = None     # int step or None
     children: list = field(default_factory=list)
     has_break: bool = False
@@ -129,7 +130,7 @@ class _Collector(ast.NodeVisitor):
         if lo is None or step is None or step.coeffs or step.const == 0:
             return
         # an unknown stop leaves the trip count unknown, the counter still affine
-        loop.lo, loop.step = lo, step.const
+        loop.lo, loop.step, loop.hi = lo, step.const, hi
         if hi is not None and not lo.coeffs and not hi.coeffs:
             loop.count = len(range(lo.const, hi.const, step.const))
 
