@@ -352,6 +352,11 @@ def gathers(x, idx):
     return map(lambda v: v + 1, gather(x, idx))
 
 
+@dataparallel
+def gather_sum(x, idx):
+    return sum(gather(x, idx))
+
+
 def test_bounds_check_catches_a_bad_gather(backend):
     from pcompute import get_config, use_config
     x = np.arange(4).astype(backend.dtype)
@@ -360,6 +365,10 @@ def test_bounds_check_catches_a_bad_gather(backend):
             gathers(x, np.array([0, 7], dtype=np.int32))
         assert "<pcompute.dataparallel phase kernel>" in str(info.value)
         assert host(gathers(x, np.array([3, 0], dtype=np.int32))).tolist() == [4, 1]
+        with pytest.raises(IndexError, match="out of range|a1\\[t1\\]") as info:
+            gather_sum(x, np.array([0, 7], dtype=np.int32))            # a reduction phase
+        assert "<pcompute.dataparallel phase kernel>" in str(info.value)
+        assert gather_sum(x, np.array([3, 3], dtype=np.int32)) == 6
 
 
 def jittered_particles(rng, side, spacing, dtype):
