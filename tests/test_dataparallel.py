@@ -100,6 +100,10 @@ def test_extrema_and_map_reduce(backend):
     assert (lo, hi) == (x.min(), x.max())
     s = sum_of_squares(x)
     assert kinds(sum_of_squares) == ["reduction"]            # map fused into it
+    # written so that the CPU backend sees a commuting operator (SIMD lanes)
+    from pcompute.backends.cython import reduce_operator
+    assert reduce_operator(sum_of_squares.last_launches[0][1].reduce_expr) == "+"
+    assert reduce_operator(extrema.last_launches[0][1].reduce_expr) == "min"
     np.testing.assert_allclose(s, (x.astype(float) ** 2).sum(), rtol=backend.rtol * 10)
 
 

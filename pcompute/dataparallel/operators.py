@@ -34,6 +34,12 @@ def text(op, a, b):
     return "(%s)" % _TEXT[op].format(a=a, b=b)
 
 
+def expression(op):
+    """The reduce/scan expression of ``op`` in ``a`` and ``b``, written as
+    users write it (``a + b``, ``min(a, b)``): backends recognise these."""
+    return _TEXT[op].format(a="a", b="b")
+
+
 def neutral(op, dtype):
     """The neutral element of ``op`` on ``dtype``, as kernel text."""
     dtype = np.dtype(dtype)

@@ -327,7 +327,7 @@ def _reduction(prog, op, x, where, what, empty_ok):
     b.lead(x.n, prog.trace.empty)
     source = b.function("dp_reduce", ["i"], ["return %s" % text])
     return prog.trace.host(dtype.type, phases.reduction(
-        prog.trace, source, operators.text(op, "a", "b"), dtype,
+        prog.trace, source, operators.expression(op), dtype,
         operators.neutral(op, dtype), b.args))
 
 
@@ -375,7 +375,7 @@ def _scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
     body = ["dp_N = N"] + body
     out_src = o.function("dp_out", head, body)
     seg_src, seg_args = _segment_starts(segs, n, reverse) if segs else (None, [])
-    phases.scan(prog.trace, in_src, out_src, operators.text(op, "a", "b"), dtype,
+    phases.scan(prog.trace, in_src, out_src, operators.expression(op), dtype,
                 operators.neutral(op, dtype), b.args + seg_args + o.args, seg_src)
     return Segments(Stored(out), segs.offsets) if segs else Stored(out)
 
