@@ -377,3 +377,30 @@ def column_order(a, b, n, m):
     for j in range(m):
         for i in range(n):
             b[i, j] = a[i, j] * 2.0 + i - j
+
+
+# Array reductions carried by the outer loop: every i updates every s[j].
+# The updates' subscripts do not use i, so i moves inside the items and the
+# j loop (two loops in the second nest) is the launch: loop interchange.
+@nest(lambda dt, rng: [R(rng, (9, 7), dt), R(rng, 7, dt), 9, 7], ["launch"])
+def column_sums(a, s, n, m):
+    for i in range(n):
+        for j in range(m):
+            s[j] += a[i, j]
+
+
+@nest(lambda dt, rng: [R(rng, (7, 6, 5), dt), R(rng, (6, 5), dt), 7], ["launch"])
+def slab_sums(a, s, n):
+    for i in range(n):
+        for j in range(6):
+            for k in range(5):
+                s[j, k] += a[i, j, k] * 0.5
+
+
+# The updated element depends on i (s[i + j]): not an interchange (the host
+# loop over i launches the j loop once per i).
+@nest(lambda dt, rng: [R(rng, (6, 6), dt), R(rng, 12, dt), 6], ["host"])
+def antidiagonal_sums(a, s, n):
+    for i in range(n):
+        for j in range(n):
+            s[i + j] += a[i, j]

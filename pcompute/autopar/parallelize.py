@@ -33,6 +33,7 @@ from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
 from ..types import atomic_max
 from .analysis import PARALLEL, REDUCTION, analyse
+from .interchange import interchanged_kernel, reduction_arrays
 from .lower import parallel_kernel, perfect_prefix, reduction_kernel, sequential_kernel
 from .nest import assigned_names, range_args
 from .plans import Plan, Step
@@ -227,6 +228,9 @@ class Parallelized(SpeculativeMixin):
         if prefix:
             return Plan("launch", loop, self._kernel(parallel_kernel(
                 self.lines, prefix, names | {lp.var for lp in loop.ancestors()[:-1]})))
+        plan = self._plan_interchange(loop, report, names, canon, launchable)
+        if plan is not None:
+            return plan
         verdict = report.verdict(loop)
         ops = {r.name: r.op for r in verdict.reductions}
         if (verdict.kind == REDUCTION and loop.count is not None and loop.lo is not None
@@ -249,6 +253,26 @@ class Parallelized(SpeculativeMixin):
         kernel = self._kernel(sequential_kernel(self.lines, loop.node, names, boxes))
         return Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
             "inner loop bounds depend on the outer loops",))
+
+    def _plan_interchange(self, loop, report, names, canon, launchable):
+        """A launch over the parallel loops inside ``loop`` with ``loop`` run
+        inside each item, when ``loop`` carries only array reductions
+        (:mod:`.interchange`); else None."""
+        body = loop.node.body
+        if range_args(loop.node) is None or len(body) != 1:
+            return None
+        arrays = reduction_arrays(loop, report, canon)
+        kid = next((c for c in loop.children if c.node is body[0]), None)
+        if not arrays or kid is None or range_args(kid.node) is None:
+            return None
+        inner = perfect_prefix(kid, launchable)
+        if not inner:
+            return None
+        names_here = names | {lp.var for lp in loop.ancestors()[:-1]}
+        text = interchanged_kernel(self.lines, loop, inner, names_here)
+        return Plan("launch", kid, self._kernel(text), (), (
+            "the loop at line %d carries only updates of %s: it runs inside each item "
+            "(loop interchange)" % (loop.lineno, ", ".join(arrays)),))
 
     def _boxes(self, loop, scope, step):
         stored = assigned_names(loop.node)
@@ -423,7 +447,8 @@ def _describe(plan):
                     _describe(plan.children[0])))
     if plan.kind == "launch":
         ew, text = plan.kernel
-        return "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)
+        text = "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)
+        return text + ("; " + plan.reasons[0] if plan.reasons else "")
     if plan.kind == "reduce":
         return "one kernel computing partial %s, then a Reduction (%s)" % (
             ", ".join("%s of %s" % (op, r) for r, op in plan.reductions),
