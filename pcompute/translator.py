@@ -16,8 +16,10 @@ the function is checked and typed by :mod:`pcompute.frontend` and printed by
 needs, so every result compiles on its own.  Its meaning is Compyle's (and
 Python's): local variables get the types pcompute infers (Compyle declares
 undeclared locals ``double``), ``//`` and ``%`` follow Python's rules, and
-annotated types are printed as given whatever ``use_double`` says (as in
-Compyle, ``use_double`` decides only the type of float literals).
+annotated types are printed as given whatever ``use_double`` says.  Float
+literals that meet no float value are typed as on the backends of the
+dialect: double in C (Compyle's CPU code computed them in double), and on
+OpenCL/CUDA double with ``use_double``, else float (as in Compyle).
 
 Argument types come from, in order: the function's annotations
 (``@annotate``), then ``known_types``, then default values
@@ -162,6 +164,7 @@ class CConverter:
     """Translate Python functions to C (Compyle's ``CConverter``)."""
 
     dialect = "c"
+    on_device = False       # the dialect's code runs on an OpenCL/CUDA device
 
     def __init__(self, detect_type=detect_type, known_types=None):
         self._detect_type = detect_type
@@ -247,7 +250,8 @@ class CConverter:
         for func in funcs:
             func, arg_types = prepare(func, self._known_types, self._detect_type)
             program = type_kernel(func, arg_types, use_double=self._use_double,
-                                  demote_double=False)
+                                  demote_double=False,
+                                  single_literals=self.on_device and not self._use_double)
             programs.append((program, None))
         runtime, text, printer = print_programs(programs, self.dialect)
         return self._assemble(runtime, text, printer)
@@ -261,6 +265,7 @@ class OpenCLConverter(CConverter):
     """Translate Python functions to OpenCL C (Compyle's ``OpenCLConverter``)."""
 
     dialect = "opencl"
+    on_device = True
 
     def _assemble(self, runtime, text, printer):
         code = CConverter._assemble(self, runtime, text, printer)
@@ -273,3 +278,4 @@ class CUDAConverter(CConverter):
     """Translate Python functions to CUDA C (Compyle's ``CUDAConverter``)."""
 
     dialect = "cuda"
+    on_device = True

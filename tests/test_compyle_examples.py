@@ -38,8 +38,6 @@ OPENMP = BackendCase("cython", True, "float32")
 OPENCL = BackendCase("opencl", False, "float32")
 OPENCL_DOUBLE = BackendCase("opencl", False, "float64")
 
-_LITERALS = ("float literals are printed in single precision on the CPU when "
-             "use_double is False (<float>0.7885): codegen, issue 24 / issue 13")
 
 def cases(*backends, pending=None):
     """Parametrise the shared ``backend`` fixture with ``backends``;
@@ -100,7 +98,7 @@ def julia_numpy(x, y, t):
     return 1.0 - iters * 0.02
 
 
-@cases(CYTHON, OPENMP, OPENCL, OPENCL_DOUBLE, pending={CYTHON: _LITERALS, OPENMP: _LITERALS})
+@cases(CYTHON, OPENMP, OPENCL, OPENCL_DOUBLE)
 def test_julia_set(backend):
     from pcompute.api import elementwise, wrap
     with example("", "julia_set") as (julia_set,):
@@ -162,7 +160,7 @@ def vortex_numpy(x, y, gamma):
     return (-tmp * yij).sum(axis=1), (tmp * xij).sum(axis=1)
 
 
-@cases(CYTHON, OPENMP, OPENCL, OPENCL_DOUBLE, pending={CYTHON: _LITERALS, OPENMP: _LITERALS})
+@cases(CYTHON, OPENMP, OPENCL, OPENCL_DOUBLE)
 def test_vm_elementwise(backend):
     with example("", "vm_elementwise") as (vm,):
         e, (x, y, gamma, u, v, nv) = vm.run(50, backend.name)

@@ -13,6 +13,8 @@ import pytest
 
 import pcompute as pc
 from pcompute import Elementwise, annotate, declare
+from pcompute.backends.registry import get_backend
+from pcompute.config import get_config
 from pcompute.errors import KernelTypeError
 
 from plain_python import plain_call
@@ -241,3 +243,22 @@ def test_float_beyond_the_element_wraps_like_numpy(backend):
     x = np.array([3072.0, -5120.0, 1024.0], backend.dtype)  # sums exact in float32
     check(big_float_into_narrow_int, [x, np.zeros(3, np.int32), np.zeros(3, np.int16)],
           backend)
+
+
+# -- 8. float literals that meet no float are doubles (Python floats) ------------
+def literal_precision(i, x, out, n):
+    out[i] = x[i] * (1.0 / 3.0) + 0.7885 * 2.0 + i / 7 + float(n) * 0.1
+
+
+def test_literals_alone_are_double(backend):
+    """A literal-only expression, ``i / 7`` and ``float(n)`` are double whatever
+    ``use_double`` says, as Python floats are; only a device computing in
+    float32 (no ``use_double``: its data is float32 too) makes them float."""
+    demotes = get_backend(backend.name).demote_double(get_config())
+    dtype = np.float32 if demotes else np.float64
+    x = np.array([1.0, 0.1, -7.25, 1e6], dtype)
+    want = plain_call(literal_precision, 4, [x, np.zeros(4, dtype), 3])[1]
+    got = run(literal_precision, [x, np.zeros(4, dtype), 3])[1]
+    assert got.dtype == dtype
+    # float32 literals would be off by ~3e-8 here; FMA may change the last bit.
+    np.testing.assert_allclose(got, want, rtol=1e-6 if demotes else 1e-14)

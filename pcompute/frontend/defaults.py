@@ -13,7 +13,7 @@ default                   declared type
 ========================  ===========================
 ``True`` / ``False``      ``int``
 an ``int`` literal        ``long``
-a ``float`` literal       ``double`` (float when ``use_double`` is off)
+a ``float`` literal       ``double`` (float on a device without ``use_double``)
 ``[0.0]``, ``(0, 1.5)``   ``gdoublep`` (a global double array)
 ========================  ===========================
 

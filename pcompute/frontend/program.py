@@ -32,10 +32,16 @@ def annotation_types(func, src):
 class ProgramTyper:
     """Types an entry function and every helper it reaches."""
 
-    def __init__(self, use_double=True, demote_double=False):
+    def __init__(self, use_double=True, demote_double=False, single_literals=None):
         self.use_double = use_double
         self.demote_double = demote_double
-        self.float_type = DOUBLE if use_double else FLOAT
+        # A float literal that meets no float value, float(...) and the true
+        # division of integers are Python floats, so double, as a Python float
+        # argument is (primitives.args.scalar_float_type); only a device
+        # computing in float32 (demote_double) makes them float.
+        if single_literals is None:
+            single_literals = demote_double
+        self.float_type = FLOAT if single_literals else DOUBLE
         self.signatures = {}
         self.c_names = {}
 
@@ -257,15 +263,20 @@ def _with_feature(typed, feature):
     return replace(typed, features=typed.features | {feature})
 
 
-def type_kernel(func, arg_types=None, use_double=True, demote_double=False):
+def type_kernel(func, arg_types=None, use_double=True, demote_double=False,
+                single_literals=None):
     """Check and type ``func`` and its helpers; return a :class:`TypedProgram`.
 
     ``arg_types`` maps argument names to types for arguments without
-    annotations (call-time inference); ``use_double`` decides the type of float
-    literals and of ``float(...)`` and true division of integers;
-    ``demote_double`` turns every double into float (devices running in
-    single precision).
+    annotations (call-time inference); float literals that meet no float,
+    ``float(...)`` and true division of integers are double, except with
+    ``demote_double``, which turns every double into float (devices running
+    in single precision, i.e. without ``use_double``).  ``single_literals``
+    (default: ``demote_double``) makes those float without demoting the rest
+    (the translator's OpenCL/CUDA text for a single-precision device).
+    ``use_double`` is recorded in the program.
     """
     src = read_function(func)
     check_function(src)
-    return ProgramTyper(use_double, demote_double).type_program(func, arg_types)
+    return ProgramTyper(use_double, demote_double, single_literals).type_program(
+        func, arg_types)

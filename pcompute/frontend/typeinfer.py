@@ -2,7 +2,7 @@
 
 Each local's type is the promotion of every value assigned to it (a fixed
 point over the function), float literals take the precision of what they meet
-(else ``use_double``), helpers take the promoted types of all their call
+(else double, float only on a device without ``use_double``), helpers take the promoted types of all their call
 sites unless annotated.  This module types one function (statements and
 expressions; calls are in :mod:`.calls`); :mod:`.program` types a kernel and
 its helpers into a :class:`~.ir.TypedProgram`.
