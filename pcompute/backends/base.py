@@ -45,6 +45,12 @@ class Backend:
         """True if the device computes in double precision."""
         return True
 
+    def device_key(self):
+        """What a built kernel is bound to besides its source (its context or
+        queue on a device; None on the host): part of every key under which
+        built kernels are kept, so a new context builds them again."""
+        return None
+
     def demote_double(self, config):
         """True if float64 data and types become float32 on this backend."""
         return False

@@ -78,6 +78,9 @@ class OpenCLBackend(DeviceArrays, Backend):
     def queue(self):
         return opencl_builder.get_queue()
 
+    def device_key(self):
+        return self.queue           # set_queue / set_context change it
+
     def device_name(self):
         return opencl_builder.device_name(self.queue.device)
 

@@ -149,6 +149,26 @@ def get_queue(profiling=False):
         return queue
 
 
+def set_context(context):
+    """Use the pyopencl ``context`` from now on (and a new queue on it).
+
+    Kernels are built again for it; arrays made before stay on the old one.
+    """
+    global _context, _context_error
+    with _lock:
+        _context, _context_error = context, None
+        _queues.clear()
+
+
+def set_queue(queue):
+    """Use the pyopencl command ``queue`` (and its context) from now on."""
+    global _context, _context_error
+    with _lock:
+        _context, _context_error = queue.context, None
+        _queues.clear()
+        _queues[False] = queue
+
+
 def why_unavailable():
     """None if OpenCL is usable here, else the reason (never raises)."""
     try:
@@ -173,7 +193,9 @@ def build_opencl(source, kernel_names, options=(), context=None):
     key = cache.make_key("opencl", cache.pcompute_version(), source,
                          list(options), [device_identity(d)
                                          for d in ctx.devices])
-    memo_key = (key, id(ctx), names)
+    # the context itself (equal by its OpenCL handle, which the kept kernels
+    # retain), not id() of a wrapper that may be collected and reused
+    memo_key = (key, ctx, names)
     with _lock:
         kernels = _programs.get(memo_key)
     if kernels is None:

@@ -29,7 +29,8 @@ class Primitive:
         if backend is not None:
             get_backend(backend)            # an unknown name fails here, not at the call
         self._backend = backend
-        self._memo = {}                     # (Backend, codegen key, signature) -> BuiltKernel
+        # (Backend, device, codegen key, signature) -> BuiltKernel
+        self._memo = {}
         self._last = None                   # the BuiltKernel of the last call
 
     # -- backend ----------------------------------------------------------------
@@ -64,7 +65,7 @@ class Primitive:
 
     def _kernel(self, args, backend, config):
         """The built kernel for ``args`` on ``backend`` (memoised)."""
-        key = (backend, config.codegen_key(), signature(args))
+        key = (backend, backend.device_key(), config.codegen_key(), signature(args))
         built = self._memo.get(key)
         if built is None:
             backend.require()

@@ -116,7 +116,7 @@ class Elementwise(Primitive):
     def _build(self, args, backend, config):
         dims = self._index_dims(args)
         types = self._types(args, backend, config, dims)
-        key = (backend, config.codegen_key(), dims, tuple(sorted(
+        key = (backend, backend.device_key(), config.codegen_key(), dims, tuple(sorted(
             (k, str(v)) for k, v in types.items())))
         built = self._built.get(key)
         if built is None:
