@@ -14,6 +14,7 @@ import numpy as np
 
 from ..build.cython_builder import build_cython
 from ..templates import render
+from . import host_pool
 from .sort_common import COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype, plan_passes
 
 #: Widest digit (bits) of a pass; 2**MAX_WIDTH counters per thread.
@@ -63,7 +64,7 @@ def _sort_module(key_dtype, idx_dtype, openmp, value_dtype=None):
 def gather(order, sources, openmp):
     """``[src[order] for src in sources]`` in one parallel loop."""
     n = len(order)
-    outs = [np.empty(n, s.dtype) for s in sources]
+    outs = [host_pool.empty(n, s.dtype) for s in sources]
     if not sources or n == 0:
         return outs
     source = generate_gather(order.dtype, [s.dtype for s in sources], openmp)
@@ -93,8 +94,10 @@ def give_scratch(slot, array):
 
 
 def release_scratch():
-    """Free the scratch buffers kept between sorts."""
+    """Free the scratch buffers kept between sorts (and the idle output
+    buffers of :mod:`~pcompute.backends.host_pool`)."""
     _scratch.clear()
+    host_pool.release()
 
 
 def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
@@ -109,8 +112,8 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
     n = len(keys)
     idx_dtype = index_dtype(n)
     carry = values[0] if not permutation and len(values) == 1 else None
-    out_k = np.empty(n, keys.dtype)
-    out_p = np.empty(n, idx_dtype if carry is None else carry.dtype)
+    out_k = host_pool.empty(n, keys.dtype)
+    out_p = host_pool.empty(n, idx_dtype if carry is None else carry.dtype)
     if n:
         module = _sort_module(keys.dtype, idx_dtype, openmp,
                               None if carry is None else carry.dtype)

@@ -1,0 +1,74 @@
+"""Large host arrays from a pool of buffers already touched.
+
+A fresh array of tens of megabytes costs page faults (the kernel zeroes
+every page on first touch) about as dear as a whole radix-sort pass; a
+primitive that returns new large arrays on every call (the Cython sort)
+takes them from here instead.  The array handed out does not own its
+memory: its numpy ``base`` is a small owner object, which numpy keeps as
+the base of every view made from it, so the buffer goes back to the pool
+only when no array uses it any more.  Idle buffers are kept up to
+:data:`KEEP_BYTES` in all (more are freed), and :func:`release` frees them.
+"""
+import threading
+
+import numpy as np
+
+#: Arrays of at least this many bytes come from the pool.
+MIN_BYTES = 1 << 20
+#: The pool keeps idle buffers up to this many bytes in all.
+KEEP_BYTES = 1 << 28
+
+_idle = {}            # nbytes -> [uint8 buffers]
+_idle_bytes = [0]
+_lock = threading.Lock()
+stats = {"reused": 0, "allocated": 0}
+
+
+class _Owner:
+    """Owns one pooled buffer and shows ``n`` items of ``dtype`` of it."""
+
+    def __init__(self, mem, n, dtype):
+        self.mem = mem
+        self.__array_interface__ = {"shape": (n,), "typestr": dtype.str, "version": 3,
+                                    "data": (mem.__array_interface__["data"][0], False)}
+
+    def __del__(self):
+        try:
+            _give_back(self.mem)
+        except Exception:          # interpreter shutdown: nothing to keep
+            pass
+
+
+def _give_back(mem):
+    with _lock:
+        if _idle_bytes[0] + mem.nbytes > KEEP_BYTES:
+            return
+        _idle.setdefault(mem.nbytes, []).append(mem)
+        _idle_bytes[0] += mem.nbytes
+
+
+def empty(n, dtype):
+    """An uninitialised 1-D array of ``n`` items of ``dtype``; from the pool
+    (a buffer of exactly that many bytes) when it is large."""
+    dtype = np.dtype(dtype)
+    nbytes = n * dtype.itemsize
+    if nbytes < MIN_BYTES:
+        return np.empty(n, dtype)
+    with _lock:
+        kept = _idle.get(nbytes)
+        mem = kept.pop() if kept else None
+        if mem is not None:
+            _idle_bytes[0] -= nbytes
+    if mem is None:
+        mem = np.empty(nbytes, np.uint8)
+        stats["allocated"] += 1
+    else:
+        stats["reused"] += 1
+    return np.asarray(_Owner(mem, n, dtype))
+
+
+def release():
+    """Free the idle buffers."""
+    with _lock:
+        _idle.clear()
+        _idle_bytes[0] = 0
