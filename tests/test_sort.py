@@ -240,6 +240,17 @@ def test_plan_passes():
     assert plan(1 << 63, None, 8) == ([63], [1])
 
 
+def test_plan_cpu_passes():
+    plan = sort_common.plan_cpu_passes
+    assert plan(0xFFFFFFFF, None) == ([0, 8, 16, 24], [8, 8, 8, 8])   # 4 x 8 < 3 x 11
+    assert plan(0xFFFFF, None) == ([0, 10], [10, 10])                  # 2 x 10 < 3 x 7
+    assert plan(2**64 - 1, None) == (list(range(0, 64, 8)), [8] * 8)
+    assert plan(0xFFFF, None) == ([0, 8], [8, 8])
+    assert plan(0x3FF, None) == ([0], [10])                            # 1 pass, not 2
+    assert plan(0xFFFFFFFF, None, wide_cost=1.2) == ([0, 11, 22], [11, 11, 10])
+    assert plan(0, None) == ([], [])
+
+
 def test_cython_source_is_generated_without_compiling():
     source = sort_cython.generate_sort(np.int64, np.int32, openmp=True)
     assert "prange" in source and "ctypedef int64_t pc_key_t" in source

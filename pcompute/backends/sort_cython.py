@@ -15,10 +15,13 @@ import numpy as np
 from ..build.cython_builder import build_cython
 from ..templates import render
 from . import host_pool
-from .sort_common import COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype, plan_passes
+from .sort_common import COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype, plan_cpu_passes
 
 #: Widest digit (bits) of a pass; 2**MAX_WIDTH counters per thread.
 MAX_WIDTH = 11
+#: Digits wider than this are used only when they save enough passes
+#: (:func:`~pcompute.backends.sort_common.plan_cpu_passes`).
+NARROW_WIDTH = 8
 #: Below this many keys the sort and the gather run on one thread.
 SERIAL_BELOW = 1 << 15
 #: Scratch buffers up to this many bytes are kept for the next sort (page
@@ -118,7 +121,8 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
         module = _sort_module(keys.dtype, idx_dtype, openmp,
                               None if carry is None else carry.dtype)
         bits_or, bits_and = module.key_bits_varying(n, _address(keys))
-        shifts, widths = plan_passes(bits_or ^ bits_and, key_bits, MAX_WIDTH)
+        shifts, widths = plan_cpu_passes(bits_or ^ bits_and, key_bits, NARROW_WIDTH,
+                                         MAX_WIDTH)
         many = n if len(shifts) > 1 else 0
         payload = out_p.dtype if carry is None else COPY_TYPES[carry.dtype.itemsize]
         tmp_k = take_scratch("keys", many, keys.dtype)
