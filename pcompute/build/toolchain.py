@@ -98,7 +98,10 @@ def python_build_flags():
 
 @functools.lru_cache(maxsize=None)
 def cpu_identity():
-    """The host CPU model and feature flags (for ``-march=native`` keys)."""
+    """The host CPU's vendor, family, model and stepping numbers, model name
+    and feature flags (for ``-march=native`` keys): gcc resolves ``native``
+    from the vendor, family and model (a VM may name every generation just
+    "AMD EPYC") and enables what the flags list."""
     try:
         with open("/proc/cpuinfo") as f:
             info = f.read()
@@ -106,8 +109,11 @@ def cpu_identity():
         for line in info.splitlines():
             name, _, value = line.partition(":")
             fields.setdefault(name.strip(), value.strip())
-        return "%s | %s" % (fields.get("model name", "?"),
-                            fields.get("flags", fields.get("Features", "?")))
+        numbers = " ".join("%s=%s" % (k.replace(" ", "_"), fields[k]) for k in
+                           ("vendor_id", "cpu family", "model", "stepping", "CPU implementer",
+                            "CPU part", "CPU variant") if k in fields)
+        return "%s | %s | %s" % (fields.get("model name", "?"), numbers,
+                                 fields.get("flags", fields.get("Features", "?")))
     except OSError:
         import platform
         return "%s %s" % (platform.machine(), platform.processor())

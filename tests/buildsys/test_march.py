@@ -112,6 +112,29 @@ def test_cpu_identity_names_model_and_flags():
     assert " | " in ident and len(ident) > 10
 
 
+def test_cpu_identity_has_family_and_model(tmp_path, monkeypatch):
+    """Two CPUs with the same model name and flags but another family or
+    model (gcc's -march=native differs) have different identities."""
+    def identity(family, model):
+        path = tmp_path / ("cpuinfo-%s-%s" % (family, model))
+        path.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: %s\n"
+                        "model\t\t: %s\nmodel name\t: AMD EPYC\nstepping\t: 1\n"
+                        "flags\t\t: fpu sse2 avx2\n" % (family, model))
+        real_open = open
+        monkeypatch.setattr("builtins.open", lambda name, *a, **k: real_open(
+            path if name == "/proc/cpuinfo" else name, *a, **k))
+        toolchain.cpu_identity.cache_clear()
+        try:
+            return toolchain.cpu_identity()
+        finally:
+            monkeypatch.undo()
+            toolchain.cpu_identity.cache_clear()
+    zen3, zen5 = identity(25, 1), identity(26, 2)
+    assert zen3 != zen5
+    assert "AMD EPYC" in zen3 and "cpu_family=25" in zen3 and "model=1" in zen3
+    assert "avx2" in zen3
+
+
 # ---------------------------------------------------- the flag reaches gcc
 
 @needs_gcc
