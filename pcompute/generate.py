@@ -36,18 +36,7 @@ def _parse_types(types):
     return {k: parse_type(v) for k, v in types.items()}
 
 
-def generate_source(func, backend="cython", types=None, kind="elementwise",
-                    config=None, index_dims=1):
-    """The generated source of ``func`` for ``backend``.
-
-    ``types`` gives the types of arguments that are not annotated (a dict or
-    ``"x=gdoublep,n=int"``); ``kind='elementwise'`` gives the complete
-    Elementwise kernel module, ``kind='function'`` only the translated
-    functions (helpers first) for embedding elsewhere.  ``config`` defaults to
-    the current configuration (``use_double``, ``use_openmp``, ...).
-    ``index_dims`` (2 or 3) gives an Elementwise over a 2-D or 3-D index space:
-    the first ``index_dims`` parameters are the indices.
-    """
+def _generate(func, backend, types, kind, config, index_dims):
     check_is_function(func)
     if kind not in KINDS:
         raise KernelValueError("unknown kind %r" % kind, hint="choose one of: " +
@@ -73,4 +62,27 @@ def generate_source(func, backend="cython", types=None, kind="elementwise",
         program = checked(program)
     if kind == "function":
         return functions_module(program, be.dialect)
-    return be.generate_elementwise(program, func, config).source
+    return be.generate_elementwise(program, func, config)
+
+
+def generate_source(func, backend="cython", types=None, kind="elementwise",
+                    config=None, index_dims=1):
+    """The generated source of ``func`` for ``backend``.
+
+    ``types`` gives the types of arguments that are not annotated (a dict or
+    ``"x=gdoublep,n=int"``); ``kind='elementwise'`` gives the complete
+    Elementwise kernel module, ``kind='function'`` only the translated
+    functions (helpers first) for embedding elsewhere.  ``config`` defaults to
+    the current configuration (``use_double``, ``use_openmp``, ...).
+    ``index_dims`` (2 or 3) gives an Elementwise over a 2-D or 3-D index space:
+    the first ``index_dims`` parameters are the indices.
+    """
+    out = _generate(func, backend, types, kind, config, index_dims)
+    return out if isinstance(out, str) else out.source
+
+
+def generate_record(func, backend="cython", types=None, config=None, index_dims=1):
+    """The :class:`~pcompute.records.GeneratedKernel` of the Elementwise of
+    ``func`` for ``backend`` (source, entry points, argument layout, build
+    options, cache key); arguments as for :func:`generate_source`."""
+    return _generate(func, backend, types, "elementwise", config, index_dims)

@@ -424,3 +424,15 @@ def test_argument_parser_profile_prints_at_exit(tmp_path):
     line = next(l for l in out.stderr.splitlines() if l.startswith("twice"))
     assert line.split()[1] == "4"
     assert out.stderr.count("pcompute profile") == 1
+
+
+def test_source_header_prints_the_generated_record(kernels, capsys, monkeypatch):
+    monkeypatch.chdir(kernels.parent)
+    monkeypatch.delitem(sys.modules, "mykernels", raising=False)
+    assert main(["source", "mykernels:scale", "-b", "cython", "--openmp",
+                 "--types", "x=gdoublep,k=double"]) == 0
+    head = [line for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert "# entry points: run" in head
+    assert any(line.startswith("# arguments after the index: x ") and "k double" in line
+               for line in head), head
+    assert any(line.startswith("# build options: openmp=") for line in head), head
