@@ -7,7 +7,8 @@ import operator
 import numpy as np
 
 from pcompute import get_config, use_config
-from pcompute.dataparallel import dataparallel, map, reduce, replicate, shift, sum
+from pcompute.dataparallel import (dataparallel, map, reduce, replicate, scatter, shift,
+                                   sum)
 from examples.dataparallel.axpy import axpy
 
 
@@ -82,3 +83,17 @@ def test_a_length_from_a_kernel_result_is_walked_every_call(backend):
         x = np.arange(n, dtype=np.int64) * 7
         assert ones_of_count(x) == ones_of_count.py(x) == int((x % 3).sum())
     assert ones_of_count.plan_stats == {"planned": 0, "replayed": 0, "walked": 3}
+
+
+@dataparallel
+def passthrough(x, out):
+    return x, scatter(replicate(0, 0), replicate(0, 0), out)      # a copy of out
+
+
+def test_sequence_results_are_arrays(backend):
+    x = np.arange(5).astype(backend.dtype)
+    for _ in range(2):                                  # walked, then replayed
+        same, copied = passthrough(x, x[::-1].copy())
+        assert hasattr(same, "get") and hasattr(copied, "get")
+        assert host(same).tolist() == x.tolist()
+        assert host(copied).tolist() == x[::-1].tolist()

@@ -58,7 +58,8 @@ class Builder:
         Without one, an ``n``-element carrier array (from ``empty(n, dtype)``)
         is added."""
         for k, value in enumerate(self.args):
-            if hasattr(value, "dtype") and hasattr(value, "get") and len(value) == n:
+            if (isinstance(value, np.ndarray) or hasattr(value, "get")) and \
+                    hasattr(value, "dtype") and len(value) == n:
                 self.params.insert(0, self.params.pop(k))
                 self.args.insert(0, self.args.pop(k))
                 return

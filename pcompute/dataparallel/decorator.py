@@ -5,6 +5,7 @@ import logging
 import numpy as np
 
 from ..array import Array, wrap
+from ..backends.registry import get_backend
 from ..config import get_config
 from ..errors import KernelTypeError
 from .plan import Plan, Stale, Tape, is_number, value_of
@@ -52,9 +53,10 @@ class DataParallelFunction:
 
     def __call__(self, *args):
         where = "%s()" % self.py.__qualname__
-        args = [_convert(a, where) for a in args]
-        flat = []
         config = get_config()
+        on_host = get_backend(config.backend).on_host
+        args = [_convert(a, where, on_host) for a in args]
+        flat = []
         key = (config.backend, config.bounds_check, tuple(_signature(a, flat) for a in args))
         try:
             hash(key)
@@ -89,9 +91,10 @@ class DataParallelFunction:
         return _resolve(out)
 
 
-def _convert(x, where):
+def _convert(x, where, on_host):
     """A call argument: Arrays as they are, 1-D NumPy arrays and lists of
-    numbers wrapped, tuples element by element."""
+    numbers wrapped (on a host backend a contiguous NumPy array is passed to
+    the kernels as it is), tuples element by element."""
     if isinstance(x, Array):
         return x
     if isinstance(x, (np.ndarray, list)):
@@ -99,16 +102,17 @@ def _convert(x, where):
         if arr.ndim != 1 or arr.dtype.kind not in "iuf":
             raise KernelTypeError("%s: a sequence argument must be a 1-D array of "
                                   "numbers, got %s %s" % (where, arr.dtype, arr.shape))
-        return wrap(np.ascontiguousarray(arr))
+        arr = np.ascontiguousarray(arr)
+        return arr if on_host else wrap(arr)
     if isinstance(x, tuple):
-        return tuple(_convert(v, where) for v in x)
+        return tuple(_convert(v, where, on_host) for v in x)
     return x
 
 
 def _signature(x, flat):
     """What a plan depends on in ``x``; arrays and numbers are appended to
     ``flat`` (the plan's argument slots, in order)."""
-    if isinstance(x, Array):
+    if isinstance(x, (Array, np.ndarray)):
         alias = next((k for k, a in enumerate(flat) if a is x), None)
         flat.append(x)
         return ("array", x.dtype.str, len(x), alias)      # f(x, x) is not f(x, y)
@@ -123,7 +127,7 @@ def _signature(x, flat):
 def _bind(x, tape):
     """``x`` as a value of the walk (arguments get their slots in the
     order of :func:`_signature`)."""
-    if isinstance(x, Array):
+    if isinstance(x, (Array, np.ndarray)):
         return Stored(tape.argument(x))
     if isinstance(x, tuple):
         return tuple(_bind(v, tape) for v in x)
@@ -143,9 +147,11 @@ def _finish(prog, result, where):
 
 
 def _resolve(out):
+    """Numbers of the call; sequences as Arrays (a NumPy argument returned
+    or copied stays in its memory, wrapped)."""
     if isinstance(out, tuple):
         return tuple(_resolve(v) for v in out)
-    return value_of(out)
+    return wrap(out) if isinstance(out, np.ndarray) else value_of(out)
 
 
 def dataparallel(func):

@@ -63,7 +63,7 @@ class Tape:
     def _slot(self, value, after_launch=False):
         self.values.append(value)
         slot = len(self.values) - 1
-        if isinstance(value, Array):
+        if isinstance(value, (Array, np.ndarray)):
             self._array_slot[id(value)] = slot
         if after_launch:
             self._after_launch.add(slot)
@@ -132,7 +132,7 @@ class Tape:
     def _spec(self, v):
         if isinstance(v, Dyn):
             return ("slot", v.slot)
-        if isinstance(v, Array):
+        if isinstance(v, (Array, np.ndarray)):
             slot = self._array_slot.get(id(v))
             if slot is None:
                 raise InternalError("pcompute.dataparallel: an array that the plan "
