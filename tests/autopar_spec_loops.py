@@ -54,3 +54,8 @@ def repeated_scatter(x, y, p, steps, n):
     for t in range(steps):
         for i in range(n):
             x[p[i]] = x[p[i]] * 0.5 + y[i] + t
+
+
+def outside_subset(x, y, p, n):
+    for i in range(n):
+        x[p[i]] = [y[i]][0]

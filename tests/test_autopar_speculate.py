@@ -333,3 +333,13 @@ def test_loop_inside_a_host_loop_is_speculated(backend):
         assert f.last_plans[0].children[0].kind == "speculate"
         stats = f.speculation_stats()[55]
         assert (stats.runs, stats.passed) == (3, 3 if passed else 0)
+
+
+def test_construct_outside_the_subset_in_a_speculated_loop_points_at_the_users_line():
+    from pcompute.errors import KernelSyntaxError
+    f = parallelize(loops.outside_subset, speculate=True)
+    with use_config(backend="python"):
+        with pytest.raises(KernelSyntaxError) as info:
+            f(np.zeros(4), np.ones(4), np.arange(4, dtype=np.int32), 4)
+    assert info.value.location.filename.endswith("autopar_spec_loops.py")
+    assert info.value.location.lineno == 61

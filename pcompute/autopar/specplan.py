@@ -10,7 +10,8 @@ import numpy as np
 
 from ..backends.registry import get_backend
 from ..config import get_config, use_config
-from ..errors import KernelValueError, SpeculationError, SpeculationWarning
+from ..errors import (InternalError, KernelError, KernelValueError, SpeculationError,
+                      SpeculationWarning)
 from .lower import parallel_kernel
 from .plans import Plan
 from .speclower import check_accesses, speculable, speculative_kernel
@@ -74,8 +75,11 @@ class SpeculativeMixin:
                 return run_reference(ew.func, values, loop, text, state.base)
             logs = state.logs(text, arrays, loop.count)
             flags = state.flags(written[0].backend if written else None)
-            ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
-                 + [flags]), shape=loop.count)
+            try:
+                ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
+                     + [flags]), shape=loop.count)
+            except KernelError as exc:
+                self._user_error(plan, scope, residency, exc)
             state.base += loop.count
             return flags.get()
 
@@ -99,6 +103,16 @@ class SpeculativeMixin:
             entry.runs += 1
             entry.violated += bool(kinds)
             entry.kinds.update(kinds)
+
+    def _user_error(self, plan, scope, residency, exc):
+        """The speculative kernel was rejected before it ran: a mistake in
+        the user's loop is reported by the sequential kernel, which keeps the
+        user's file and lines; if that kernel runs, the speculative one was
+        wrong (a bug: the arrays hold the loop's result then)."""
+        self._execute(plan.children[0], scope, residency)
+        raise InternalError("the speculative kernel of the loop at %s:%d was rejected "
+                            "although the loop compiles sequentially: %s"
+                            % (self.filename, plan.loop.lineno, exc)) from exc
 
     def _time_unchecked(self, plan, scope, residency, stats, written):
         """explain(): time the same loop run in parallel without checks (on
