@@ -37,7 +37,7 @@ PROG = "pcompute"
 
 def source_backends():
     """The backends that generate source (all but those running Python)."""
-    return [n for n in backend_names() if get_backend(n).dialect is not None]
+    return [n for n in backend_names() if get_backend(n).generates_source]
 KINDS = ("elementwise", "function")
 
 

@@ -45,7 +45,7 @@ def _generate(func, backend, types, kind, config, index_dims):
     if isinstance(config, dict):
         config = Config(read_environment=False, **config)
     be = get_backend(backend)
-    if be.dialect is None:
+    if not be.generates_source:
         raise KernelValueError("the %s backend runs Python directly and generates no "
                                "source" % be.name, hint="choose cython, opencl or cuda")
     arg_types = _parse_types(types)

@@ -25,6 +25,12 @@ class Backend:
     dialect = None       # code generator used ('cython', 'opencl', 'cuda') or None
     on_host = True       # arrays live in host memory (numpy arrays are the data)
 
+    @property
+    def generates_source(self):
+        """True if kernels are typed and printed as source (a ``dialect``);
+        False for a backend that runs the user's Python directly."""
+        return self.dialect is not None
+
     # -- availability --------------------------------------------------------
     def why_unavailable(self):
         """None when the backend can run here, else the reason."""

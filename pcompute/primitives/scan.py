@@ -258,7 +258,7 @@ class Scan(Primitive):
         out = self._out_type(backend, config)
         types = self._arg_types(values, backend, config, strict)
         by_name = dict(zip(self.arg_names, types))
-        typed = backend.dialect is not None
+        typed = backend.generates_source
         demote = backend.demote_double(config)
         special_types = {"i": LONG, "N": LONG, "item": out, "prev_item": out,
                          "last_item": out}
@@ -316,7 +316,7 @@ class Scan(Primitive):
         be produced without a GPU."""
         values = self._bind(args, kwargs)
         be = get_backend(backend)
-        if be.dialect is None:
+        if not be.generates_source:
             raise KernelValueError("the %s backend runs Python directly and generates "
                                    "no source" % be.name)
         config = get_config()
