@@ -343,3 +343,30 @@ def test_construct_outside_the_subset_in_a_speculated_loop_points_at_the_users_l
             f(np.zeros(4), np.ones(4), np.arange(4, dtype=np.int32), 4)
     assert info.value.location.filename.endswith("autopar_spec_loops.py")
     assert info.value.location.lineno == 61
+
+
+def test_ids_grow_across_calls_and_the_logs_are_cleared_before_they_overflow(backend):
+    from pcompute.autopar.specrun import ID_LIMIT
+    rng = np.random.default_rng(13)
+    n = 300
+    y = rng.random(n).astype(backend.dtype)
+    perm = rng.permutation(n).astype(np.int32)
+    f = parallelize(loops.scatter, speculate=True)
+    f(np.zeros(n, backend.dtype), y, perm, n)
+    state = f._speculations[13]
+    assert state.base == 1 + n                  # the next run's ids follow this run's
+    f(np.zeros(n, backend.dtype), y, perm, n)   # old entries (ids < base) are no conflict
+    assert state.base == 1 + 2 * n and state.stats.passed == 2
+    state.base = ID_LIMIT - n // 2              # the next ids would overflow
+    x = np.zeros(n, backend.dtype)
+    f(x, y, perm, n)
+    assert state.stats.clears == 1 and state.base == 1 + n and state.stats.passed == 3
+    dup = perm.copy()
+    dup[1] = dup[0]
+    with pytest.warns(SpeculationWarning):
+        f(x, y, dup, n)
+    assert state.stats.violated == 1
+    ref = np.zeros(n, backend.dtype)
+    loops.scatter(ref, y, perm, n)
+    loops.scatter(ref, y, dup, n)
+    np.testing.assert_allclose(x, ref, rtol=backend.rtol)
