@@ -20,12 +20,13 @@ def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, fill):
     xi = x[i]
     yi = y[i]
     n = 0
+    first = offsets[i]       # read once: the stores into nbrs may alias it
     for j in range(n_all):
         dx = xi - x[j]
         dy = yi - y[j]
         if dx * dx + dy * dy < rl2 and j != i:
             if fill:
-                nbrs[offsets[i] + n] = j
+                nbrs[first + n] = j
             n += 1
     if fill == 0:
         counts[i] = n
@@ -36,6 +37,7 @@ def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, 
     yi = y[i]
     zi = z[i]
     n = 0
+    first = offsets[i]       # read once: the stores into nbrs may alias it
     for j in range(n_all):
         dx = xi - x[j]
         dy = yi - y[j]
@@ -46,7 +48,7 @@ def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, 
             dz = min_image(dz, side)
         if dx * dx + dy * dy + dz * dz < rl2 and j != i:
             if fill:
-                nbrs[offsets[i] + n] = j
+                nbrs[first + n] = j
             n += 1
     if fill == 0:
         counts[i] = n
@@ -59,6 +61,7 @@ def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, count
     cx = cell_of(xi, cell_size, nc)
     cy = cell_of(yi, cell_size, nc)
     n = 0
+    first = offsets[i]       # read once: the stores into nbrs may alias it
     for ix in range(max(cx - 1, 0), min(cx + 2, nc)):
         for iy in range(max(cy - 1, 0), min(cy + 2, nc)):
             c = ix * nc + iy
@@ -68,7 +71,7 @@ def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, count
                 dy = yi - y[j]
                 if dx * dx + dy * dy < rl2 and j != i:
                     if fill:
-                        nbrs[offsets[i] + n] = j
+                        nbrs[first + n] = j
                     n += 1
     if fill == 0:
         counts[i] = n
@@ -83,6 +86,7 @@ def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, si
     cy = cell_of(yi, cell_size, nc)
     cz = cell_of(zi, cell_size, nc)
     n = 0
+    first = offsets[i]       # read once: the stores into nbrs may alias it
     for ddx in range(-1, 2):
         ix = neighbour_cell(cx, ddx, nc, periodic)
         if ix < 0:
@@ -107,7 +111,7 @@ def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, si
                         dz = min_image(dz, side)
                     if dx * dx + dy * dy + dz * dz < rl2 and j != i:
                         if fill:
-                            nbrs[offsets[i] + n] = j
+                            nbrs[first + n] = j
                         n += 1
     if fill == 0:
         counts[i] = n
