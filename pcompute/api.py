@@ -8,6 +8,7 @@ from .config import Config, get_config, set_config, use_config
 from .errors import (BackendUnavailableError, BuildError, InternalError,
                      KernelSyntaxError, KernelTypeError, KernelValueError, RaceError,
                      RaceWarning, SequentialLoopError, SequentialLoopWarning)
+from .kernel_options import build_options
 from .parallel import Elementwise, elementwise, serial
 from .primitives.reduction import Reduction
 from .primitives.scan import Scan
@@ -32,7 +33,8 @@ __all__ = [
     "Config", "get_config", "set_config", "use_config", "BackendUnavailableError",
     "BuildError", "InternalError", "KernelSyntaxError", "KernelTypeError",
     "KernelValueError", "RaceError", "RaceWarning", "SequentialLoopError",
-    "SequentialLoopWarning", "parallelize", "Elementwise", "elementwise", "serial", "KnownType",
+    "SequentialLoopWarning", "parallelize", "Elementwise", "elementwise", "serial",
+    "build_options", "KnownType",
     "address", "annotate", "atomic_dec", "atomic_inc", "atomic_max", "cast", "declare", "printf",
     "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
     "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",

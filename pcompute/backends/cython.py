@@ -7,6 +7,7 @@ from ..build import toolchain
 from ..build.cython_builder import build_cython
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names
+from ..kernel_options import options_of
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ..types import dtype_to_ctype
@@ -38,6 +39,14 @@ def reduce_operator(expr):
     commutative operator on ``a`` and ``b``; None otherwise (an operator
     that may not commute: its items are combined in order)."""
     return _COMMUTING.get("".join(expr.split()).rstrip(";"))
+
+
+def kernel_build_options(func):
+    """The options of ``func``'s :func:`~pcompute.kernel_options.build_options`
+    this backend applies, as GeneratedKernel option pairs."""
+    if func is not None and options_of(func).get("vector_math"):
+        return (("vector_math", True),)
+    return ()
 
 
 class CythonBackend(Backend):
@@ -101,12 +110,17 @@ class CythonBackend(Backend):
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
                                (("openmp", openmp), ("index_dims", dims),
-                                ("link", extern_link_args(printer))))
+                                ("link", extern_link_args(printer)))
+                               + kernel_build_options(func))
 
     def _module(self, generated, module_name):
         """The compiled module's ``run`` of a generated Cython kernel."""
+        cflags, ldflags = [], []
+        if generated.option("vector_math"):
+            cflags, ldflags = toolchain.vector_math_flags()
         return build_cython(generated.source, module_name, generated.option("openmp"),
-                            extra_link_args=generated.option("link", ())).run
+                            extra_compile_args=cflags,
+                            extra_link_args=list(generated.option("link", ())) + ldflags).run
 
     def build_elementwise(self, program, func, config):
         generated = self.generate_elementwise(program, func, config)
@@ -140,7 +154,8 @@ class CythonBackend(Backend):
             unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW)
         return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
                                tuple(entry.args[1:]),
-                               (("openmp", openmp), ("link", extern_link_args(printer))))
+                               (("openmp", openmp), ("link", extern_link_args(printer)))
+                               + kernel_build_options(spec.map_func))
 
     def build_reduction(self, spec, config):
         generated = self.generate_reduction(spec, config)

@@ -136,6 +136,35 @@ def arch_flags(march=None):
     return ["-march=%s" % march]
 
 
+def vector_math_flags():
+    """``(compile_args, link_args)`` of a kernel built with the
+    ``vector_math`` option (see :mod:`pcompute.kernel_options`).
+
+    ``-fno-math-errno`` lets the compiler vectorise loops calling math
+    functions (and use the ``sqrt`` instruction without a libm call).  On
+    x86-64 with glibc, ``-D__FAST_MATH__`` makes ``<math.h>`` declare the
+    functions that glibc's vector math library (libmvec) provides as
+    ``#pragma omp declare simd`` (glibc ties its declarations to that macro,
+    which GCC defines only under ``-ffast-math``; no other ``-ffast-math``
+    effect is taken: NaN and infinity keep their meaning), and ``-lm`` links
+    libmvec.  MSVC: no flags."""
+    if is_msvc():
+        return [], []
+    import platform
+    libc, version = platform.libc_ver()
+    if platform.machine() in ("x86_64", "AMD64") and libc == "glibc" and \
+            _version_tuple(version) >= (2, 22):
+        return ["-fno-math-errno", "-D__FAST_MATH__"], ["-lm"]
+    return ["-fno-math-errno"], []
+
+
+def _version_tuple(text):
+    try:
+        return tuple(int(p) for p in text.split("."))
+    except ValueError:
+        return ()
+
+
 def depends_on_cpu(cflags):
     """True when code built with ``cflags`` is made for the CPU that builds
     it (``-march``/``-mcpu``/``-mtune=native`` or any ``-march``): its cache

@@ -1,0 +1,52 @@
+"""Build options one kernel asks for itself (on top of the configuration).
+
+``@build_options(vector_math=True)`` marks a kernel function; every
+primitive built from it (Elementwise, or a Reduction's map function) hands
+the options to its backend, which applies those it has a meaning for and
+records them in the :class:`~pcompute.records.GeneratedKernel` (so they are
+part of the cache key).  Options:
+
+``vector_math``
+    Math functions may run in vectorised form: the cython backend compiles
+    with ``-fno-math-errno`` and, on x86-64 with glibc, lets the C compiler
+    call glibc's vector math library (libmvec, through its SIMD
+    declarations in ``<math.h>``) for ``sin``, ``exp``, ``log``, ... in loops it vectorises.
+    Results may differ from the scalar functions by a few units in the last
+    place (libmvec's stated bound is 4 ulp); ``errno`` is never set.  OpenCL
+    and CUDA compilers vectorise their math functions anyway: the option
+    changes nothing there.
+
+This module imports nothing from pcompute: every stage may use it.
+"""
+
+#: option name -> (type, default, one line of help)
+KNOWN = {
+    "vector_math": (bool, False, "vectorised math functions (a few ulp, no errno)"),
+}
+
+
+def build_options(func=None, **options):
+    """Decorator: ``func`` is built with ``options`` (see the module
+    docstring).  ``@build_options(vector_math=True)`` or
+    ``build_options(f, vector_math=True)``; returns ``func`` itself, marked.
+    An unknown option or a value of the wrong type is a ``TypeError``."""
+    for name, value in options.items():
+        if name not in KNOWN:
+            raise TypeError("unknown build option %r; known: %s" % (
+                name, ", ".join("%s (%s)" % (k, v[2]) for k, v in sorted(KNOWN.items()))))
+        kind = KNOWN[name][0]
+        if not isinstance(value, kind):
+            raise TypeError("build option %s takes a %s, not %r" % (
+                name, kind.__name__, value))
+
+    def mark(f):
+        merged = dict(options_of(f))
+        merged.update(options)
+        f.pcompute_build_options = tuple(sorted(merged.items()))
+        return f
+    return mark if func is None else mark(func)
+
+
+def options_of(func):
+    """The build options ``func`` was marked with, as a dict (empty if none)."""
+    return dict(getattr(func, "pcompute_build_options", ()))

@@ -1,0 +1,91 @@
+"""Per-kernel build options (``pcompute.build_options``): vectorised math.
+
+Every backend computes the same values as NumPy with ``vector_math=True``;
+on the cython backend the option reaches the GeneratedKernel (and so the
+cache key) and, where the toolchain offers glibc's libmvec, the built module
+calls its vector functions (the loop really is vectorised)."""
+from math import atan2, cos, exp, log, sin, tanh
+
+import numpy as np
+import pytest
+
+from pcompute import (Elementwise, Reduction, build_options, get_backend, get_config,
+                      wrap)
+from pcompute.build import toolchain
+from pcompute.kernel_options import options_of
+
+
+def transcend(i, x, y):
+    y[i] = sin(x[i]) * exp(-x[i]) + log(1.0 + x[i]) + atan2(x[i], 2.0) + tanh(x[i])
+
+
+def transcend_map(i, x):
+    return exp(-x[i]) * cos(x[i])
+
+
+def _want(x):
+    return np.sin(x) * np.exp(-x) + np.log1p(x) + np.arctan2(x, 2.0) + np.tanh(x)
+
+
+def _fresh(func):
+    """A copy of ``func`` (marks are per function object)."""
+    import types
+    return types.FunctionType(func.__code__, func.__globals__, func.__name__)
+
+
+def test_unknown_option_and_wrong_type_are_errors():
+    with pytest.raises(TypeError, match="unknown build option 'fast'.*vector_math"):
+        build_options(fast=True)
+    with pytest.raises(TypeError, match="vector_math takes a bool"):
+        build_options(vector_math=1)
+    f = build_options(_fresh(transcend), vector_math=True)
+    assert options_of(f) == {"vector_math": True}
+    assert options_of(transcend) == {}
+
+
+def test_vector_math_matches_numpy(backend):
+    x = np.linspace(0.0, 3.0, 5003).astype(backend.dtype)
+    xa, ya = wrap(x.copy(), np.zeros_like(x))
+    Elementwise(build_options(_fresh(transcend), vector_math=True))(xa, ya)
+    y = np.asarray(ya.get())
+    np.testing.assert_allclose(y, _want(x.astype(np.float64)), rtol=backend.rtol,
+                               atol=backend.rtol)
+    red = Reduction("a + b", map_func=build_options(_fresh(transcend_map), vector_math=True),
+                    dtype_out=backend.dtype)
+    total = red(xa)
+    want = np.sum(np.exp(-x.astype(np.float64)) * np.cos(x.astype(np.float64)))
+    np.testing.assert_allclose(total, want, rtol=10 * backend.rtol)
+
+
+
+
+def test_cython_records_the_option_and_uses_libmvec():
+    if get_backend("cython").why_unavailable():
+        pytest.skip(get_backend("cython").why_unavailable())
+    from pcompute import use_config
+    x = np.linspace(0.0, 3.0, 4096)
+    with use_config(backend="cython", use_openmp=False, use_double=True):
+        plain = Elementwise(_fresh(transcend))
+        plain(x, np.zeros_like(x))
+        vec = Elementwise(build_options(_fresh(transcend), vector_math=True))
+        y = np.zeros_like(x)
+        vec(x, y)
+    np.testing.assert_allclose(y, _want(x), rtol=1e-13)
+    gen = vec.built.generated
+    assert gen.option("vector_math") is True
+    assert plain.built.generated.option("vector_math") is None
+    assert gen.source == plain.built.generated.source
+    assert gen.cache_key != plain.built.generated.cache_key
+    cflags, _ = toolchain.vector_math_flags()
+    assert "-fno-math-errno" in cflags or toolchain.is_msvc()
+    if "-D__FAST_MATH__" not in cflags:
+        pytest.skip("no glibc libmvec on this platform: %s" % (cflags,))
+    import pcompute.build.cython_builder as cb
+    # The module the primitive runs: built from the kernel's source with the
+    # option's flags (so found under that key in the builder's memo).
+    key = cb.build_key(gen.source, False, extra_compile_args=cflags,
+                       extra_link_args=toolchain.vector_math_flags()[1])[0]
+    with open(cb._memo[key].__file__, "rb") as fh:
+        data = fh.read()
+    assert b"_ZGV" in data and b"v_sin" in data, "sin was not vectorised with libmvec"
+    assert get_config().backend  # the configuration is back to normal
