@@ -76,6 +76,31 @@ def test_float_floor_division_modulo_and_nan(lazy):
         np.testing.assert_array_equal(np.asarray(g), w)
 
 
+def test_scalar_divisors_and_scalar_history(lazy):
+    """Division by a constant (0 or not) keeps NumPy's meaning; a 0-d value
+    computed from earlier steps (nn's ``w``) is a kernel argument, so a time
+    loop compiles its kernels once (DelayRepay recompiled nn every step)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(50).astype(lazy.dtype)
+    x[3] = 0.0
+    with np.errstate(all="ignore"):
+        for k in (2.5, 0.0, -0.0):
+            for got, want in ((pnp.asarray(x) / k, x / k), (pnp.asarray(x) // k, x // k),
+                              (pnp.asarray(x) % k, x % k)):
+                np.testing.assert_array_equal(np.asarray(got), want)
+
+    def steps(xp, x, count):
+        w, hidden = 0.3, None
+        for step in range(count):
+            hidden = xp.tanh(x * w)
+            w = w - 0.5 / (step + 1) * xp.mean((hidden - 0.25) * x)
+        return w + hidden
+    check(steps(pnp, pnp.asarray(x), 2), steps(np, x, 2), lazy)
+    pnp.reset_stats()
+    check(steps(pnp, pnp.asarray(x), 5), steps(np, x, 5), lazy)
+    assert pnp.stats()["compiles"] == 0, pnp.stats()
+
+
 @pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "argmin", "argmax",
                                 "mean", "any", "all"])
 def test_reductions_match_numpy(lazy, op):

@@ -13,7 +13,7 @@ from ..array import empty, wrap
 from ..backends.registry import get_backend
 from ..config import use_config
 from .graph import Const, Map, Reduce, Source, c_strides
-from .lower import Emitter, NotFusable
+from .lower import SCALAR_FIRST, Emitter, NotFusable
 from .options import OPTIONS
 from .stats import STATS, FallbackError, logger
 from . import kernels, reduce as reduce_mod
@@ -100,8 +100,9 @@ def _finish(node, src):
 
 
 def _eager(node):
-    """True when ``node``'s region is small enough to run in NumPy directly."""
-    return node.size < OPTIONS["eager_below"] or node.size == 0
+    """True when ``node``'s region is small enough to run in NumPy directly;
+    always for a 0-d value (a scalar: it becomes a kernel argument)."""
+    return node.size < OPTIONS["eager_below"] or node.size == 0 or not node.shape
 
 
 def evaluate(node):
@@ -171,6 +172,9 @@ def _boundary(root, stop):
         evaluate(biggest)
         return
     node = stop.node
+    if stop.reason == SCALAR_FIRST:  # a 0-d value: NumPy computes it (see _eager)
+        evaluate(node)
+        return
     if isinstance(node, Map):        # an operation without a kernel form
         fallback(node, stop.reason)
         host_eval(node)

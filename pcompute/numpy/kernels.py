@@ -13,9 +13,11 @@ import hashlib
 
 import numpy as np
 
+from ..kernel_options import build_options
 from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
 from ..types import cast
+from .options import OPTIONS
 from .stats import STATS
 
 _NAMESPACE = {
@@ -53,25 +55,33 @@ def make_function(source, name, filename=_FILENAME):
     return func
 
 
+def _kernel_function(source, name):
+    """The layer's kernel function of ``source``, with its build options."""
+    func = make_function(source, name)
+    if OPTIONS["vector_math"]:
+        build_options(func, vector_math=True)
+    return func
+
+
 def elementwise_for(source):
     """The cached :class:`Elementwise` of a fused kernel's source."""
-    key = ("ew", source)
+    key = ("ew", source, OPTIONS["vector_math"])
     prim = _CACHE.get(key)
     if prim is None:
         STATS.compiles += 1
         name = source[len("def "):source.index("(")]
-        prim = Elementwise(make_function(source, name))
+        prim = Elementwise(_kernel_function(source, name))
         _CACHE[key] = prim
     return prim
 
 
 def reduction_for(source, reduce_expr, dtype, neutral):
     """The cached map+reduce :class:`Reduction` of a fused map function."""
-    key = ("red", source, reduce_expr, np.dtype(dtype).str, neutral)
+    key = ("red", source, reduce_expr, np.dtype(dtype).str, neutral, OPTIONS["vector_math"])
     prim = _CACHE.get(key)
     if prim is None:
         STATS.compiles += 1
-        prim = Reduction(reduce_expr, make_function(source, "pc_map"), dtype_out=dtype,
+        prim = Reduction(reduce_expr, _kernel_function(source, "pc_map"), dtype_out=dtype,
                          neutral=neutral)
         _CACHE[key] = prim
     return prim

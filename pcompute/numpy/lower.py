@@ -37,6 +37,17 @@ class Lowered:
     first_exact: bool = True    # the first array argument has exactly n elements
 
 
+#: the reason given when a 0-d operation is evaluated before the region using it
+SCALAR_FIRST = "a 0-d value is computed first and passed as a scalar"
+
+
+def _nonzero_const(node):
+    """True when ``node``'s second operand is a scalar constant other than 0
+    (a division by it needs no by-zero branch)."""
+    return len(node.args) > 1 and isinstance(node.args[1], Const) and \
+        node.args[1].value != 0
+
+
 def convert(expr, src, dst):
     """``expr`` of dtype ``src`` converted to ``dst`` in the kernel language."""
     src, dst = np.dtype(src), np.dtype(dst)
@@ -155,10 +166,16 @@ class Emitter:
             raise NotFusable(node, "dtype %s has no kernel type" % node.dtype)
         if node.op not in ufuncs.FUSABLE:
             raise NotFusable(node, "numpy.%s is not fused" % node.op)
+        if not node.shape and self.shape:
+            # A scalar computed from scalars (``w - rate * mean``): computed
+            # once, then a kernel argument, so its history is not in the
+            # kernel text (which would change, and recompile, every step).
+            raise NotFusable(node, SCALAR_FIRST)
         expr = self._scalar_power(node)
         if expr is None:
             args = [self.operand(a, d) for a, d in zip(node.args, node.loop)]
-            expr = ufuncs.expression(node.op, node.loop, node.dtype, args)
+            expr = ufuncs.expression(node.op, node.loop, node.dtype, args,
+                                     nonzero_divisor=_nonzero_const(node))
         if expr is None:
             raise NotFusable(node, "numpy.%s has no kernel form for %s" % (
                 node.op, ", ".join(str(d) for d in node.loop)))

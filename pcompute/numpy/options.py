@@ -9,11 +9,17 @@
                  Environment: ``PCOMPUTE_LAZY_FALLBACK``.
 ``max_depth``    a graph deeper than this is evaluated where it grows, with
                  a warning (a time loop that never forces its arrays).
+``vector_math``  the kernels are built with ``build_options(vector_math=True)``
+                 (vectorised math functions on the CPU, e.g. glibc's libmvec:
+                 results within a few ulp of the scalar functions, as NumPy's
+                 own SIMD loops).  True by default; environment:
+                 ``PCOMPUTE_LAZY_VECTOR_MATH=0`` turns it off.
 """
 import os
 import warnings
 
-DEFAULTS = {"eager_below": 4096, "max_inputs": 32, "fallback": "count", "max_depth": 400}
+DEFAULTS = {"eager_below": 4096, "max_inputs": 32, "fallback": "count", "max_depth": 400,
+            "vector_math": True}
 _FALLBACKS = ("count", "warn", "error")
 
 
@@ -33,6 +39,12 @@ def _from_env():
         else:
             warnings.warn("PCOMPUTE_LAZY_FALLBACK=%r is not one of %s; using 'count'"
                           % (raw, ", ".join(_FALLBACKS)))
+    raw = os.environ.get("PCOMPUTE_LAZY_VECTOR_MATH")
+    if raw:
+        if raw.strip().lower() in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+            opts["vector_math"] = raw.strip().lower() in ("1", "true", "yes", "on")
+        else:
+            warnings.warn("PCOMPUTE_LAZY_VECTOR_MATH=%r is not 0 or 1; using 1" % raw)
     return opts
 
 
@@ -48,7 +60,10 @@ def set_options(**kwargs):
                             % (key, ", ".join(sorted(DEFAULTS))))
         if key == "fallback" and value not in _FALLBACKS:
             raise ValueError("fallback must be one of %s, not %r" % (_FALLBACKS, value))
-        if key != "fallback" and (not isinstance(value, int) or value < 0):
+        if key == "vector_math" and not isinstance(value, bool):
+            raise ValueError("vector_math must be True or False, not %r" % (value,))
+        if key not in ("fallback", "vector_math") and (
+                not isinstance(value, int) or value < 0):
             raise ValueError("%s must be a non-negative integer, not %r" % (key, value))
         OPTIONS[key] = value
     return old

@@ -26,16 +26,29 @@ _ARITH = {"add": "+", "subtract": "-", "multiply": "*"}
 _BITWISE = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
 
 
+# Division-like ufuncs by a divisor that is not 0: the plain operator (for
+# these dtype kinds).
+_PLAIN_DIVISION = {"true_divide": ("(%s / %s)", "f"), "divide": ("(%s / %s)", "f"),
+                   "floor_divide": ("(%s // %s)", "iuf"), "remainder": ("(%s %% %s)", "iuf"),
+                   "mod": ("(%s %% %s)", "iuf"), "fmod": ("fmod(%s, %s)", "f")}
+
+
 def _truth(e, dtype):
     return e if dtype.kind == "b" else "(%s != 0)" % e
 
 
-def expression(name, loop, out, args):
+def expression(name, loop, out, args, nonzero_divisor=False):
     """The kernel expression of ufunc ``name`` (None: not fusable).
 
     ``loop`` are the input loop dtypes, ``out`` the output dtype and ``args``
-    the operand expressions (of the loop dtypes).
+    the operand expressions (of the loop dtypes).  ``nonzero_divisor``: the
+    second operand is known not to be 0 (a constant), so a division or
+    modulo needs no branch for a zero divisor (a loop without branches is
+    what the C compiler vectorises).
     """
+    if nonzero_divisor and name in _PLAIN_DIVISION and \
+            loop[0].kind in _PLAIN_DIVISION[name][1]:
+        return _PLAIN_DIVISION[name][0] % (args[0], args[1])
     if name == "where":
         return "(%s if %s else %s)" % (args[1], args[0], args[2])
     if name == "astype":
