@@ -7,6 +7,8 @@ Subcommands::
     pcompute source MODULE:FUNCTION [-b cython|opencl|cuda] [--types x=gdoublep,...]
                     [--kind elementwise|function] [--double|--single]
                     [--openmp|--no-openmp] [-o FILE]
+    pcompute source MODULE:ARRAY [-b ...] [--openmp|--no-openmp] [-o FILE]
+                                           the fused kernels of a pcompute.numpy array
     pcompute cache dir|list|clear
 
 ``MODULE`` is a dotted module name (importable from the current directory)
@@ -26,7 +28,7 @@ import subprocess
 import sys
 
 from .backends.registry import backend_names, get_backend
-from .config import get_config
+from .config import get_config, use_config
 from .errors import (BackendUnavailableError, BuildError, InternalError,
                      KernelError, KernelTypeError)
 
@@ -314,8 +316,8 @@ def _import_module(module):
             module, type(exc).__name__, exc)) from None
 
 
-def load_function(target):
-    """The function named by ``MODULE:FUNCTION`` (FUNCTION may be dotted)."""
+def load_object(target):
+    """The object named by ``MODULE:NAME`` (NAME may be dotted)."""
     module_name, sep, func_name = target.rpartition(":")
     if not sep or not module_name or not func_name:
         raise UsageError("%r is not MODULE:FUNCTION (e.g. kernels.py:axpy or "
@@ -326,13 +328,23 @@ def load_function(target):
             obj = getattr(obj, part)
         except AttributeError:
             raise CommandError("%s has no attribute %r" % (module_name, func_name)) from None
+    return obj
+
+
+def load_function(target):
+    """The function named by ``MODULE:FUNCTION`` (FUNCTION may be dotted)."""
+    return _function_of(load_object(target), target)
+
+
+def _function_of(obj, target):
+    """``obj`` as a Python function (a primitive gives its function)."""
     # A primitive built from the function (Elementwise, ...): use the function.
     inner = getattr(obj, "func", None)
     if callable(inner) and hasattr(inner, "__code__"):
         obj = inner
     if not hasattr(obj, "__code__"):
-        raise CommandError("%s is a %s, not a Python function" % (
-            target, type(obj).__name__))
+        raise CommandError("%s is a %s, not a Python function (or a pcompute.numpy "
+                           "array)" % (target, type(obj).__name__))
     return obj
 
 
@@ -366,15 +378,49 @@ def _with_header(text, header, backend):
     return "".join(lines[:k]) + header + "".join(lines[k:])
 
 
+def _is_lazy_array(obj):
+    """True for a :mod:`pcompute.numpy` array (imported only if loaded)."""
+    module = sys.modules.get("pcompute.numpy.core")
+    return module is not None and isinstance(obj, module.ndarray)
+
+
+def _fused_source(args, obj):
+    """The text of the fused kernels that evaluating the lazy array ``obj``
+    would build, each with its header."""
+    from .numpy.sources import fused_sources
+    for flag, given in (("--types", args.types), ("--kind function", args.kind != "elementwise"),
+                        ("--index-dims", args.index_dims != 1),
+                        ("--double/--single", args.use_double is not None)):
+        if given:
+            raise UsageError("%s does not apply to %s: a pcompute.numpy array's kernels "
+                             "take their types and index space from the arrays" % (
+                                 flag, args.target))
+    openmp = get_config().use_openmp if args.openmp is None else args.openmp
+    with use_config(use_openmp=openmp):
+        kernels = fused_sources(obj, args.backend)
+    if not kernels:
+        return "%s no kernel: %s is evaluated by NumPy on the host (small, 0-d or already " \
+               "computed)\n" % (get_backend(args.backend).comment, args.target)
+    parts = []
+    for k, (name, text) in enumerate(kernels):
+        header = _header(args.backend, "fused kernel %d of %d (%s)" % (
+            k + 1, len(kernels), name), args.target, None, True, openmp)
+        parts.append(_with_header(text, header, args.backend))
+    return "\n".join(parts)
+
+
 def cmd_source(args):
     from .generate import generate_record, generate_source
+    obj = load_object(args.target)
+    if _is_lazy_array(obj):
+        return _write(args, _fused_source(args, obj))
     config = get_config().copy()
     if args.use_double is not None:
         config.use_double = args.use_double
     if args.openmp is not None:
         config.use_openmp = args.openmp
     config.backend = args.backend
-    func = load_function(args.target)
+    func = _function_of(obj, args.target)
     try:
         record = None
         if args.kind == "elementwise":
@@ -393,6 +439,11 @@ def cmd_source(args):
     text = _with_header(text, _header(args.backend, args.kind, args.target, args.types,
                                       config.use_double, config.use_openmp, record),
                         args.backend)
+    return _write(args, text)
+
+
+def _write(args, text):
+    """Write ``text`` to ``args.output`` (standard output for None or '-')."""
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
@@ -476,7 +527,9 @@ def build_parser():
         "source", help="write the generated source of a kernel function",
         description="Translate FUNCTION of MODULE and write the generated source: a "
         "complete kernel file (--kind elementwise) or the translated functions only "
-        "(--kind function). Needs neither a GPU nor the backend's runtime.")
+        "(--kind function). For a pcompute.numpy array (MODULE:ARRAY), write the fused "
+        "kernels evaluating it would build, in order (nothing is evaluated). Needs "
+        "neither a GPU nor the backend's runtime.")
     p.add_argument("target", metavar="MODULE:FUNCTION",
                    help="a dotted module name or a .py path, a colon, the function name")
     p.add_argument("-b", "--backend", choices=source_backends(),

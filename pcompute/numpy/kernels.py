@@ -9,6 +9,7 @@ a ``source`` attribute, as the front end expects of generated functions;
 the names they call are NumPy's ufuncs, so on the python backend they run
 with NumPy's scalar semantics.
 """
+import contextlib
 import hashlib
 
 import numpy as np
@@ -33,6 +34,7 @@ _NAMESPACE = {
 
 _CACHE = {}
 _MADE = []
+_RECORDING = []      # a stack of lists: kernels recorded instead of run
 _FILENAME = "<pcompute.numpy fused kernel>"
 
 
@@ -91,6 +93,9 @@ def run_elementwise(source, out, args, nodes, size=None):
     """Run the fused kernel ``source`` writing ``out`` (over ``size`` items
     when given, else ``len(out)``)."""
     prim = elementwise_for(source)
+    if _RECORDING:
+        _RECORDING[-1].append((prim, (out,) + tuple(args)))
+        return prim
     STATS.kernels += 1
     STATS.fused_ops += nodes
     if size is None:
@@ -103,9 +108,25 @@ def run_elementwise(source, out, args, nodes, size=None):
 def run_reduction(source, reduce_expr, dtype, neutral, args, nodes):
     """Run a fused map+reduce; returns the host scalar."""
     prim = reduction_for(source, reduce_expr, dtype, neutral)
+    if _RECORDING:
+        _RECORDING[-1].append((prim, tuple(args)))
+        return np.zeros((), dtype)[()]
     STATS.kernels += 1
     STATS.fused_ops += nodes
     return prim(*args)
+
+
+@contextlib.contextmanager
+def recording():
+    """Within: :func:`run_elementwise` and :func:`run_reduction` run nothing
+    and append ``(primitive, call arguments)`` to the list this yields (a
+    reduction's value is then 0)."""
+    records = []
+    _RECORDING.append(records)
+    try:
+        yield records
+    finally:
+        _RECORDING.pop()
 
 
 def cached_sources():

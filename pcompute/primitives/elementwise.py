@@ -5,6 +5,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..backends.base import is_serial  # noqa: F401 (Compyle's helper)
+from ..backends.registry import get_backend
+from ..config import get_config
 from ..bounds import checked, checked_launch
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
@@ -131,6 +133,20 @@ class Elementwise(Primitive):
                     program, backend, built.launch, self._where()))
             self._built[key] = built
         return built
+
+    def generate(self, backend, *args):
+        """The source the kernel would compile on ``backend`` (a name) for
+        these call arguments (numpy arrays and numbers stand for the real
+        ones), under the current configuration; builds and runs nothing, so
+        CUDA C can be produced without a GPU."""
+        be = get_backend(backend)
+        if be.dialect is None:
+            raise KernelValueError("the %s backend runs Python directly and generates "
+                                   "no source" % be.name)
+        config = get_config()
+        dims = self._index_dims(args)
+        program = self._program(self._types(args, be, config, dims), be, config, dims)
+        return be.generate_elementwise(program, self.func, config).source
 
     def __call__(self, *args, shape=None):
         dims = self._index_dims(args)

@@ -3,8 +3,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..backends.registry import get_backend
 from ..bounds import checked, checked_launch
-from ..errors import KernelTypeError
+from ..config import get_config
+from ..errors import KernelTypeError, KernelValueError
 from ..frontend import type_kernel
 from ..frontend.source import read_function
 from ..frontend.arrays import shape_reads
@@ -145,6 +147,18 @@ class Reduction(Primitive):
                 return self._run(args, total)
             return self._nd(dims)._run(tuple(extents[1:]) + tuple(args), total)
         return self._run(args)
+
+    def generate(self, backend, *args):
+        """The source the reduction would compile on ``backend`` (a name) for
+        these arguments (a 1-D reduction; numpy arrays and numbers stand for
+        the real ones), under the current configuration; builds and runs
+        nothing, so CUDA C can be produced without a GPU."""
+        be = get_backend(backend)
+        if be.dialect is None:
+            raise KernelValueError("the %s backend runs Python directly and generates "
+                                   "no source" % be.name)
+        config = get_config()
+        return be.generate_reduction(self._spec(args, be, config), config).source
 
     def _run(self, args, n=None):
         config, backend = self._call_setup()
