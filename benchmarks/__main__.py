@@ -150,6 +150,7 @@ def run_suites(ctx, names):
             ctx.failed(name, "(suite)", None, "suite %s" % name, "pcompute", exc)
             ctx.rec.note("suite %s stopped early: %s: %s" % (name, type(exc).__name__, exc))
         elapsed[name] = round(time.perf_counter() - start, 1)
+        print("\n[%s done in %.0f s, load average %s]" % (name, elapsed[name], load_average()))
     return elapsed
 
 
