@@ -63,6 +63,7 @@ def test_basic_semantics():
     assert dp.rscan(operator.add, x).tolist() == [14, 11, 10, 6, 5]
     segs = dp.split(x, [0, 2, 2, 5])
     assert [s.tolist() for s in dp.scan(operator.add, segs)] == [[3, 4], [], [4, 5, 10]]
+    assert dp.scan(operator.add, segs)[1].dtype == np.int32         # empty keeps its dtype
     assert [s.tolist() for s in dp.exclusive_scan(max, segs, 0)] == [[0, 3], [], [0, 4, 4]]
     assert dp.exclusive_scan(operator.add, x, 0).tolist() == [0, 3, 4, 8, 9]
     assert dp.sort(x).tolist() == [1, 1, 3, 4, 5]

@@ -53,8 +53,9 @@ def _result(values, like=None):
         return list(values)
     if values and isinstance(values[0], (np.ndarray, list)):
         return list(values)
-    if not values and like is not None:
-        return np.empty(0, dtype=np.asarray(like).dtype if _len(like) else np.float64)
+    if not values and like is not None:            # an empty array keeps its dtype
+        known = isinstance(like, np.ndarray) or _len(like)
+        return np.empty(0, dtype=np.asarray(like).dtype if known else np.float64)
     return np.asarray(values)
 
 
