@@ -131,6 +131,20 @@ def test_key_bits_violations_raise(backend, keys):
         sort_by_keys([a], key_bits=8)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.uint64])
+def test_key_bits_violation_in_a_long_array(backend, dtype):
+    """One key past 2**20 at the end of 40000 (several threads' blocks: the
+    Cython sort checks the range from the keys' OR, not a separate pass)."""
+    keys = np.arange(40000).astype(dtype)
+    keys[-1] = 2 ** 20
+    with pytest.raises(KernelValueError, match="key_bits=20"):
+        sort_by_keys([pc.wrap(keys)], key_bits=20)
+    with pytest.raises(KernelValueError, match="key_bits=20"):
+        argsort(pc.wrap(keys), key_bits=20)
+    keys[-1] = 2 ** 20 - 1
+    sort_and_check(keys, key_bits=20)
+
+
 def test_bad_arguments_raise(backend):
     with pytest.raises(KernelTypeError, match="int32, uint32, int64 or uint64"):
         sort_by_keys([pc.wrap(np.zeros(3, backend.dtype))])

@@ -12,7 +12,7 @@ kernel; ``trapezoid``/``trapz``, ``minimum``/``maximum`` and
 import numpy as np
 
 from ..backends.registry import get_backend
-from ..backends.sort_common import check_key_dtype
+from ..backends.sort_common import check_key_dtype, key_range_error
 from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
 from ..primitives import library
@@ -98,11 +98,9 @@ def _check_key_bits(keys, key_bits, be):
     key_bits = int(key_bits)
     if key_bits >= bits:        # every bit is sorted: any key is fine
         return None
-    if len(keys) and library.unsigned_max(keys, be) >= 2 ** key_bits:
-        raise KernelValueError(
-            "sort_by_keys: key_bits=%d but some keys are outside [0, 2**%d)"
-            % (key_bits, key_bits),
-            hint="leave key_bits=None to sort keys of any value (negative too)")
+    if len(keys) and not be.sort_checks_key_bits and \
+            library.unsigned_max(keys, be) >= 2 ** key_bits:
+        raise key_range_error(key_bits)
     return min(key_bits, bits)
 
 

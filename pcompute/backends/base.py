@@ -180,6 +180,11 @@ class Backend:
     comment = "//"
     #: True if the backend's kernels can run with OpenMP (``use_openmp``).
     has_openmp = False
+    #: True if ``sort_by_keys`` itself checks that every key lies in
+    #: ``[0, 2**key_bits)`` (raising :func:`~pcompute.backends.sort_common.key_range_error`),
+    #: from the bits it reads anyway to plan its passes; the array functions
+    #: then skip their own check, a pass over the keys.
+    sort_checks_key_bits = False
 
     def describe(self):
         """What ``pcompute info`` reports: ``{"works": bool, "reason": str or

@@ -56,6 +56,7 @@ class CythonBackend(Backend):
     dialect = "cython"
     comment = "#"
     has_openmp = True
+    sort_checks_key_bits = True
 
     def calling_convention(self, kind):
         if kind == "elementwise":

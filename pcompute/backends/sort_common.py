@@ -8,7 +8,7 @@ as few passes as possible, and the narrowest digits giving that count.
 """
 import numpy as np
 
-from ..errors import KernelTypeError
+from ..errors import KernelTypeError, KernelValueError
 from ..templates import render
 
 #: key dtype -> (unsigned dtype of the same size, sign bit to flip)
@@ -31,6 +31,13 @@ def check_key_dtype(dtype):
         raise KernelTypeError("sort keys must be int32, uint32, int64 or uint64, not %s"
                               % dtype, hint="convert the keys: keys.astype(numpy.int64)")
     return dtype
+
+
+def key_range_error(key_bits):
+    """The error of keys outside ``[0, 2**key_bits)`` when ``key_bits`` was given."""
+    return KernelValueError(
+        "sort_by_keys: key_bits=%d but some keys are outside [0, 2**%d)" % (key_bits, key_bits),
+        hint="leave key_bits=None to sort keys of any value (negative too)")
 
 
 def index_dtype(n):

@@ -15,7 +15,8 @@ import numpy as np
 from ..build.cython_builder import build_cython
 from ..templates import render
 from . import host_pool
-from .sort_common import COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype, plan_cpu_passes
+from .sort_common import (COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype,
+                          key_range_error, plan_cpu_passes)
 
 #: Widest digit (bits) of a pass; 2**MAX_WIDTH counters per thread.
 MAX_WIDTH = 11
@@ -121,6 +122,8 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
         module = _sort_module(keys.dtype, idx_dtype, openmp,
                               None if carry is None else carry.dtype)
         bits_or, bits_and = module.key_bits_varying(n, _address(keys))
+        if key_bits is not None and bits_or >> key_bits:
+            raise key_range_error(key_bits)          # some key is not in [0, 2**key_bits)
         shifts, widths = plan_cpu_passes(bits_or ^ bits_and, key_bits, NARROW_WIDTH,
                                          MAX_WIDTH)
         many = n if len(shifts) > 1 else 0
