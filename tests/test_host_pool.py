@@ -83,3 +83,20 @@ def test_sort_outputs_reuse_the_pool(backend):
     k, v = sort_by_keys([wrap(keys.copy()), wrap(vals.copy())])
     assert host_pool.stats["reused"] == before + 2
     assert (k.get() == keys[order]).all() and (v.get() == vals[order]).all()
+
+
+def test_an_array_freed_while_the_pool_is_locked_does_not_deadlock():
+    """A garbage collection that an allocation starts inside the pool's lock
+    may free a pooled array in the same thread: giving its buffer back must
+    not wait for the lock this thread holds."""
+    import threading
+
+    def free_under_lock():
+        a = host_pool.empty(N, np.int32)
+        with host_pool._lock:
+            del a                       # the owner's __del__ runs here
+    worker = threading.Thread(target=free_under_lock, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive(), "giving a buffer back deadlocked on the pool's lock"
+    assert host_pool.empty(N, np.int32) is not None and host_pool.stats["reused"] >= 1

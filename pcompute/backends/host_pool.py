@@ -20,7 +20,9 @@ KEEP_BYTES = 1 << 28
 
 _idle = {}            # nbytes -> [uint8 buffers]
 _idle_bytes = [0]
-_lock = threading.Lock()
+# Re-entrant: a garbage collection started by an allocation while the lock is
+# held may run an _Owner's __del__ (an array in a reference cycle) in this thread.
+_lock = threading.RLock()
 stats = {"reused": 0, "allocated": 0}
 
 
