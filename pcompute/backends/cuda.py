@@ -47,6 +47,7 @@ class CUDABackend(DeviceArrays, Backend):
     """Kernels in CUDA C through pycuda."""
 
     name = "cuda"
+    sort_checks_key_bits = True      # device_sort checks the range from the keys' OR
     dialect = "cuda"
     on_host = False
 

@@ -68,6 +68,7 @@ class OpenCLBackend(DeviceArrays, Backend):
     """Kernels in OpenCL C on the device pyopencl selects (PYOPENCL_CTX honoured)."""
 
     name = "opencl"
+    sort_checks_key_bits = True      # device_sort checks the range from the keys' OR
     dialect = "opencl"
     on_host = False
 

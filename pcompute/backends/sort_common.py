@@ -154,7 +154,10 @@ def device_sort(ops, layout, keys, values, key_bits):
     partial = ops.empty(2 * groups, udtype)
     ops.launch("pc_sort_bits", groups, layout.wg, [I(n), I(items), keys, partial])
     bits = ops.get(partial)
-    varying = int(np.bitwise_or.reduce(bits[0::2])) ^ int(np.bitwise_and.reduce(bits[1::2]))
+    bits_or = int(np.bitwise_or.reduce(bits[0::2]))
+    if key_bits is not None and bits_or >> key_bits:
+        raise key_range_error(key_bits)              # some key is not in [0, 2**key_bits)
+    varying = bits_or ^ int(np.bitwise_and.reduce(bits[1::2]))
     shifts, widths = plan_passes(varying, key_bits, layout.radix_bits)
     item_groups = -(-n // layout.item_wg)
     if not shifts:
