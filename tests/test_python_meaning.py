@@ -262,3 +262,61 @@ def test_literals_alone_are_double(backend):
     assert got.dtype == dtype
     # float32 literals would be off by ~3e-8 here; FMA may change the last bit.
     np.testing.assert_allclose(got, want, rtol=1e-6 if demotes else 1e-14)
+
+
+# -- 9. integer arithmetic wraps in its type, float32 meets integers as in C ------
+# Python's ints do not wrap, so the reference here is NumPy's arithmetic on
+# arrays of the kernel's types (NEP 50: a Python int takes the array's type).
+def int_wraps(i, a, u, l, out, uout, mixed):
+    out[i] = a[i] * a[i] + a[i] * 3
+    uout[i] = u[i] - 1 + u[i] * u[i]
+    mixed[i] = u[i] * l[i] + a[i] * i - u[i] // 3
+
+
+def test_int32_and_unsigned_arithmetic_wraps(backend):
+    a = np.array([100000, -3, 2147483647, 46341], np.int32)
+    u = np.array([0, 5, 4294967295, 65536], np.uint32)
+    l = np.array([-1, 2 ** 40, 3, -(2 ** 33)], np.int64)
+    n = len(a)
+    got = run(int_wraps, [a, u, l, np.zeros(n, np.int64), np.zeros(n, np.int64),
+                          np.zeros(n, np.int64)])
+    idx = np.arange(n, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got[3], (a * a + a * 3).astype(np.int64))
+        np.testing.assert_array_equal(got[4], (u - 1 + u * u).astype(np.int64))
+        # uint32 with int64 is int64; the index is an int64
+        np.testing.assert_array_equal(got[5], u.astype(np.int64) * l + a * idx
+                                      - (u // 3).astype(np.int64))
+    assert got[3][0] == 1410065408 + 300000 and got[4][0] == 4294967295
+
+
+def local_and_loop_wraps(i, a, out):
+    t = 0
+    for j in range(3):
+        t += a[i] * 1000 + j
+    out[i] = t * a[i]
+
+
+def test_locals_and_loop_variables_keep_their_int_type(backend):
+    a = np.array([70000, -3, 123456], np.int32)
+    got = run(local_and_loop_wraps, [a, np.zeros(3, np.int64)])[1]
+    t = np.zeros(3, np.int32)
+    with np.errstate(over="ignore"):
+        for j in range(3):
+            t = t + a * 1000 + j
+        np.testing.assert_array_equal(got, (t * a).astype(np.int64))
+
+
+def float32_with_ints(i, x, k, out, out2, out3):
+    out[i] = x[i] * 16777217
+    out2[i] = x[i] + k[i]
+    out3[i] = x[i] * 0.1
+
+
+def test_float_arithmetic_with_integers_converts_them_first(backend):
+    x = np.array([3.0, 1.0, -5.0], backend.dtype)
+    k = np.array([16777217, 2 ** 40 + 1, -7], np.int64)
+    got = run(float32_with_ints, [x, k] + [np.zeros(3, backend.dtype)] * 3)
+    want = (x * 16777217, x + k.astype(backend.dtype), x * 0.1)
+    for g, w in zip(got[2:], want):
+        np.testing.assert_array_equal(g, w.astype(backend.dtype))

@@ -3,14 +3,20 @@
 Every kernel function (and every helper it calls by name) runs as a copy
 compiled from the user's own source, with the user's file name and line
 numbers, so tracebacks and breakpoints point at the user's code.  The copy
-differs from the original in two ways only:
+differs from the original in these ways only:
 
 * its globals give the kernel-language names their oracle meaning
   (:mod:`.pyvalues`: ``declare``/``cast`` giving Python numbers, ``trunc``
   taking NumPy floats, ``INFINITY``/``NAN``/``M_PI``... defined);
 * ``atomic_inc(a[i])`` becomes ``pc_atomic_inc(a, i)`` (``atomic_max(a[i], v)``
   ``pc_atomic_max(a, i, v)``), since a plain call
-  would receive the element's value and could not change it.
+  would receive the element's value and could not change it;
+* a float literal is a :class:`~.pyvalues.Lit` (a name bound to it), the
+  "weak" float that takes the precision of a float32 value it meets.
+
+The names ``range``, ``int``, ``min``, ``max``, ``float`` and the math
+functions give values of the types the compiled backends give them
+(:mod:`.pyints`, :mod:`.pyvalues`).
 """
 import ast
 import copy
@@ -19,7 +25,7 @@ import math
 from .. import types as ktypes
 from ..frontend.callgraph import NAMED_CONSTANTS, Resolver
 from ..frontend.source import read_function
-from . import pyvalues
+from . import pyints, pyvalues
 
 _CACHE = {}
 
@@ -61,6 +67,16 @@ def pc_atomic_max(array, index, value):
 
 
 class _Rewrite(ast.NodeTransformer):
+    def __init__(self):
+        self.literals = {}
+
+    def visit_Constant(self, node):
+        if type(node.value) is not float:
+            return node
+        name = "pc_lit_%d" % len(self.literals)
+        self.literals[name] = pyvalues.Lit(node.value)
+        return ast.copy_location(ast.Name(name, ast.Load()), node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
@@ -101,15 +117,20 @@ def _oracle_names(namespace):
             namespace[name] = pyvalues.declare
         elif value is ktypes.cast:
             namespace[name] = pyvalues.cast
-        elif value is math.trunc:
-            namespace[name] = pyvalues.trunc
         elif value is math:
             namespace[name] = pyvalues.math_module
+        elif callable(value) and getattr(math, getattr(value, "__name__", ""),
+                                         None) is value:
+            namespace[name] = getattr(pyvalues.math_module, value.__name__)
     for name, value in NAMED_CONSTANTS.items():
         namespace.setdefault(name, value)
     # float(x) is a double, also next to float32 values (as C's float(x) on the
     # CPU, where float literals meeting float32 values stay single).
     namespace["float"] = pyvalues.F64
+    namespace["int"] = pyints.int_
+    namespace["range"] = pyints.typed_range
+    namespace["min"] = pyvalues.min_
+    namespace["max"] = pyvalues.max_
 
 
 def python_callable(func, _seen=None):
@@ -121,7 +142,8 @@ def python_callable(func, _seen=None):
     src = read_function(func)
     helpers = {name: python_callable(h, seen) for name, h in _user_helpers(func, src).items()
                if h not in seen}
-    tree = _Rewrite().visit(copy.deepcopy(src.tree))
+    rewrite = _Rewrite()
+    tree = rewrite.visit(copy.deepcopy(src.tree))
     ast.increment_lineno(tree, src.first_line - 1)
     module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
     namespace = dict(func.__globals__)
@@ -131,6 +153,7 @@ def python_callable(func, _seen=None):
     namespace["pc_atomic_inc"] = pc_atomic_inc
     namespace["pc_atomic_dec"] = pc_atomic_dec
     namespace["pc_atomic_max"] = pc_atomic_max
+    namespace.update(rewrite.literals)
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]
     _CACHE[func] = result

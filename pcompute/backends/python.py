@@ -15,6 +15,7 @@ from .base import Backend, is_serial
 from .pychecks import checked_args
 from .pyexec import python_callable, python_source
 from .pyrace import Recorder, recorded_args
+from .pyints import I64
 from .pyvalues import kernel_values, typed_value
 
 
@@ -36,13 +37,13 @@ class PythonBackend(Backend):
         def run(n, args):
             args = kernel_values(args)
             for i in range(n):
-                kernel(i, *args)
+                kernel(I64(i), *args)       # the index is a long
 
         def run_nd(n, args):
             args = kernel_values(args)
             # In order, the last index fastest (as nested loops would).
             for index in itertools.product(*(range(d) for d in n)):
-                kernel(*index, *args)
+                kernel(*map(I64, index), *args)
         launch = run if program.index_dims == 1 else run_nd
         if config.debug and not is_serial(func):
             launch = _recorded_launch(kernel, program, func.__name__)
@@ -76,7 +77,8 @@ class PythonBackend(Backend):
             args = kernel_values(args)
             acc = typed_value(dtype, spec.neutral)
             for i in range(n):
-                acc = typed_value(dtype, reduce_fn(acc, typed_value(dtype, map_fn(i, *args))))
+                acc = typed_value(dtype, reduce_fn(acc, typed_value(dtype,
+                                                                    map_fn(I64(i), *args))))
             return dtype.type(acc)
         return BuiltKernel(self.generate_reduction(spec, config), self.name, run)
 
@@ -104,6 +106,6 @@ def _recorded_launch(kernel, program, name):
             itertools.product(*(range(d) for d in n))
         for index in space:
             recorder.item = tuple(index)
-            kernel(*index, *values)
+            kernel(*map(I64, index), *values)
         recorder.report()
     return launch

@@ -25,6 +25,7 @@ import types as pytypes
 import numpy as np
 
 from ..types import parse_type
+from . import pyints
 
 _F32 = np.dtype(np.float32)
 
@@ -35,8 +36,17 @@ def _f32(x):
 
 def _f32_op(op):
     def method(self, other):
-        if type(other) is F64 or (isinstance(other, np.floating)
-                                  and other.dtype != _F32):
+        kind = type(other)
+        if kind is F32:
+            pass
+        elif kind is Lit or isinstance(other, int):
+            # a float literal meeting a float32 value is a float32 constant
+            # (``0.1f``), an integer is converted to float, as in C
+            other = _f32(other)
+        elif kind is float or kind is F64 or (isinstance(other, np.floating)
+                                              and other.dtype != _F32):
+            # a double (an F64, or a Python float computed from literals and
+            # integers) makes the operation double, as in C
             return getattr(F64(self), op)(other)
         result = getattr(float, op)(self, other)
         if result is NotImplemented:
@@ -62,9 +72,11 @@ _FLOAT_OPS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
 
 
 class F32(float):
-    """A float32 value as a kernel sees it: arithmetic with ints, Python floats
-    (literals, NumPy's "weak" scalars) and other F32 is rounded to float32,
-    with an :class:`F64` it is double; comparisons give Python bools."""
+    """A float32 value as a kernel sees it: arithmetic with integers (converted
+    to float32 first), float literals (:class:`Lit`, rounded to float32 first)
+    and other F32 is float32; with a double (an :class:`F64`, or a Python float
+    computed from literals and integers) it is double, as in C; comparisons
+    give Python bools."""
 
     __slots__ = ()
 
@@ -76,6 +88,20 @@ class F32(float):
 
     def __abs__(self):
         return F32(abs(float(self)))
+
+
+class Lit(float):
+    """A float literal of the kernel's source: NumPy's (and pcompute's) "weak"
+    Python float, which takes the precision of a float32 value it meets
+    (:class:`F32`); with anything else it is a Python float (a double)."""
+
+    __slots__ = ()
+
+    def __neg__(self):
+        return Lit(-float(self))
+
+    def __pos__(self):
+        return self
 
 
 class F64(float):
@@ -114,6 +140,23 @@ def store_value(dtype, value):
     return value
 
 
+def read_value(dtype, value):
+    """The kernel value of ``value`` read from an element of ``dtype``: float32
+    and double as F32/F64, an integer typed (pyints: smaller integers are
+    ``int``, as C promotes them), a bool as a bool."""
+    kind = dtype.kind
+    if kind == "f":
+        return F32(value) if dtype == _F32 else F64(value)
+    if kind in "iu":
+        return _INT_READ[dtype.itemsize, kind](value)
+    return value
+
+
+_INT_READ = {(1, "i"): pyints.I32, (2, "i"): pyints.I32, (4, "i"): pyints.I32,
+             (8, "i"): pyints.I64, (1, "u"): pyints.I32, (2, "u"): pyints.I32,
+             (4, "u"): pyints.U32, (8, "u"): pyints.U64}
+
+
 def typed_value(dtype, value):
     """``value`` as a variable of ``dtype`` holds it on the compiled backends,
     seen as a kernel value (a reduction's accumulator, a scan's item)."""
@@ -121,7 +164,7 @@ def typed_value(dtype, value):
         return F32(_f32(value))
     if dtype.kind == "f":
         return F64(value)
-    return store_value(dtype, value)
+    return read_value(dtype, store_value(dtype, value))
 
 
 def _index(index):
@@ -135,13 +178,11 @@ def _index(index):
 class KernelArray:
     """An array argument (or ``declare('matrix')`` local) seen by a kernel."""
 
-    __slots__ = ("data", "dtype", "_single", "_float", "_check")
+    __slots__ = ("data", "dtype", "_check")
 
     def __init__(self, data):
         self.data = data
         self.dtype = data.dtype
-        self._single = data.dtype == _F32
-        self._float = data.dtype.kind == "f"
         # A bounds-checked argument (backends.pychecks) checks each index; called
         # from here, its error names the line of the kernel that made the access.
         self._check = getattr(data, "_check", None)
@@ -154,10 +195,7 @@ class KernelArray:
             self._check(index)
         if data.ndim > 1 and not isinstance(index, tuple):
             return KernelArray(data[index])     # m[j][k] on a 2-D local array
-        value = data.item(index)
-        if self._float:
-            return F32(value) if self._single else F64(value)
-        return value
+        return read_value(self.dtype, data.item(index))
 
     def __setitem__(self, index, value):
         if type(index) is not int:
@@ -190,11 +228,11 @@ def kernel_value(value):
     if isinstance(value, np.ndarray):
         return KernelArray(value)
     if isinstance(value, np.generic):
-        if value.dtype.kind == "f":
-            return typed_value(value.dtype, value)
-        return value.item()
+        return typed_value(value.dtype, value.item())
     if type(value) is float:
         return F64(value)
+    if type(value) is int:
+        return pyints.I64(value)      # a Python int argument is a long
     return value
 
 
@@ -207,9 +245,7 @@ def _declare_one(ctype):
         return KernelArray(np.zeros(ctype.shape, dtype=ctype.dtype))
     if ctype.pointer:
         return None
-    if ctype.base == "float":
-        return F32(0.0)
-    return F64(0.0) if ctype.is_float else 0
+    return typed_value(ctype.dtype, 0)
 
 
 def declare(type_str, num=1):
@@ -223,18 +259,58 @@ def declare(type_str, num=1):
 def cast(x, type_str):
     """:func:`pcompute.types.cast` giving kernel values: floats truncate
     towards zero into integers, integers wrap to the width of the type."""
-    ctype = parse_type(type_str)
-    if ctype.is_float:
-        return typed_value(ctype.dtype, x)
-    return store_value(ctype.dtype, x)
+    return typed_value(parse_type(type_str).dtype, x)
 
 
-def trunc(x):
-    """``math.trunc`` that also takes NumPy floats."""
-    return math.trunc(float(x))
+def _float_type(values):
+    """The class of the float result of a function of ``values`` in C: double
+    with any double, else float32 with any float32, else a Python float."""
+    kinds = {type(v) for v in values}
+    if F64 in kinds:
+        return F64
+    if F32 in kinds:
+        return F32
+    return None
 
 
-#: math with trunc() accepting NumPy floats (for ``math.trunc(x)`` in kernels).
-math_module = pytypes.SimpleNamespace(**{k: v for k, v in vars(math).items()
-                                         if not k.startswith("__")})
-math_module.trunc = trunc
+def typed_math(fn):
+    """The math function ``fn`` as kernels mean it: its result is a float
+    (C's ``floor`` is a float) of the precision of its arguments (float32
+    only for float32 arguments, as C's float overloads)."""
+    def call(*args):
+        result = fn(*[float(a) if isinstance(a, float) else a for a in args])
+        if isinstance(result, bool) or not isinstance(result, (int, float)):
+            return result
+        cls = _float_type(args)
+        if cls is F32:
+            return F32(_f32(result))
+        return cls(result) if cls is not None else float(result)
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+def _joined(values, pick):
+    result = pick(*values)
+    cls = _float_type(values)
+    if cls is F32:
+        return F32(_f32(result))
+    if cls is not None:
+        return cls(result)
+    return pyints.joined(values, result)
+
+
+def min_(*values):
+    """``min`` of kernel numbers, in the joined type of its arguments."""
+    return _joined(values, min)
+
+
+def max_(*values):
+    """``max`` of kernel numbers, in the joined type of its arguments."""
+    return _joined(values, max)
+
+
+#: math as kernels mean it (for ``math.sqrt(x)`` in kernels), see typed_math.
+math_module = pytypes.SimpleNamespace(**{
+    k: typed_math(v) if callable(v) else v
+    for k, v in vars(math).items() if not k.startswith("__")})

@@ -7,6 +7,7 @@ in order, is_segment(i), input(i) and output(i).
 """
 from ..records import BuiltKernel, GeneratedKernel
 from .pyexec import python_callable, python_source
+from .pyints import I64
 from .pyvalues import kernel_values, typed_value
 
 
@@ -40,13 +41,13 @@ def build_scan(backend, spec, config):
         map_fn = _caller(spec.input, user)
         seg_fn = _caller(spec.segment, user)
         out_fn = _caller(spec.output, user)
-        specials = {"N": n}
+        specials = {"N": I64(n)}
         mapped = None
         if need_last:
             acc = neutral
             mapped = [] if spec.complex_map else None
             for i in range(n):
-                specials["i"] = i
+                specials["i"] = I64(i)
                 if seg_fn is not None and seg_fn(specials):
                     acc = neutral
                 x = cast(map_fn(specials))
@@ -56,7 +57,7 @@ def build_scan(backend, spec, config):
             specials["last_item"] = acc
         acc = neutral
         for i in range(n):
-            specials["i"] = i
+            specials["i"] = I64(i)
             if seg_fn is not None and seg_fn(specials):
                 acc = neutral
             x = mapped[i] if mapped is not None else cast(map_fn(specials))

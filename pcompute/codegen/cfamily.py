@@ -392,6 +392,8 @@ class CPrinter:
         if isinstance(value, bool):
             return "1" if value else "0"
         if isinstance(value, int):
+            if t is not None and t.is_float:    # converted to a float (typeinfer)
+                return self.float_literal(float(value), t)
             if t is not None and t.base in ("long", "ulong"):
                 return "%d%s" % (value, self.long_suffix)
             return str(value)

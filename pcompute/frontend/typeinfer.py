@@ -34,6 +34,10 @@ def _literal_type(value, default_float):
     return default_float
 
 
+# Arithmetic in which an integer literal meeting a float is converted to it
+# (not ** : an integer exponent keeps its meaning).
+_CONVERTING = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+
 # Augmented assignments printed as C's compound assignments (the target is
 # evaluated once there); the others are printed as `target = f(target, value)`.
 COMPOUND_OPS = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor,
@@ -612,6 +616,18 @@ class FunctionTyper(ArrayTyper, CallTyper):
             return other
         return t
 
+    def int_to_float(self, node, t, other):
+        """An integer literal met by a float in arithmetic is converted to
+        that float type, as C converts it (``x * 16777217`` multiplies by
+        16777216.0 for a float32 ``x``); typed so, it is printed as a float
+        literal of that type (Cython would otherwise compute in double)."""
+        if other is None or not other.is_float or t is None or not t.is_int:
+            return t
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            self.types[id(node)] = other
+            return other
+        return t
+
     def weak_unsigned(self, node, t, other):
         """A non-negative int literal met by an unsigned value takes its type, as
         numpy's Python ints do: ``u + 1`` stays uint32."""
@@ -629,6 +645,9 @@ class FunctionTyper(ArrayTyper, CallTyper):
             return left or right
         left, right = (self.weak_float(node.left, left, right),
                        self.weak_float(node.right, right, left))
+        if isinstance(node.op, _CONVERTING):
+            left, right = (self.int_to_float(node.left, left, right),
+                           self.int_to_float(node.right, right, left))
         left, right = (self.weak_unsigned(node.left, left, right),
                        self.weak_unsigned(node.right, right, left))
         op = node.op

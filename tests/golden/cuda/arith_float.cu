@@ -6,7 +6,7 @@ __device__ void arith_float(long long i, double* x, double* y, double* z)
     double b;
     a = x[i];
     b = y[i];
-    z[i] = (a + b) * (a - b) / b + -a * +b - (a - (b - 1.5)) / (b * 2.0) + a / 3;
+    z[i] = (a + b) * (a - b) / b + -a * +b - (a - (b - 1.5)) / (b * 2.0) + a / 3.0;
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* y, double* z)

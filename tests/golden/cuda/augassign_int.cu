@@ -54,7 +54,7 @@ __device__ void augassign_int(long long i, int* a, int* p, int* q, int* r, int* 
     b >>= 1;
     s[i] = b;
     h = a[i];
-    h = h / 8;
+    h = h / 8.0;
     f[i] = h;
 }
 

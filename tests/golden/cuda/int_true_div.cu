@@ -5,7 +5,7 @@ __device__ void int_true_div(long long i, int* a, int* b, double* y)
     double k;
     y[i] = (double)a[i] / b[i] + (double)i / 4;
     k = a[i];
-    k = k / 2;
+    k = k / 2.0;
     y[i] += k;
 }
 

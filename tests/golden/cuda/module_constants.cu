@@ -8,7 +8,7 @@ static __device__ inline long long pc_mod_long(long long a, long long b)
 
 __device__ void module_constants(long long i, double* x, double* y, long long* out)
 {
-    y[i] = x[i] * 2.5 + 3 + 0.001 * -4;
+    y[i] = x[i] * 2.5 + 3.0 + 0.001 * -4.0;
     out[i] = pc_mod_long(i + 3000000000LL, 1000) + (1 ? 1 : 0) + 3000;
 }
 

@@ -45,7 +45,7 @@ __device__ double pc_u_run(double pc_u_xor, double pc_u_true, int pc_u_asm, int 
     pc_u_signed = pc_u_xor + pc_u_true;
     pc_u_restrict = pc_u_asm * pc_u_public;
     pc_u_size_t = pc_u_cython - pc_u_half;
-    pc_u_NULL = pc_u_signed * 2;
+    pc_u_NULL = pc_u_signed * 2.0;
     return pc_u_signed + pc_u_restrict + pc_u_size_t + pc_u_NULL;
 }
 

@@ -8,7 +8,7 @@ cdef inline void arith_float(long long i, double* x, double* y, double* z) noexc
     cdef double b
     a = x[i]
     b = y[i]
-    z[i] = (a + b) * (a - b) / b + -a * +b - (a - (b - 1.5)) / (b * 2.0) + a / 3
+    z[i] = (a + b) * (a - b) / b + -a * +b - (a - (b - 1.5)) / (b * 2.0) + a / 3.0
 
 def run(long long pc_n, size_t pc_a_x, size_t pc_a_y, size_t pc_a_z):
     cdef double* x = <double*>pc_a_x

@@ -63,7 +63,7 @@ cdef inline void augassign_int(long long i, int* a, int* p, int* q, int* r, int*
     b >>= 1
     s[i] = b
     h = a[i]
-    h = h / 8
+    h = h / 8.0
     f[i] = h
 
 def run(long long pc_n, size_t pc_a_a, size_t pc_a_p, size_t pc_a_q, size_t pc_a_r, size_t pc_a_s, size_t pc_a_f):

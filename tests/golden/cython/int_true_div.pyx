@@ -7,7 +7,7 @@ cdef inline void int_true_div(long long i, int* a, int* b, double* y) noexcept n
     cdef double k
     y[i] = <double>a[i] / b[i] + <double>i / 4
     k = a[i]
-    k = k / 2
+    k = k / 2.0
     y[i] += k
 
 def run(long long pc_n, size_t pc_a_a, size_t pc_a_b, size_t pc_a_y):

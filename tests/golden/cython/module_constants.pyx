@@ -15,7 +15,7 @@ cdef extern from *:
     long long pc_mod_long(long long a, long long b) nogil
 
 cdef inline void module_constants(long long i, double* x, double* y, long long* out) noexcept nogil:
-    y[i] = x[i] * 2.5 + 3 + 0.001 * -4
+    y[i] = x[i] * 2.5 + 3.0 + 0.001 * -4.0
     out[i] = pc_mod_long(i + 3000000000LL, 1000) + (1 if 1 else 0) + 3000
 
 def run(long long pc_n, size_t pc_a_x, size_t pc_a_y, size_t pc_a_out):

@@ -52,7 +52,7 @@ cdef inline double pc_u_run(double pc_u_xor, double pc_u_true, int pc_u_asm, int
     pc_u_signed = pc_u_xor + pc_u_true
     pc_u_restrict = pc_u_asm * pc_u_public
     pc_u_size_t = pc_u_cython - pc_u_half
-    pc_u_NULL = pc_u_signed * 2
+    pc_u_NULL = pc_u_signed * 2.0
     return pc_u_signed + pc_u_restrict + pc_u_size_t + pc_u_NULL
 
 cdef inline double pow_names(double pc_u_powf, double pc_u_fmodf, double pc_u_copysignf, double pc_u_floorf, double pc_u_sinf) noexcept nogil:

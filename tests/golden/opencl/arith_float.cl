@@ -7,7 +7,7 @@ void arith_float(long i, __global double* x, __global double* y, __global double
     double b;
     a = x[i];
     b = y[i];
-    z[i] = (a + b) * (a - b) / b + -a * +b - (a - (b - 1.5)) / (b * 2.0) + a / 3;
+    z[i] = (a + b) * (a - b) / b + -a * +b - (a - (b - 1.5)) / (b * 2.0) + a / 3.0;
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, __global double* pc_b_z, long pc_o_z)

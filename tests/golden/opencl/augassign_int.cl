@@ -56,7 +56,7 @@ void augassign_int(long i, __global int* a, __global int* p, __global int* q, __
     b >>= 1;
     s[i] = b;
     h = a[i];
-    h = h / 8;
+    h = h / 8.0;
     f[i] = h;
 }
 

@@ -6,7 +6,7 @@ void int_true_div(long i, __global int* a, __global int* b, __global double* y)
     double k;
     y[i] = (double)a[i] / b[i] + (double)i / 4;
     k = a[i];
-    k = k / 2;
+    k = k / 2.0;
     y[i] += k;
 }
 

@@ -10,7 +10,7 @@ inline long pc_mod_long(long a, long b)
 
 void module_constants(long i, __global double* x, __global double* y, __global long* out)
 {
-    y[i] = x[i] * 2.5 + 3 + 0.001 * -4;
+    y[i] = x[i] * 2.5 + 3.0 + 0.001 * -4.0;
     out[i] = pc_mod_long(i + 3000000000L, 1000) + (1 ? 1 : 0) + 3000;
 }
 

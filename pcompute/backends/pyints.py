@@ -1,0 +1,187 @@
+"""Integer values of the python backend: Python ints that wrap as C's do.
+
+The compiled backends compute integer arithmetic in the type pcompute's type
+inference gives it (:func:`pcompute.types.promote`: small integers and bools
+become ``int``, an unsigned 32-bit value with a signed one gives ``long``, as
+NumPy), and a result too wide for that type wraps around.  For the python
+backend to be their oracle, an integer a kernel reads from an array or
+receives as an argument carries its type: :class:`I32` (``int``), :class:`U32`
+(``uint``), :class:`I64` (``long``) and :class:`U64` (``ulong``).  Arithmetic
+on them gives the value of the promoted type, wrapped to its width.
+
+A plain Python ``int`` in a kernel is a literal (or folded literals, or a bool
+sum): it is typed by its value as in the compiled backends, ``int`` when it
+fits in 32 bits, else ``long``, and a literal in ``[0, 2**31)`` met by an
+unsigned value takes the unsigned type (``u - 1`` wraps as ``u - 1u``).
+Loop variables of ``range``, ``int(...)`` and ``abs`` give typed values
+(:func:`typed_range`, :func:`int_`; ``min``/``max``: :func:`joined`).
+"""
+import builtins
+
+INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+# rank of each type in pcompute's promotion order, and its width/signedness
+_RANK = {"int": 5, "uint": 6, "long": 7, "ulong": 8}
+
+
+def _wrap(value, bits, signed):
+    value &= (1 << bits) - 1
+    if signed and value >> (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+class CInt(int):
+    """An integer value of a C integer type (the subclasses name the type)."""
+
+    __slots__ = ()
+    ctype = None
+    bits = 0
+    signed = True
+
+    def __new__(cls, value=0):
+        return int.__new__(cls, _wrap(int(value), cls.bits, cls.signed))
+
+    def __repr__(self):
+        return "%s(%d)" % (type(self).__name__, int(self))
+
+    def __neg__(self):
+        return type(self)(-int(self))
+
+    def __pos__(self):
+        return self
+
+    def __invert__(self):
+        return type(self)(~int(self))
+
+    def __abs__(self):
+        return type(self)(abs(int(self)))
+
+    def __index__(self):
+        return int(self)
+
+
+class I32(CInt):
+    """A C ``int``."""
+    __slots__ = ()
+    ctype, bits, signed = "int", 32, True
+
+
+class U32(CInt):
+    """A C ``unsigned int``."""
+    __slots__ = ()
+    ctype, bits, signed = "uint", 32, False
+
+
+class I64(CInt):
+    """A C ``long long`` (pcompute's ``long``)."""
+    __slots__ = ()
+    ctype, bits, signed = "long", 64, True
+
+
+class U64(CInt):
+    """A C ``unsigned long long`` (pcompute's ``ulong``)."""
+    __slots__ = ()
+    ctype, bits, signed = "ulong", 64, False
+
+
+BY_TYPE = {"int": I32, "uint": U32, "long": I64, "ulong": U64}
+
+
+def type_of(value, other=None):
+    """The C type name of the integer ``value`` (``other``: the typed value it
+    meets, for the unsigned rule of literals)."""
+    if isinstance(value, CInt):
+        return value.ctype
+    if type(value) is bool:
+        return "int"
+    if other is not None and not other.signed and 0 <= value <= INT32_MAX:
+        return other.ctype
+    return "int" if INT32_MIN <= value <= INT32_MAX else "long"
+
+
+def promoted(a, b):
+    """pcompute's promotion of two integer type names (see types.promote)."""
+    if "uint" in (a, b) and "int" in (a, b):
+        return "long"
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def _binary(op, reflected=False):
+    def method(self, other):
+        if not isinstance(other, int):
+            return NotImplemented
+        cls = BY_TYPE[promoted(self.ctype, type_of(other, self))]
+        # both operands converted to the result's type first, as C does (an
+        # unsigned // or >> sees the unsigned value of a negative operand)
+        a, b = _wrap(int(self), cls.bits, cls.signed), _wrap(int(other), cls.bits, cls.signed)
+        if reflected:
+            a, b = b, a
+        return cls(op(a, b))
+    return method
+
+
+def _floordiv(a, b):
+    return a // b
+
+
+def _pow(a, b):
+    # the exponent is non-negative (type inference requires it); only the low
+    # bits of the result are kept, as C's integer power keeps them
+    return builtins.pow(a, b, 1 << 64) if b >= 0 else a ** b
+
+
+_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b, "floordiv": _floordiv,
+        "mod": lambda a, b: a % b, "pow": _pow,
+        "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+        "lshift": lambda a, b: a << b, "rshift": lambda a, b: a >> b}
+
+for _name, _op in _OPS.items():
+    setattr(CInt, "__%s__" % _name, _binary(_op))
+    setattr(CInt, "__r%s__" % _name, _binary(_op, reflected=True))
+
+
+def typed(type_name, value):
+    """``value`` (an integer) as a value of the C integer type ``type_name``
+    (small types and bool are ``int``, as C promotes them)."""
+    cls = BY_TYPE.get(type_name, I32)
+    return cls(value)
+
+
+def _range_type(args):
+    t = "int"
+    for a in args:
+        if isinstance(a, int):
+            t = promoted(t, type_of(a))
+    return t
+
+
+def typed_range(*args):
+    """``range`` whose values have the loop variable's C type (the promotion
+    of ``int`` and the arguments' types), as the compiled backends type it."""
+    cls = BY_TYPE[_range_type(args)]
+    return map(cls, builtins.range(*[int(a) for a in args]))
+
+
+def int_(x=0):
+    """``int(x)`` as kernels mean it: an integer keeps its type (at least
+    ``int``), a float becomes a ``long`` truncated towards zero."""
+    if isinstance(x, CInt):
+        return x
+    if isinstance(x, int):
+        return I32(x) if type(x) is bool else x
+    return I64(builtins.int(x))
+
+
+def joined(values, result):
+    """``result`` (one of the integers ``values``) in their joined type, as
+    C's ``min``/``max`` give it; ``result`` itself if none is typed."""
+    if not all(isinstance(v, int) for v in values) or \
+            not any(isinstance(v, CInt) for v in values):
+        return result
+    t = "int"
+    for v in values:
+        t = promoted(t, type_of(v))
+    return BY_TYPE[t](result)
