@@ -26,7 +26,9 @@ Argument types come from, in order: the function's annotations
 (``def f(x=0.0, y=[0.0])``) through ``detect_type`` (Compyle's rules:
 ``s_*``/``d_*`` names are ``double*``, ``s_idx``/``d_idx`` are ``long``).
 Not supported (a clear error each): statements outside functions in
-``convert``, and classes / instances (Compyle's struct translation).
+``convert``, and the methods of classes and instances (Compyle's
+``Class_method(Class* self, ...)``); :class:`CStructHelper` gives the C struct
+of an object's number attributes and a NumPy record matching it.
 """
 import ast
 import inspect
@@ -35,12 +37,14 @@ import textwrap
 import types
 
 from .codegen import print_programs
+from .cstruct import CStructHelper
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError
 from .frontend import type_kernel
 from .types import KnownType, parse_type
 
 __all__ = ["CConverter", "OpenCLConverter", "CUDAConverter", "CodeGenerationError",
+           "CStructHelper",
            "KnownType", "Undefined", "detect_type", "literal_to_float", "py2c",
            "all_numeric"]
 
@@ -192,9 +196,12 @@ class CConverter:
         if isinstance(obj, types.FunctionType):
             return self.parse_function(obj, declarations)
         raise KernelTypeError(
-            "%s can translate functions, not %s (Compyle's translation of classes "
-            "into structs is not supported)" % (type(self).__name__, type(obj).__name__),
-            hint="write the methods as functions taking the fields as arguments")
+            "%s can translate functions, not %s: methods (Compyle's Class_method(self, "
+            "...) functions on a struct) are not translated" % (
+                type(self).__name__, type(obj).__name__),
+            hint="write the methods as functions taking the fields (or the arrays "
+                 "they live in) as arguments; CStructHelper(obj) still gives the "
+                 "struct's C declaration and a NumPy record with its values")
 
     def parse_function(self, obj, declarations=None):
         return self._translate([obj])
@@ -216,9 +223,12 @@ class CConverter:
                 continue
             elif isinstance(node, ast.ClassDef):
                 raise KernelTypeError(
-                    "line %d: classes are not translated (Compyle's struct "
-                    "translation is not supported)" % node.lineno,
-                    hint="write the methods as functions")
+                    "line %d: class %s: methods of classes are not translated "
+                    "(Compyle's Class_method(self, ...) on a struct)"
+                    % (node.lineno, node.name),
+                    hint="write the methods as functions taking the fields as "
+                         "arguments; CStructHelper(obj) gives the struct's C "
+                         "declaration and a NumPy record of an instance")
             else:
                 raise KernelValueError(
                     "line %d: only function definitions can be converted, not a %s "

@@ -15,8 +15,8 @@ from pcompute.cython_generator import CythonGenerator
 from pcompute.errors import KernelTypeError, KernelValueError
 from pcompute.jit import (AnnotationHelper, ElementwiseJIT, get_binop_return_type,
                           get_ctype_from_arg)
-from pcompute.translator import (CConverter, CodeGenerationError, CUDAConverter,
-                                 OpenCLConverter, detect_type, py2c)
+from pcompute.translator import (CConverter, CodeGenerationError, CStructHelper,
+                                 CUDAConverter, OpenCLConverter, detect_type, py2c)
 from pcompute.types import KnownType, annotate, declare
 
 
@@ -143,10 +143,37 @@ def test_known_types_and_unsupported_input():
 
     class Thing:
         pass
-    with pytest.raises(KernelTypeError, match="structs is not supported"):
+    with pytest.raises(KernelTypeError, match="methods .* are not translated") as info:
         CConverter().parse(Thing())
+    assert "CStructHelper" in info.value.hint
+    with pytest.raises(KernelTypeError, match="line 2: class Foo: methods"):
+        CConverter().convert("import math\nclass Foo:\n    def g(self):\n        pass\n")
     with pytest.raises(KernelValueError, match="only function definitions"):
         CConverter().convert("x = 1\n")
+
+
+def test_c_struct_helper_matches_its_numpy_record():
+    """Compyle's CStructHelper: public number attributes, in name order; the
+    record has the struct's layout (both double, unlike Compyle's float32
+    record without use_double)."""
+    class Fruit:
+        def __init__(self):
+            self.pear, self.apple, self.banana = 1.5, 1, 2.0
+            self.name, self._private = "fig", 3
+
+    h = CStructHelper(Fruit())
+    assert h.get_code() == ("typedef struct Fruit {\n    int apple;\n    double banana;\n"
+                            "    double pear;\n} Fruit;\n")
+    record = h.get_array()
+    assert record.dtype == np.dtype([("apple", np.int32), ("banana", np.float64),
+                                     ("pear", np.float64)])
+    assert record.tolist() == [(1, 2.0, 1.5)]
+    class Empty:
+        pass
+    empty = CStructHelper(Empty())
+    assert empty.get_array() is None and empty.get_code() == "typedef struct Empty {\n} Empty;\n"
+    with pytest.raises(KernelTypeError, match="needs an object with attributes"):
+        CStructHelper(3)
 
 
 @annotate
