@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from pcompute.backends.cython import CythonBackend
+from pcompute.build import cuda_builder
 from pcompute.config import Config
 from pcompute.generate import generate_source
 
@@ -142,3 +143,15 @@ def test_generated_source_is_identical_across_hash_seeds(openmp_everywhere):
         dialect, name = key.split("/")
         here[key] = hashlib.sha256(generate(CORPUS[name], dialect).encode()).hexdigest()
     assert here == first
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CORPUS
+                                        if os.path.exists(golden_path("cuda", n))))
+def test_cuda_golden_file_compiles_with_nvcc(name):
+    """The pinned CUDA text itself goes through ``nvcc --ptx`` (cached: the
+    same text as test_codegen_compiles' float64 source), so a golden file
+    accepted with --update-golden cannot hold CUDA that does not compile."""
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
+    with open(golden_path("cuda", name), encoding="utf-8") as f:
+        cuda_builder.check_cuda_source(f.read())
