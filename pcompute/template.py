@@ -28,8 +28,6 @@ import inspect
 import sys
 import textwrap
 
-from mako.template import Template as _MakoTemplate
-
 from .errors import KernelValueError
 from .types import KNOWN_TYPES, annotations_from
 
@@ -102,7 +100,8 @@ class Template:
 
     def render(self, text):
         """The mako template ``text`` rendered with ``obj`` = this object."""
-        return _MakoTemplate(textwrap.dedent(text), strict_undefined=True).render(obj=self)
+        from mako.template import Template      # on first use, not at import pcompute
+        return Template(textwrap.dedent(text), strict_undefined=True).render(obj=self)
 
     def _body(self, template):
         lines = textwrap.dedent(self.render(template)).splitlines()

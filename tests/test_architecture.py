@@ -263,3 +263,16 @@ def test_stages_import_only_upward():
     ('if (i, "python") in seen: pass', False), ('d = {"python": "3.11"}', False)])
 def test_the_branch_detector(code, branches):
     assert bool(_name_branches(ast.parse(code))) is branches
+
+
+def test_import_pcompute_loads_no_heavy_package():
+    """``import pcompute`` stays cheap: the template engine, isl and the
+    compilers' Python packages load when first used, not at import."""
+    import subprocess
+    import sys
+    heavy = ("mako", "pygments", "islpy", "pyopencl", "pycuda", "Cython", "mpi4py", "scipy")
+    code = ("import sys, pcompute; print(' '.join(sorted({m.split('.')[0] for m in "
+            "sys.modules} & set(%r))))" % (heavy,))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.split() == [], "import pcompute loaded " + out.stdout

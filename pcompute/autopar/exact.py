@@ -15,11 +15,22 @@ only keeps a dependence (never drops one).
 """
 from .affine import Affine
 
-try:
-    import islpy as isl
-    _CTX = isl.Context()
-except ImportError as exc:      # a dependency of pcompute: said, never skipped
-    isl, _CTX, _MISSING = None, None, exc
+_ISL = []          # [(islpy, its Context)] once imported: not at ``import pcompute``
+
+
+def _isl():
+    """islpy and the one isl context, imported on the first exact test (a
+    dependency of pcompute: a failed import is said, never skipped)."""
+    if not _ISL:
+        try:
+            import islpy
+        except ImportError as exc:
+            raise ImportError(
+                "pcompute.parallelize needs islpy (a dependency of pcompute) for its "
+                "exact dependence test, and it cannot be imported: %s; pip install islpy"
+                % exc) from exc
+        _ISL.append((islpy, islpy.Context()))
+    return _ISL[0]
 
 
 def _term(coeffs, const, names):
@@ -94,13 +105,10 @@ def feasible(a, b, common, vector):
         if direction in ("<", "=", ">"):
             rel = {"<": "<", "=": "=", ">": ">"}[direction]
             out.append("%s %s %s" % (src[lp.counter], rel, dst[lp.counter]))
-    if isl is None:
-        raise ImportError(
-            "pcompute.parallelize needs islpy (a dependency of pcompute) for its exact "
-            "dependence test, and it cannot be imported: %s; pip install islpy" % _MISSING)
+    isl, ctx = _isl()
     variables = sorted(src.values()) + sorted(dst.values())
     text = "{ [%s] : %s }" % (", ".join(variables), " and ".join(out) or "true")
-    return not isl.BasicSet.read_from_str(_CTX, text).is_empty()
+    return not isl.BasicSet.read_from_str(ctx, text).is_empty()
 
 
 __all__ = ["feasible"]
