@@ -320,3 +320,24 @@ def test_float_arithmetic_with_integers_converts_them_first(backend):
     want = (x * 16777217, x + k.astype(backend.dtype), x * 0.1)
     for g, w in zip(got[2:], want):
         np.testing.assert_array_equal(g, w.astype(backend.dtype))
+
+
+def literal_locals(i, a, x, out, fout):
+    k = 100000
+    h = 0.1
+    out[i] = k * k + a[i]
+    fout[i] = x[i] * h
+
+
+def test_locals_assigned_literals_have_the_literals_type(backend):
+    """``k = 100000`` is an int local, so ``k * k`` wraps in int32; ``h = 0.1``
+    is a double local, so ``x * h`` is double arithmetic even for float32 x."""
+    a = np.array([1, -2], np.int32)
+    x = np.array([9.0, 13.0], backend.dtype)     # x * 0.1 != x * 0.1f in float32
+    got = run(literal_locals, [a, x, np.zeros(2, np.int64), np.zeros(2, backend.dtype)])
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got[2], (np.int32(100000) * np.int32(100000) + a)
+                                      .astype(np.int64))
+    demotes = get_backend(backend.name).demote_double(get_config())
+    want = x * np.float32(0.1) if demotes else x.astype(np.float64) * 0.1
+    np.testing.assert_array_equal(got[3], want.astype(backend.dtype))

@@ -12,7 +12,10 @@ differs from the original in these ways only:
   ``pc_atomic_max(a, i, v)``), since a plain call
   would receive the element's value and could not change it;
 * a float literal is a :class:`~.pyvalues.Lit` (a name bound to it), the
-  "weak" float that takes the precision of a float32 value it meets.
+  "weak" float that takes the precision of a float32 value it meets;
+* a value assigned to a local name (not an argument or a declare()d name)
+  goes through ``pc_local``: a literal's value becomes the typed value C's
+  local holds (:func:`.pyvalues.local_value`).
 
 The names ``range``, ``int``, ``min``, ``max``, ``float`` and the math
 functions give values of the types the compiled backends give them
@@ -67,8 +70,21 @@ def pc_atomic_max(array, index, value):
 
 
 class _Rewrite(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, fixed=()):
         self.literals = {}
+        self.fixed = frozenset(fixed)   # arguments and declare()d names
+
+    def visit_Assign(self, node):
+        # `k = 100000` makes k an int local in C (a literal's type), so k * k
+        # wraps there: the value becomes a typed one (pyints.local_value)
+        self.generic_visit(node)
+        target = node.targets[0]
+        if len(node.targets) == 1 and isinstance(target, ast.Name) and \
+                target.id not in self.fixed:
+            node.value = ast.copy_location(ast.Call(
+                func=ast.Name("pc_local", ast.Load()), args=[node.value], keywords=[]),
+                node.value)
+        return node
 
     def visit_Constant(self, node):
         if type(node.value) is not float:
@@ -93,6 +109,17 @@ class _Rewrite(ast.NodeTransformer):
                 func=ast.Name("pc_atomic_max", ast.Load()),
                 args=[sub.value, sub.slice, node.args[1]], keywords=[]), node)
         return node
+
+
+def _fixed_names(tree):
+    """Names whose type is given: the arguments and names assigned declare()."""
+    names = {a.arg for a in tree.args.args}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Name) and node.value.func.id == "declare":
+            for target in node.targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
 
 
 def _user_helpers(func, src):
@@ -142,7 +169,7 @@ def python_callable(func, _seen=None):
     src = read_function(func)
     helpers = {name: python_callable(h, seen) for name, h in _user_helpers(func, src).items()
                if h not in seen}
-    rewrite = _Rewrite()
+    rewrite = _Rewrite(_fixed_names(src.tree))
     tree = rewrite.visit(copy.deepcopy(src.tree))
     ast.increment_lineno(tree, src.first_line - 1)
     module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
@@ -154,6 +181,7 @@ def python_callable(func, _seen=None):
     namespace["pc_atomic_dec"] = pc_atomic_dec
     namespace["pc_atomic_max"] = pc_atomic_max
     namespace.update(rewrite.literals)
+    namespace["pc_local"] = pyvalues.local_value
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]
     _CACHE[func] = result

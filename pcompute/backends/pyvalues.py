@@ -300,6 +300,18 @@ def _joined(values, pick):
     return pyints.joined(values, result)
 
 
+def local_value(value):
+    """``value`` as a local name holds it in C: a float literal is a double
+    there (no longer weak), an integer literal an ``int`` or a ``long`` by its
+    value; anything else is already typed."""
+    kind = type(value)
+    if kind is Lit:
+        return float(value)
+    if kind is int:
+        return pyints.typed(pyints.type_of(value), value)
+    return value
+
+
 def min_(*values):
     """``min`` of kernel numbers, in the joined type of its arguments."""
     return _joined(values, min)
