@@ -6,6 +6,10 @@ work on device buffers and a Backend: given an ArrayBase they use its
 ``len()``, so they never import :mod:`pcompute.array`, which is built on them.
 Code below :mod:`pcompute.array` that has only a device array hands it to a
 primitive as a :class:`DeviceBuffer`.
+
+A class whose instances keep their device array in a plain attribute (what
+``dev`` returns) names it in ``DEV_ATTRIBUTE``: the cython backend's
+compiled fast calls then read it directly.
 """
 
 
@@ -14,12 +18,17 @@ class ArrayBase:
 
     __slots__ = ()
 
+    #: The instance attribute holding the device array, or None (see above).
+    DEV_ATTRIBUTE = None
+
 
 class DeviceBuffer(ArrayBase):
     """A device array ``dev`` of ``backend`` (a Backend object) as a primitive
     argument: no copy, no checks (the caller made ``dev`` on ``backend``)."""
 
     __slots__ = ("dev", "dtype", "backend")
+
+    DEV_ATTRIBUTE = "dev"
 
     def __init__(self, dev, backend):
         self.dev = dev

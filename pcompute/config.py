@@ -49,6 +49,17 @@ from .errors import ConfigWarning, KernelValueError
 __all__ = ["Config", "get_config", "set_config", "use_config",
            "OMP_SCHEDULE_KINDS"]
 
+#: ``GENERATION[0]`` grows whenever any :class:`Config` field is set, the
+#: global configuration is replaced, or a backend is (un)registered.  The
+#: primitives' compiled fast calls (made for one argument signature under one
+#: configuration) are valid only while it is unchanged.
+GENERATION = [0]
+
+
+def bump_generation():
+    """Invalidate every primitive's fast call (see :data:`GENERATION`)."""
+    GENERATION[0] += 1
+
 logger = logging.getLogger("pcompute.config")
 
 #: Schedule kinds accepted by :attr:`Config.omp_schedule`.
@@ -254,6 +265,10 @@ class Config:
     explicit ``backend`` naming that backend.  ``use_opencl`` and
     ``use_cuda`` read True exactly when that backend is the one in effect.
     """
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        GENERATION[0] += 1          # a fast call made under the old value is stale
 
     def __init__(self, read_environment=True, **fields):
         self._backend = None        # explicit override, or None
@@ -505,6 +520,7 @@ def get_config():
     global _config
     if _config is None:
         _config = Config()
+        bump_generation()
     return _config
 
 
@@ -518,6 +534,7 @@ def set_config(config):
         raise KernelValueError(
             "set_config expects a Config or None, not %r" % (config,))
     _config = config
+    bump_generation()
 
 
 @contextlib.contextmanager

@@ -210,6 +210,9 @@ class Array(ArrayBase):
     # Make numpy defer to our reflected operators (ndarray + Array).
     __array_priority__ = 1000
 
+    # ``_dev`` is what ``dev`` returns (see pcompute.arraybase).
+    DEV_ATTRIBUTE = "_dev"
+
     def __init__(self, dtype, n=0, allocate=True, backend=None):
         be = _backend_of(backend)
         be.require()

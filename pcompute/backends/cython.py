@@ -15,6 +15,7 @@ from .base import Backend, is_serial
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
                             launch_converter, pointer_launcher)
 from . import scan_cython, sort_cython
+from .cython_fast import binder, fast_arguments, fast_source
 
 log = logging.getLogger("pcompute.backends.cython")
 
@@ -92,6 +93,15 @@ class CythonBackend(Backend):
                 convert.append(None)
         return params, unpack, convert
 
+    def fast_call(self, program, printer, first=1):
+        """The source of the module's compiled fast call (see
+        :mod:`.cython_fast`) for the entry's arguments from ``first`` on: ''
+        when one of them has none (an n-D or strided array)."""
+        entry = program.entry
+        return fast_source(fast_arguments(
+            [(name, entry.cname(name), t, printer.type_name(t))
+             for name, t in entry.args[first:]]))
+
     def generate_elementwise(self, program, func, config):
         """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise
         module; compiles nothing."""
@@ -103,10 +113,12 @@ class CythonBackend(Backend):
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
         openmp = self.use_openmp(config) and not is_serial(func)
+        fastcall = self.fast_call(program, printer, first=dims) if dims == 1 else ""
         source = render(
             "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
-            params=params, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
+            params=params, param_names=[p.split()[-1] for p in params],
+            fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
@@ -115,19 +127,20 @@ class CythonBackend(Backend):
                                + kernel_build_options(func))
 
     def _module(self, generated, module_name):
-        """The compiled module's ``run`` of a generated Cython kernel."""
+        """The compiled module of a generated Cython kernel."""
         cflags, ldflags = [], []
         if generated.option("vector_math"):
             cflags, ldflags = toolchain.vector_math_flags()
         return build_cython(generated.source, module_name, generated.option("openmp"),
                             extra_compile_args=cflags,
-                            extra_link_args=list(generated.option("link", ())) + ldflags).run
+                            extra_link_args=list(generated.option("link", ())) + ldflags)
 
     def build_elementwise(self, program, func, config):
         generated = self.generate_elementwise(program, func, config)
-        kernel = self._module(generated, program.entry.name)
+        module = self._module(generated, program.entry.name)
         return BuiltKernel(generated, self.name,
-                           pointer_launcher(kernel, generated, program.index_dims))
+                           pointer_launcher(module.run, generated, program.index_dims),
+                           binder(module, generated))
 
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a Reduction
@@ -152,7 +165,9 @@ class CythonBackend(Backend):
             T=printer.type_name(spec.out_type), W=printer.type_name(acc_type),
             add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
             leaf=1024, block=2048, neutral=neutral, params=params,
-            unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW)
+            unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW,
+            param_names=[p.split()[-1] for p in params],
+            fastcall=self.fast_call(spec.map_program, printer))
         return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
                                tuple(entry.args[1:]),
                                (("openmp", openmp), ("link", extern_link_args(printer)))
@@ -160,10 +175,11 @@ class CythonBackend(Backend):
 
     def build_reduction(self, spec, config):
         generated = self.generate_reduction(spec, config)
-        kernel = self._module(generated, "reduce_" + spec.name)
+        module = self._module(generated, "reduce_" + spec.name)
         dtype = spec.out_type.dtype
-        launch = pointer_launcher(kernel, generated)
-        return BuiltKernel(generated, self.name, lambda n, args: dtype.type(launch(n, args)))
+        launch = pointer_launcher(module.run, generated)
+        return BuiltKernel(generated, self.name, lambda n, args: dtype.type(launch(n, args)),
+                           binder(module, generated, finish=dtype.type))
 
     # -- one compiled function (Compyle's Cython(func)) -----------------------------
     compiles_functions = True
@@ -188,7 +204,7 @@ class CythonBackend(Backend):
 
     def build_function(self, program, name, config):
         generated = self.generate_function(program, name, config)
-        run = self._module(generated, name)
+        run = self._module(generated, name).run
         convert = launch_converter(t for _, t in generated.args)
         if convert is None:
             return BuiltKernel(generated, self.name, lambda n, args: run(*args))

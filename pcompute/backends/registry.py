@@ -8,7 +8,7 @@ subclass): nothing else in pcompute needs to change.
 """
 import importlib
 
-from ..config import get_config
+from ..config import bump_generation, get_config
 from ..errors import KernelValueError
 from . import names
 from .base import Backend
@@ -54,6 +54,7 @@ def register_backend(cls):
                                "got %r" % (cls,))
     names.add(cls.name, cls)
     _INSTANCES.pop(cls.name, None)
+    bump_generation()
     return cls
 
 
@@ -61,6 +62,7 @@ def unregister_backend(name):
     """Forget a backend added with :func:`register_backend`."""
     names.remove(name)
     _INSTANCES.pop(name, None)
+    bump_generation()
 
 
 def backend_names():

@@ -14,6 +14,7 @@ from ..build.cython_builder import build_cython
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
+from .cython_fast import binder, fast_arguments, fast_source
 from .cython_launch import SERIAL_BELOW, extern_link_args, pointer_launcher
 
 #: Blocks per OpenMP thread, handed out dynamically: on a busy machine a thread
@@ -25,9 +26,10 @@ def generate_scan(backend, spec, config):
     """The GeneratedKernel (Cython) of the scan described by ``spec``; compiles nothing."""
     runtime, functions, printer = print_programs(spec.programs(), "cython")
     cnames = spec.arg_cnames()
-    params, unpack, cparams = [], [], []
+    params, unpack, cparams, fast = [], [], [], []
     for name, t in zip(spec.arg_names, spec.arg_types):
         cname, tname = cnames[name], printer.type_name(t)
+        fast.append((name, cname, t, tname))
         cparams.append("%s %s" % (tname, cname))
         if t.is_pointer:
             params.append("size_t pc_a_%s" % name)
@@ -57,7 +59,9 @@ def generate_scan(backend, spec, config):
         output_call=output_call,
         lanes=segment_call is None, complex_map=spec.complex_map,
         need_last=spec.needs("last_item"),
-        serial_below=SERIAL_BELOW, blocks_per_thread=BLOCKS_PER_THREAD)
+        serial_below=SERIAL_BELOW, blocks_per_thread=BLOCKS_PER_THREAD,
+        param_names=[p.split()[-1] for p in params],
+        fastcall=fast_source(fast_arguments(fast)))
     return GeneratedKernel("scan", spec.name, "cython", source, ("run",),
                            tuple(zip(spec.arg_names, spec.arg_types)),
                            (("openmp", openmp), ("link", extern_link_args(printer))))
@@ -66,7 +70,8 @@ def generate_scan(backend, spec, config):
 def build_scan(backend, spec, config):
     """The BuiltKernel performing the scan described by ``spec``."""
     generated = generate_scan(backend, spec, config)
-    kernel = build_cython(generated.source, "scan_" + spec.name,
+    module = build_cython(generated.source, "scan_" + spec.name,
                           generated.option("openmp"),
-                          extra_link_args=generated.option("link", ())).run
-    return BuiltKernel(generated, backend.name, pointer_launcher(kernel, generated))
+                          extra_link_args=generated.option("link", ()))
+    return BuiltKernel(generated, backend.name, pointer_launcher(module.run, generated),
+                       binder(module, generated))

@@ -65,6 +65,19 @@ def cython_version():
         return Cython.__version__
 
 
+def numpy_version():
+    """The version of the numpy whose headers modules are compiled with (the
+    kernels' compiled fast calls read numpy arrays through them)."""
+    import numpy
+    return numpy.__version__
+
+
+def numpy_include():
+    """numpy's C header directory."""
+    import numpy
+    return numpy.get_include()
+
+
 def module_name(name_hint, key):
     """The unique module name for ``key``: ``pc_<hint>_<key[:16]>``."""
     hint = re.sub(r"\W", "_", name_hint or "")[:40].strip("_") or "kernel"
@@ -99,7 +112,8 @@ def build_key(source, openmp, extra_key="", extra_compile_args=(),
              toolchain.compiler_identity(), bf["python"], bf["platform"],
              bf["ext_suffix"], bf["cflags"], bf["ldshared"],
              sorted(bf["env"].items()), cython_version(),
-             sorted(DEFAULT_DIRECTIVES.items()), "openmp=%s" % used, extra_key]
+             sorted(DEFAULT_DIRECTIVES.items()), "openmp=%s" % used,
+             "numpy=%s" % numpy_version(), extra_key]
     if toolchain.depends_on_cpu(cflags):
         parts.append(toolchain.cpu_identity())
     return cache.make_key(*parts), cflags, ldflags
@@ -217,7 +231,7 @@ def _compile_c(c_file, name, work, cflags, ldflags, source):
 
     output = []
     ext = Extension(name, [str(c_file)], extra_compile_args=list(cflags),
-                    extra_link_args=list(ldflags))
+                    extra_link_args=list(ldflags), include_dirs=[numpy_include()])
     dist = Distribution({"name": name, "ext_modules": [ext]})
     cmd = _build_ext_class()(dist)
     cmd.output_log = output

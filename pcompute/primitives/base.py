@@ -9,9 +9,15 @@ build the kernel, and memoises the resulting
 :class:`~pcompute.records.BuiltKernel` per backend object, configuration and
 argument signature; later calls only convert arguments and launch.
 Subclasses implement :meth:`Primitive._build` and say what they are called.
+
+After a call through that checked path, a backend may give a compiled fast
+call for the same argument signature (``BuiltKernel.fastcall``): the
+primitive keeps the one of its last call (``_fast``) and tries it first on
+the next call.  It checks the arguments and the configuration itself and
+declines (None) whatever the checked path could treat differently.
 """
 from ..backends.registry import get_backend
-from ..config import get_config
+from ..config import GENERATION, get_config
 from ..errors import KernelValueError
 from ..timing.timers import compile_timer, kernel_timer
 from .args import signature
@@ -28,10 +34,21 @@ class Primitive:
     def __init__(self, backend=None):
         if backend is not None:
             get_backend(backend)            # an unknown name fails here, not at the call
+        self._fast = None                   # fast(args, kw) of the last signature, or None
         self._backend = backend
         # (Backend, device, codegen key, signature) -> BuiltKernel
         self._memo = {}
         self._last = None                   # the BuiltKernel of the last call
+
+    @property
+    def _backend(self):
+        """The backend given (a name, a Backend or None: the configured one)."""
+        return self._backend_choice
+
+    @_backend.setter
+    def _backend(self, backend):
+        self._backend_choice = backend
+        self._fast = None
 
     # -- backend ----------------------------------------------------------------
     @property
@@ -85,6 +102,20 @@ class Primitive:
     def _call_setup(self):
         """(config, backend) of a call."""
         return get_config(), self.backend_object()
+
+    @staticmethod
+    def _stamp():
+        """The configuration generation a checked call starts under."""
+        return GENERATION[0]
+
+    def _remember_fast(self, built, args, stamp, backend, config):
+        """Keep the compiled fast call of ``built`` for the signature of
+        ``args`` (the user values of a call that has just run through the
+        checked path, started under generation ``stamp``), if it has one.
+        Never while profiling: the fast call records no timings."""
+        self._fast = None
+        if built.fastcall is not None and not config.profile:
+            self._fast = built.fastcall(tuple(args), stamp, backend.name)
 
     # -- generated source -------------------------------------------------------------
     @property

@@ -96,7 +96,7 @@ class Reduction(Primitive):
         if self.map_func is not None:
             declared, _ = annotation_types(self._map, read_function(self._map))
         types = argument_types(self._params[1:], args, declared, self._where(), backend,
-                               config, nd=self.map_func is not None)
+                               config, nd=True)
         # With bounds checks every array argument knows its shape.
         types = shaped(types, self._params if config.bounds_check else
                        shape_reads(read_function(self._map)) | self._shape_names)
@@ -127,6 +127,11 @@ class Reduction(Primitive):
         ``map(i, j, k, ...)`` (the shape of its first array of that rank, or
         ``shape=``); without a map function an array of rank 2 or 3 (a view
         too) is reduced whole."""
+        fast = self._fast
+        if fast is not None and shape is None:
+            result = fast(args, None)
+            if result is not None:
+                return result
         if self.map_func is None and len(args) == 1 and _rank(args[0]) in (2, 3):
             extents = tuple(int(e) for e in getattr(args[0], "dev", args[0]).shape)
             total = int(np.prod(extents, dtype=np.int64))
@@ -146,7 +151,7 @@ class Reduction(Primitive):
             if dims == 1:
                 return self._run(args, total)
             return self._nd(dims)._run(tuple(extents[1:]) + tuple(args), total)
-        return self._run(args)
+        return self._run(args, fast=True)
 
     def generate(self, backend, *args):
         """The source the reduction would compile on ``backend`` (a name) for
@@ -160,11 +165,17 @@ class Reduction(Primitive):
         config = get_config()
         return be.generate_reduction(self._spec(args, be, config), config).source
 
-    def _run(self, args, n=None):
+    def _run(self, args, n=None, fast=False):
+        """Reduce over ``n`` items (None: the first array's length); ``fast``:
+        keep the compiled fast call for later calls like this one."""
+        stamp = self._stamp()
         config, backend = self._call_setup()
         built = self._kernel(args, backend, config)
         values, length = device_values(self._params[1:], args, self._where(), backend)
-        return self._launch(built, backend, config, length if n is None else n, values)
+        result = self._launch(built, backend, config, length if n is None else n, values)
+        if fast:
+            self._remember_fast(built, args, stamp, backend, config)
+        return result
 
     def _nd(self, dims, input_rank=False):
         """The 1-D Reduction over ``dims``-D index spaces: its map function

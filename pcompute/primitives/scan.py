@@ -303,11 +303,16 @@ class Scan(Primitive):
         return backend.build_scan(self._spec(values, backend, config), config)
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and fast(args, kwargs) is not None:
+            return
+        stamp = self._stamp()
         values = self._bind(args, kwargs)
         config, backend = self._call_setup()
         built = self._kernel(values, backend, config)
         dev, n = device_values(self.arg_names, values, self._where(), backend)
         self._launch(built, backend, config, n, dev)
+        self._remember_fast(built, values, stamp, backend, config)
 
     def generate(self, backend, *args, **kwargs):
         """The source the scan would compile on ``backend`` (a name) for these

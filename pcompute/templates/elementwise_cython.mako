@@ -18,6 +18,10 @@ ${functions}
 
 %if dims == 1:
 def run(long long pc_n, ${", ".join(params)}):
+    return pc_run(pc_n${"".join(", " + p for p in param_names)})
+
+
+cdef object pc_run(long long pc_n, ${", ".join(params)}):
 %for line in unpack:
     ${line}
 %endfor
@@ -34,6 +38,8 @@ def run(long long pc_n, ${", ".join(params)}):
         for pc_i in range(pc_n):
             ${call}
 %endif
+
+${fastcall}
 %else:
 def run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)}):
 %for line in unpack:

@@ -102,6 +102,10 @@ cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p 
 
 
 def run(long long pc_n${"".join(", " + p for p in params)}):
+    return pc_run(pc_n${"".join(", " + p for p in param_names)})
+
+
+cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
 %for line in unpack:
     ${line}
 %endfor
@@ -129,3 +133,5 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
         pc_result = pc_block(0, pc_n${"".join(", " + a for a in cargs)})
 %endif
     return <${T}>pc_result
+
+${fastcall}

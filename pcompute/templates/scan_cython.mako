@@ -143,6 +143,10 @@ cdef void pc_scan_block(long long pc_start, long long pc_end, long long pc_len, 
 
 
 def run(long long pc_n${"".join(", " + p for p in params)}):
+    return pc_run(pc_n${"".join(", " + p for p in param_names)})
+
+
+cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
 %for line in unpack:
     ${line}
 %endfor
@@ -207,3 +211,5 @@ def run(long long pc_n${"".join(", " + p for p in params)}):
                               pc_last, pc_mapped${args})
 %endif
     free(pc_mapped)
+
+${fastcall}

@@ -66,6 +66,9 @@ cdef inline void loop_var_after(long long i, long long* out, long long* out2, lo
     out4[i] = v
 
 def run(long long pc_n, size_t pc_a_out, size_t pc_a_out2, size_t pc_a_out3, size_t pc_a_out4):
+    return pc_run(pc_n, pc_a_out, pc_a_out2, pc_a_out3, pc_a_out4)
+
+cdef object pc_run(long long pc_n, size_t pc_a_out, size_t pc_a_out2, size_t pc_a_out3, size_t pc_a_out4):
     cdef long long* out = <long long*>pc_a_out
     cdef long long* out2 = <long long*>pc_a_out2
     cdef long long* out3 = <long long*>pc_a_out3
@@ -78,3 +81,94 @@ def run(long long pc_n, size_t pc_a_out, size_t pc_a_out2, size_t pc_a_out3, siz
         else:
             for pc_i in prange(pc_n, schedule='static'):
                 loop_var_after(pc_i, out, out2, out3, out4)
+
+cdef extern from *:
+    """
+    #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+    #include "numpy/ndarraytypes.h"
+    """
+    ctypedef struct PyArrayObject:
+        pass
+    ctypedef Py_ssize_t npy_intp
+    char* PyArray_BYTES(PyArrayObject*)
+    int PyArray_NDIM(PyArrayObject*)
+    npy_intp* PyArray_DIMS(PyArrayObject*)
+    int PyArray_FLAGS(PyArrayObject*)
+    void* PyArray_DESCR(PyArrayObject*)
+    enum:
+        NPY_ARRAY_C_CONTIGUOUS
+        NPY_ARRAY_WRITEABLE
+
+cdef inline bint pc_array_arg(object pc_o, tuple pc_plan, Py_ssize_t pc_k,
+                              size_t* pc_addr, long long* pc_len) except -1:
+    # The address and length of argument pc_k when it is a 1-D contiguous array
+    # of the Python type and dtype the signature recorded (an Array of this
+    # backend, or a writable numpy array); False for anything else.
+    cdef object pc_want = (<tuple>pc_plan[2])[pc_k]
+    cdef PyArrayObject* pc_a
+    if type(pc_o) is not pc_want:
+        return False
+    if pc_want is pc_plan[4]:
+        if pc_o.backend != pc_plan[6]:
+            return False
+        pc_o = pc_o._dev
+        if type(pc_o) is not pc_plan[5]:
+            return False
+        pc_a = <PyArrayObject*>pc_o
+    elif pc_want is pc_plan[5]:
+        pc_a = <PyArrayObject*>pc_o
+        if not PyArray_FLAGS(pc_a) & NPY_ARRAY_WRITEABLE:
+            return False
+    else:
+        return False
+    if PyArray_NDIM(pc_a) != 1 or not PyArray_FLAGS(pc_a) & NPY_ARRAY_C_CONTIGUOUS:
+        return False
+    if PyArray_DESCR(pc_a) != <void*>(<tuple>pc_plan[3])[pc_k]:
+        return False
+    pc_addr[0] = <size_t>PyArray_BYTES(pc_a)
+    pc_len[0] = PyArray_DIMS(pc_a)[0]
+    return True
+
+def pc_fast(tuple pc_plan, tuple pc_args, dict pc_kw):
+    """run() for arguments of the signature recorded in pc_plan (the
+    configuration unchanged since), else None."""
+    cdef Py_ssize_t pc_nargs = len(pc_args)
+    cdef Py_ssize_t pc_given = pc_nargs
+    cdef long long pc_n = -1, pc_m = 0
+    cdef object pc_o
+    cdef size_t pc_a_out
+    cdef size_t pc_a_out2
+    cdef size_t pc_a_out3
+    cdef size_t pc_a_out4
+    if <Py_ssize_t>(<list>pc_plan[0])[0] != <Py_ssize_t>pc_plan[1]:
+        return None
+    if pc_kw is not None:
+        pc_given += len(pc_kw)
+    if pc_given != 4:
+        return None
+    pc_o = pc_args[0] if pc_nargs > 0 else pc_kw.get('out')
+    if not pc_array_arg(pc_o, pc_plan, 0, &pc_a_out, &pc_m):
+        return None
+    if pc_n < 0:
+        pc_n = pc_m
+    pc_o = pc_args[1] if pc_nargs > 1 else pc_kw.get('out2')
+    if not pc_array_arg(pc_o, pc_plan, 1, &pc_a_out2, &pc_m):
+        return None
+    if pc_n < 0:
+        pc_n = pc_m
+    pc_o = pc_args[2] if pc_nargs > 2 else pc_kw.get('out3')
+    if not pc_array_arg(pc_o, pc_plan, 2, &pc_a_out3, &pc_m):
+        return None
+    if pc_n < 0:
+        pc_n = pc_m
+    pc_o = pc_args[3] if pc_nargs > 3 else pc_kw.get('out4')
+    if not pc_array_arg(pc_o, pc_plan, 3, &pc_a_out4, &pc_m):
+        return None
+    if pc_n < 0:
+        pc_n = pc_m
+    if pc_n < 0:
+        return None
+    pc_o = pc_run(pc_n, pc_a_out, pc_a_out2, pc_a_out3, pc_a_out4)
+    if pc_plan[7] is None:
+        return True
+    return pc_plan[7](pc_o)

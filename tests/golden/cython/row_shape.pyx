@@ -26,6 +26,9 @@ cdef inline void row_shape(long long i, double* a, long long pc_n0_a, long long 
     info[i] = 2 * 1000 + pc_n0_total - pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + pc_n0_a + i
 
 def run(long long pc_n, size_t pc_a_a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, size_t pc_a_total, long long pc_n0_total, size_t pc_a_info):
+    return pc_run(pc_n, pc_a_a, pc_n0_a, pc_n1_a, pc_s0_a, pc_a_total, pc_n0_total, pc_a_info)
+
+cdef object pc_run(long long pc_n, size_t pc_a_a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, size_t pc_a_total, long long pc_n0_total, size_t pc_a_info):
     cdef double* a = <double*>pc_a_a
     cdef double* total = <double*>pc_a_total
     cdef int* info = <int*>pc_a_info

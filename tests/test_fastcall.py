@@ -1,0 +1,233 @@
+"""Repeated calls of one primitive whose arguments or configuration change
+between calls: each call must run the kernel of its own argument types and
+configuration, never the one remembered from the call before (the cython
+backend keeps a compiled fast call per signature; see
+pcompute/backends/cython_fast.py).  Every case runs on every backend."""
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute import Elementwise, Reduction, Scan, use_config
+from pcompute.backends.registry import get_backend
+from pcompute.config import get_config
+from pcompute.errors import KernelTypeError, KernelValueError
+from pcompute.profile import get_profile_info, reset_profile
+
+
+def scale(i, x, y, a):
+    y[i] = x[i] * a
+
+
+def shifted(i, y, x):
+    y[i] = x[i + 1]
+
+
+def scan_input(i, x):
+    return x[i]
+
+
+def scan_output(i, item, out):
+    out[i] = item
+
+
+def _other_backend(name):
+    """A backend other than ``name`` that runs here."""
+    for other in ("python", "cython"):
+        if other != name and get_backend(other).why_unavailable() is None:
+            return other
+    pytest.fail("no second backend runs here")
+
+
+def test_elementwise_follows_dtype_length_and_scalar_type(backend):
+    e = Elementwise(scale)
+    x = np.arange(1, 8, dtype=backend.dtype)
+    xa, ya = pc.wrap(x.copy(), np.zeros(7, backend.dtype))
+    for a in (2.5, -1.0):                       # the second call may take the fast path
+        e(xa, ya, a)
+        np.testing.assert_allclose(ya.get(), x * a, rtol=backend.rtol)
+    # Shorter arrays: n is the new first array's length (y keeps its tail).
+    xs, ys = pc.wrap(x[:3].copy(), np.full(7, -9, backend.dtype))
+    e(xs, ys, 3.0)
+    np.testing.assert_allclose(ys.get(), [3, 6, 9, -9, -9, -9, -9], rtol=backend.rtol)
+    # An Array resized between calls.
+    xa.resize(4)
+    ya[:] = 0
+    e(xa, ya, 1.0)
+    np.testing.assert_allclose(ya.get(), [1, 2, 3, 4, 0, 0, 0], rtol=backend.rtol)
+    # int32 arrays: an int scalar, then a float one (another kernel: double a).
+    xi, yi = pc.wrap(np.array([1, 2, 3], np.int32), np.zeros(3, np.int32))
+    e(xi, yi, 2)
+    e(xi, yi, 2)
+    np.testing.assert_array_equal(yi.get(), [2, 4, 6])
+    e(xi, yi, 2.5)
+    np.testing.assert_array_equal(yi.get(), [2, 5, 7])
+    e(xi, yi, True)
+    np.testing.assert_array_equal(yi.get(), [1, 2, 3])
+    # Back to the first signature.
+    e(xa, ya, 0.5)
+    np.testing.assert_allclose(ya.get()[:4], x[:4] * 0.5, rtol=backend.rtol)
+
+
+def test_elementwise_array_where_a_scalar_was_is_an_error(backend):
+    e = Elementwise(scale)
+    xa, ya = pc.wrap(np.ones(5, backend.dtype), np.zeros(5, backend.dtype))
+    e(xa, ya, 2.0)
+    e(xa, ya, 2.0)
+    with pytest.raises(KernelTypeError):
+        e(xa, ya, xa)
+    with pytest.raises(KernelTypeError):
+        e(xa, 1.0, 2.0)
+    with pytest.raises(KernelTypeError, match="takes 3"):
+        e(xa, ya, 2.0, 1.0)
+    with pytest.raises(KernelTypeError, match="takes 3"):
+        e(xa, ya)
+    e(xa, ya, 3.0)
+    np.testing.assert_allclose(ya.get(), 3.0)
+
+
+def test_elementwise_checks_arrays_of_another_backend_and_numpy(backend):
+    e = Elementwise(scale)
+    xa, ya = pc.wrap(np.ones(5, backend.dtype), np.zeros(5, backend.dtype))
+    e(xa, ya, 2.0)
+    e(xa, ya, 2.0)
+    other = _other_backend(backend.name)
+    stranger = pc.wrap(np.zeros(5, backend.dtype), backend=other)
+    with pytest.raises(KernelValueError, match="backend"):
+        e(xa, stranger, 2.0)
+    y = np.zeros(5, backend.dtype)
+    if get_backend(backend.name).on_host:
+        e(xa.dev, y, 4.0)                       # numpy arrays, then a read-only one
+        e(xa.dev, y, 4.0)
+        np.testing.assert_allclose(y, 4.0)
+        y.flags.writeable = False
+        with pytest.raises(KernelValueError, match="read-only"):
+            e(xa.dev, y, 5.0)
+        with pytest.raises(KernelValueError, match="contiguous"):
+            e(xa.dev[::2], np.zeros(5, backend.dtype)[::2], 5.0)
+    else:
+        with pytest.raises(KernelTypeError, match="numpy"):
+            e(xa, y, 4.0)
+
+
+def test_configuration_changed_between_calls(backend):
+    e = Elementwise(shifted)
+    x = pc.wrap(np.arange(9, dtype=backend.dtype))[0:8]
+    y7, y8 = pc.wrap(np.zeros(7, backend.dtype), np.zeros(8, backend.dtype))
+    e(y7, x)
+    e(y7, x)
+    np.testing.assert_allclose(y7.get(), np.arange(1, 8), rtol=backend.rtol)
+    with use_config(bounds_check=True):
+        with pytest.raises(IndexError):
+            e(y8, x)                             # x[8] is past the view's end
+        e(y7, x)
+    # Profiling turned on after fast calls: the next calls are timed.
+    e(y7, x)
+    e(y7, x)
+    reset_profile()
+    get_config().profile = True
+    try:
+        e(y7, x)
+        e(y7, x)
+    finally:
+        get_config().profile = False
+    calls = sum(stats["calls"] for level in get_profile_info().values()
+                for name, stats in level.items() if "shifted" in name)
+    assert calls == 2
+    np.testing.assert_allclose(y7.get(), np.arange(1, 8), rtol=backend.rtol)
+
+
+def test_backend_switched_between_calls(backend):
+    e = Elementwise(scale)
+    xa, ya = pc.wrap(np.ones(4, backend.dtype), np.zeros(4, backend.dtype))
+    e(xa, ya, 2.0)
+    e(xa, ya, 2.0)
+    other = _other_backend(backend.name)
+    with use_config(backend=other):
+        xo, yo = pc.wrap(np.ones(4, backend.dtype), np.zeros(4, backend.dtype))
+        e(xo, yo, 3.0)
+        assert e.elementwise.backend == other
+        np.testing.assert_allclose(yo.get(), 3.0)
+    e.set_backend(other)
+    e(xo, yo, 5.0)
+    assert e.elementwise.backend == other
+    e.set_backend(None)
+    e(xa, ya, 4.0)
+    assert e.elementwise.backend == backend.name
+    np.testing.assert_allclose(ya.get(), 4.0)
+
+
+def test_reduction_follows_dtype_length_and_rank(backend):
+    r = Reduction("a+b")
+    x = np.arange(10, dtype=backend.dtype)
+    xa = pc.wrap(x.copy())
+    assert r(xa) == pytest.approx(45)
+    assert r(xa) == pytest.approx(45)
+    assert r(pc.wrap(x[:4].copy())) == pytest.approx(6)
+    xi = pc.wrap(np.arange(5, dtype=np.int32))
+    assert r(xi) == 10
+    m = pc.wrap(np.arange(6, dtype=backend.dtype).reshape(2, 3))
+    assert r(m) == pytest.approx(15)            # rank 2: reduced whole
+    assert r(m[:, 1]) == pytest.approx(5)       # a strided view
+    assert r(xa) == pytest.approx(45)
+    first, again = r(xa), r(xa)                 # the checked call, then the fast one
+    assert type(first) is type(again) and isinstance(again, np.generic)
+
+
+def test_scan_keyword_and_positional_arguments(backend):
+    s = Scan(scan_input, scan_output, "a+b", dtype=backend.dtype)
+    x = np.arange(1, 6, dtype=backend.dtype)
+    xa, out = pc.wrap(x.copy(), np.zeros(5, backend.dtype))
+    s(x=xa, out=out)
+    s(x=xa, out=out)
+    np.testing.assert_allclose(out.get(), np.cumsum(x), rtol=backend.rtol)
+    s(xa, out=pc.wrap(np.zeros(5, backend.dtype)))
+    s(out=out, x=pc.wrap(2 * x))
+    np.testing.assert_allclose(out.get(), 2 * np.cumsum(x), rtol=backend.rtol)
+    with pytest.raises(KernelTypeError, match="missing"):
+        s(x=xa)
+    with pytest.raises(KernelTypeError, match="unexpected"):
+        s(x=xa, out=out, y=out)
+    with pytest.raises(KernelTypeError, match="twice"):
+        s(xa, x=xa, out=out)
+    s(pc.wrap(x[:3].copy()), out)
+    np.testing.assert_allclose(out.get()[:3], np.cumsum(x[:3]), rtol=backend.rtol)
+
+
+def test_repeated_calls_skip_the_checked_path_where_a_fast_call_exists(backend, monkeypatch):
+    e, r = Elementwise(scale), Reduction("a+b")
+    s = Scan(scan_input, scan_output, "a+b", dtype=backend.dtype)
+    xa, ya = pc.wrap(np.ones(6, backend.dtype), np.zeros(6, backend.dtype))
+    e(xa, ya, 2.0)
+    r(xa)
+    s(x=xa, out=ya)
+    checked = []
+    for primitive in (e, r, s):
+        kernel = primitive._kernel
+        monkeypatch.setattr(primitive, "_kernel",
+                            lambda *a, kernel=kernel, **k: checked.append(1) or kernel(*a, **k))
+    for _ in range(3):
+        e(xa, ya, 2.0)
+        assert r(xa) == pytest.approx(6)
+        s(x=xa, out=ya)
+    np.testing.assert_allclose(ya.get(), np.arange(1, 7), rtol=backend.rtol)
+    fast = [p for p in (e, r, s) if p.built.fastcall is not None]
+    assert len(checked) == 3 * (3 - len(fast))
+
+
+def test_cython_kernels_offer_fast_calls():
+    """The cython backend's Elementwise, Reduction and Scan modules carry a
+    compiled fast call (1-D arrays and scalars); an n-D argument has none."""
+    with use_config(backend="cython", use_double=True):
+        e, r = Elementwise(scale), Reduction("a+b")
+        s = Scan(scan_input, scan_output, "a+b", dtype=np.float64)
+        xa, ya = pc.wrap(np.ones(6), np.zeros(6))
+        e(xa, ya, 2.0)
+        r(xa)
+        s(x=xa, out=ya)
+        for p in (e, r, s):
+            assert p.built.fastcall is not None and p._fast is not None
+        r(pc.wrap(np.ones((2, 3)))[:, 1])       # a strided view: no fast call
+        assert r._fast is None
+        ya[:] = 0
+        e(xa, ya, 1.0, shape=3)                 # an explicit index space: checked path
+        np.testing.assert_array_equal(ya.get(), [1, 1, 1, 0, 0, 0])
