@@ -26,87 +26,138 @@ cdef object pc_run(long long pc_n, size_t pc_a_a, size_t pc_a_b, size_t pc_a_y):
             for pc_i in prange(pc_n, schedule='static'):
                 int_true_div(pc_i, a, b, y)
 
+from cpython.ref cimport PyObject
+
 cdef extern from *:
     """
     #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
     #include "numpy/ndarraytypes.h"
+
+    #define PC_PLAN(plan, k) PyTuple_GET_ITEM((plan), (k))
+
+    /* 1 when the configuration generation is the plan's and nargs arguments
+       were given (by position, then by name). */
+    static int pc_fast_valid(PyObject *plan, PyObject *args, PyObject *kw,
+                             Py_ssize_t nargs) {
+        Py_ssize_t now = PyLong_AsSsize_t(PyList_GET_ITEM(PC_PLAN(plan, 0), 0));
+        Py_ssize_t given = PyTuple_GET_SIZE(args);
+        if (now != PyLong_AsSsize_t(PC_PLAN(plan, 1))) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (kw != Py_None)
+            given += PyDict_GET_SIZE(kw);
+        return given == nargs;
+    }
+
+    /* Argument k (borrowed): by position, else by name; NULL if absent. */
+    static PyObject *pc_fast_value(PyObject *args, PyObject *kw, Py_ssize_t k,
+                                   PyObject *name) {
+        if (k < PyTuple_GET_SIZE(args))
+            return PyTuple_GET_ITEM(args, k);
+        return kw == Py_None ? NULL : PyDict_GetItem(kw, name);
+    }
+
+    /* 1 when o has the exact Python type the plan recorded for argument k. */
+    static int pc_fast_scalar(PyObject *plan, PyObject *o, Py_ssize_t k) {
+        return o != NULL && (PyObject *)Py_TYPE(o) == PyTuple_GET_ITEM(PC_PLAN(plan, 2), k);
+    }
+
+    /* The numpy array of argument k (borrowed; an Array keeps its own) and
+       its address and length when o is a 1-D C-contiguous array of the
+       Python type and dtype the plan recorded: an Array of the plan's
+       backend, or a writable numpy array.  NULL for anything else. */
+    static PyObject *pc_fast_array(PyObject *plan, PyObject *o, Py_ssize_t k,
+                                   size_t *addr, long long *length) {
+        PyObject *want, *attr;
+        PyArrayObject *a;
+        int same;
+        if (o == NULL)
+            return NULL;
+        want = PyTuple_GET_ITEM(PC_PLAN(plan, 2), k);
+        if ((PyObject *)Py_TYPE(o) != want)
+            return NULL;
+        if (want == PC_PLAN(plan, 4)) {
+            attr = PyObject_GetAttr(o, PC_PLAN(plan, 8));
+            if (attr == NULL) {
+                PyErr_Clear();
+                return NULL;
+            }
+            same = PyObject_RichCompareBool(attr, PC_PLAN(plan, 6), Py_EQ);
+            Py_DECREF(attr);
+            if (same != 1) {
+                PyErr_Clear();
+                return NULL;
+            }
+            attr = PyObject_GetAttr(o, PC_PLAN(plan, 9));
+            if (attr == NULL) {
+                PyErr_Clear();
+                return NULL;
+            }
+            Py_DECREF(attr);   /* the Array holds it; the caller takes a reference */
+            if ((PyObject *)Py_TYPE(attr) != PC_PLAN(plan, 5))
+                return NULL;
+            o = attr;
+            a = (PyArrayObject *)o;
+        } else if (want == PC_PLAN(plan, 5)) {
+            a = (PyArrayObject *)o;
+            if (!(PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE))
+                return NULL;
+        } else {
+            return NULL;
+        }
+        if (PyArray_NDIM(a) != 1 || !(PyArray_FLAGS(a) & NPY_ARRAY_C_CONTIGUOUS))
+            return NULL;
+        if ((PyObject *)PyArray_DESCR(a) != PyTuple_GET_ITEM(PC_PLAN(plan, 3), k))
+            return NULL;
+        *addr = (size_t)PyArray_BYTES(a);
+        *length = (long long)PyArray_DIMS(a)[0];
+        return o;
+    }
     """
-    ctypedef struct PyArrayObject:
-        pass
-    ctypedef Py_ssize_t npy_intp
-    char* PyArray_BYTES(PyArrayObject*)
-    int PyArray_NDIM(PyArrayObject*)
-    npy_intp* PyArray_DIMS(PyArrayObject*)
-    int PyArray_FLAGS(PyArrayObject*)
-    void* PyArray_DESCR(PyArrayObject*)
-    enum:
-        NPY_ARRAY_C_CONTIGUOUS
-        NPY_ARRAY_WRITEABLE
+    bint pc_fast_valid(object, object, object, Py_ssize_t)
+    PyObject* pc_fast_value(object, object, Py_ssize_t, object)
+    bint pc_fast_scalar(object, PyObject*, Py_ssize_t)
+    PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, size_t*, long long*)
 
-cdef inline bint pc_array_arg(object pc_o, tuple pc_plan, Py_ssize_t pc_k,
-                              size_t* pc_addr, long long* pc_len) except -1:
-    # The address and length of argument pc_k when it is a 1-D contiguous array
-    # of the Python type and dtype the signature recorded (an Array of this
-    # backend, or a writable numpy array); False for anything else.
-    cdef object pc_want = (<tuple>pc_plan[2])[pc_k]
-    cdef PyArrayObject* pc_a
-    if type(pc_o) is not pc_want:
-        return False
-    if pc_want is pc_plan[4]:
-        if pc_o.backend != pc_plan[6]:
-            return False
-        pc_o = pc_o._dev
-        if type(pc_o) is not pc_plan[5]:
-            return False
-        pc_a = <PyArrayObject*>pc_o
-    elif pc_want is pc_plan[5]:
-        pc_a = <PyArrayObject*>pc_o
-        if not PyArray_FLAGS(pc_a) & NPY_ARRAY_WRITEABLE:
-            return False
-    else:
-        return False
-    if PyArray_NDIM(pc_a) != 1 or not PyArray_FLAGS(pc_a) & NPY_ARRAY_C_CONTIGUOUS:
-        return False
-    if PyArray_DESCR(pc_a) != <void*>(<tuple>pc_plan[3])[pc_k]:
-        return False
-    pc_addr[0] = <size_t>PyArray_BYTES(pc_a)
-    pc_len[0] = PyArray_DIMS(pc_a)[0]
-    return True
-
-def pc_fast(tuple pc_plan, tuple pc_args, dict pc_kw):
+def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
     """run() for arguments of the signature recorded in pc_plan (the
     configuration unchanged since), else None."""
-    cdef Py_ssize_t pc_nargs = len(pc_args)
-    cdef Py_ssize_t pc_given = pc_nargs
     cdef long long pc_n = -1, pc_m = 0
-    cdef object pc_o
+    cdef PyObject* pc_p
+    cdef object pc_result
     cdef size_t pc_a_a
+    cdef object pc_keep_a
     cdef size_t pc_a_b
+    cdef object pc_keep_b
     cdef size_t pc_a_y
-    if <Py_ssize_t>(<list>pc_plan[0])[0] != <Py_ssize_t>pc_plan[1]:
+    cdef object pc_keep_y
+    if not pc_fast_valid(pc_plan, pc_args, pc_kw, 3):
         return None
-    if pc_kw is not None:
-        pc_given += len(pc_kw)
-    if pc_given != 3:
+    pc_p = pc_fast_value(pc_args, pc_kw, 0, 'a')
+    pc_p = pc_fast_array(pc_plan, pc_p, 0, &pc_a_a, &pc_m)
+    if pc_p == NULL:
         return None
-    pc_o = pc_args[0] if pc_nargs > 0 else pc_kw.get('a')
-    if not pc_array_arg(pc_o, pc_plan, 0, &pc_a_a, &pc_m):
-        return None
+    pc_keep_a = <object>pc_p
     if pc_n < 0:
         pc_n = pc_m
-    pc_o = pc_args[1] if pc_nargs > 1 else pc_kw.get('b')
-    if not pc_array_arg(pc_o, pc_plan, 1, &pc_a_b, &pc_m):
+    pc_p = pc_fast_value(pc_args, pc_kw, 1, 'b')
+    pc_p = pc_fast_array(pc_plan, pc_p, 1, &pc_a_b, &pc_m)
+    if pc_p == NULL:
         return None
+    pc_keep_b = <object>pc_p
     if pc_n < 0:
         pc_n = pc_m
-    pc_o = pc_args[2] if pc_nargs > 2 else pc_kw.get('y')
-    if not pc_array_arg(pc_o, pc_plan, 2, &pc_a_y, &pc_m):
+    pc_p = pc_fast_value(pc_args, pc_kw, 2, 'y')
+    pc_p = pc_fast_array(pc_plan, pc_p, 2, &pc_a_y, &pc_m)
+    if pc_p == NULL:
         return None
+    pc_keep_y = <object>pc_p
     if pc_n < 0:
         pc_n = pc_m
     if pc_n < 0:
         return None
-    pc_o = pc_run(pc_n, pc_a_a, pc_a_b, pc_a_y)
+    pc_result = pc_run(pc_n, pc_a_a, pc_a_b, pc_a_y)
     if pc_plan[7] is None:
         return True
-    return pc_plan[7](pc_o)
+    return pc_plan[7](pc_result)
