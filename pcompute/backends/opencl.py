@@ -13,6 +13,7 @@ from ..templates import render
 from ._device import (DeviceArrays, check_double, check_no_link, scalar_dtype,
                       uses_double)
 from . import scan_opencl, sort_opencl
+from .fastpath import python_binder
 from .base import Backend, is_serial
 
 
@@ -199,7 +200,9 @@ class OpenCLBackend(DeviceArrays, Backend):
                 gsize = ((n[-1] + wgs - 1) // wgs * wgs,) + tuple(gsize[1:])
                 local = (wgs,) + (1,) * (dims - 1)
             kernel(queue, gsize, local, *n, *values)
-        return BuiltKernel(generated, self.name, run if dims == 1 else run_nd)
+        if dims > 1:
+            return BuiltKernel(generated, self.name, run_nd)
+        return BuiltKernel(generated, self.name, run, python_binder(run, generated))
 
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
@@ -232,10 +235,12 @@ class OpenCLBackend(DeviceArrays, Backend):
         stage1.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry) + [None])
         stage2.set_scalar_arg_dtypes([np.int64, None, None])
         wg = generated.option("wg")
+        import pyopencl as cl
         dtype = spec.out_type.dtype
         queue = self.queue
         partial = self.empty(wg, dtype)
         out = self.empty(1, dtype)
+        host = np.empty(1, dtype)
 
         def run(n, args):
             if n == 0:
@@ -244,8 +249,10 @@ class OpenCLBackend(DeviceArrays, Backend):
             values = launch_values(types, args)
             stage1(queue, (groups * wg,), (wg,), n, *values, partial.data)
             stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
-            return out.get()[0]
-        return BuiltKernel(generated, self.name, run)
+            cl.enqueue_copy(queue, host, out.data)      # blocking
+            return host[0]
+        return BuiltKernel(generated, self.name, run,
+                           python_binder(run, generated, finish=lambda result: result))
 
     # -- low-level kernels (pcompute.low_level.Kernel) --------------------------------
     has_work_groups = True

@@ -15,6 +15,7 @@ from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import check_double, check_no_link, scalar_dtype, uses_double
+from .fastpath import python_binder
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
 #: work-items of passes 1 and 3 per compute unit on CPU devices, and on GPUs.
@@ -110,4 +111,4 @@ def build_scan(backend, spec, config):
         pass1(queue, (p,), local, n, chunk, *values, sums.data, flags.data, *extra)
         pass2(queue, (wg,), (wg,), p, sums.data, flags.data, carry.data, total.data)
         pass3(queue, (p,), local, n, chunk, *values, carry.data, total.data, *extra)
-    return BuiltKernel(generated, backend.name, run)
+    return BuiltKernel(generated, backend.name, run, python_binder(run, generated))
