@@ -22,6 +22,7 @@ and :mod:`pcompute.views`, which work on device buffers and never import this
 module.
 """
 import logging
+import math
 import numbers
 import operator
 import sys
@@ -275,7 +276,7 @@ class Array(ArrayBase):
     @property
     def size(self):
         """The number of elements (the product of the shape)."""
-        return int(np.prod(self._dev.shape, dtype=np.int64))
+        return math.prod(self._dev.shape)
 
     @property
     def strides(self):
@@ -479,9 +480,11 @@ class Array(ArrayBase):
 
     def fill(self, value):
         """Set every element to ``value`` (on the device)."""
-        if self.size and not self._is_contiguous() and not self._backend.on_host:
+        if not self.size:
+            return
+        if not self._backend.on_host and not self._is_contiguous():
             fill_view(self._backend, self._dev, value)
-        elif self.size:
+        else:
             self._backend.fill(self._dev, self.dtype.type(value))
 
     # -- size ------------------------------------------------------------------------
