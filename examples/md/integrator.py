@@ -1,4 +1,11 @@
-"""Velocity Verlet (one kernel per half step) and the skin's displacement test."""
+"""Velocity Verlet and the skin's displacement test.
+
+A step is a half-kick and a drift (one kernel), the forces, then a second
+half-kick.  Within a run of steps the second half-kick of one step and the
+first half-kick and drift of the next are one kernel (``kick_kick_drift``):
+the same operations in the same order, so the trajectory is bit-for-bit the
+one of separate kernels, with one pass over the particles less per step.
+"""
 import numpy as np
 
 from pcompute import Elementwise, Reduction
@@ -30,6 +37,42 @@ def kick_drift_3d(i, x, y, z, vx, vy, vz, ax, ay, az, dt, side, periodic):
     vxi = vx[i] + 0.5 * dt * ax[i]
     vyi = vy[i] + 0.5 * dt * ay[i]
     vzi = vz[i] + 0.5 * dt * az[i]
+    vx[i] = vxi
+    vy[i] = vyi
+    vz[i] = vzi
+    px = x[i] + dt * vxi
+    py = y[i] + dt * vyi
+    pz = z[i] + dt * vzi
+    if periodic:
+        px = wrap_periodic(px, side)
+        py = wrap_periodic(py, side)
+        pz = wrap_periodic(pz, side)
+    x[i] = px
+    y[i] = py
+    z[i] = pz
+
+
+def kick_kick_drift_2d(i, x, y, vx, vy, ax, ay, dt):
+    """The last step's second half-kick, this step's half-kick, then drift."""
+    vxi = vx[i] + 0.5 * dt * ax[i]
+    vyi = vy[i] + 0.5 * dt * ay[i]
+    vxi = vxi + 0.5 * dt * ax[i]
+    vyi = vyi + 0.5 * dt * ay[i]
+    vx[i] = vxi
+    vy[i] = vyi
+    x[i] += dt * vxi
+    y[i] += dt * vyi
+
+
+def kick_kick_drift_3d(i, x, y, z, vx, vy, vz, ax, ay, az, dt, side, periodic):
+    """The last step's second half-kick, this step's half-kick, then drift
+    (and wrap)."""
+    vxi = vx[i] + 0.5 * dt * ax[i]
+    vyi = vy[i] + 0.5 * dt * ay[i]
+    vzi = vz[i] + 0.5 * dt * az[i]
+    vxi = vxi + 0.5 * dt * ax[i]
+    vyi = vyi + 0.5 * dt * ay[i]
+    vzi = vzi + 0.5 * dt * az[i]
     vx[i] = vxi
     vy[i] = vyi
     vz[i] = vzi
@@ -86,18 +129,28 @@ class Integrator:
         be, two = sim.backend, sim.dim == 2
         self._kick_drift = Elementwise(kick_drift_2d if two else kick_drift_3d, backend=be)
         self._kick = Elementwise(kick_2d if two else kick_3d, backend=be)
+        self._kick_kick_drift = Elementwise(kick_kick_drift_2d if two else kick_kick_drift_3d,
+                                            backend=be)
         self._copy = Elementwise(copy_values, backend=be)
         self._max_disp2 = Reduction(
             "max(a, b)", map_func=displacement2_2d if two else displacement2_3d,
             dtype_out=sim.dtype, neutral="0", backend=be)
 
-    def first_half(self):
-        """v += dt/2 a; x += dt v (and wrap)."""
+    def _drift_args(self):
         sim = self.sim
         args = sim.positions + sim.velocities + sim.accelerations + [sim.real(sim.dt)]
         if sim.dim == 3:
             args += [sim.real(sim.side), np.int32(sim.periodic)]
-        self._kick_drift(*args)
+        return args
+
+    def first_half(self):
+        """v += dt/2 a; x += dt v (and wrap)."""
+        self._kick_drift(*self._drift_args())
+
+    def second_and_first_half(self):
+        """:meth:`second_half` of the last step, then :meth:`first_half` of the
+        next, in one kernel (the forces are unchanged in between)."""
+        self._kick_kick_drift(*self._drift_args())
 
     def second_half(self):
         """v += dt/2 a with the new accelerations."""

@@ -112,18 +112,27 @@ class Simulation:
         return moved2 > half * half
 
     def step(self, steps=1):
-        """Advance ``steps`` velocity Verlet steps."""
+        """Advance ``steps`` velocity Verlet steps.
+
+        Between two of them the second half-kick and the next half-kick and
+        drift are one kernel (see :mod:`examples.md.integrator`); after the
+        last one the velocities are those of the full step."""
         phase = self.phase
-        for _ in range(steps):
-            with phase("md: kick + drift"):
-                self.integrator.first_half()
+        for k in range(steps):
+            if k == 0:
+                with phase("md: kick + drift"):
+                    self.integrator.first_half()
+            else:
+                with phase("md: kick + kick + drift"):
+                    self.integrator.second_and_first_half()
             if self._stale():
                 self._rebuild()
             with phase("md: forces"):
                 self.strategy.forces()
+            self.steps_done += 1
+        if steps > 0:
             with phase("md: kick"):
                 self.integrator.second_half()
-            self.steps_done += 1
 
     def energy(self):
         """``(kinetic, potential, total)`` energy now, as host floats."""
