@@ -13,6 +13,7 @@ import threading
 import warnings
 
 from pcompute.build import cache
+from pcompute.config import bump_generation
 from pcompute.errors import BackendUnavailableError, BuildError
 
 log = logging.getLogger("pcompute.build.opencl")
@@ -158,6 +159,7 @@ def set_context(context):
     with _lock:
         _context, _context_error = context, None
         _queues.clear()
+    bump_generation()       # fast calls made for the old queue are stale
 
 
 def set_queue(queue):
@@ -167,6 +169,7 @@ def set_queue(queue):
         _context, _context_error = queue.context, None
         _queues.clear()
         _queues[False] = queue
+    bump_generation()
 
 
 def why_unavailable():
