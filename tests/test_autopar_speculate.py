@@ -370,3 +370,27 @@ def test_ids_grow_across_calls_and_the_logs_are_cleared_before_they_overflow(bac
     loops.scatter(ref, y, perm, n)
     loops.scatter(ref, y, dup, n)
     np.testing.assert_allclose(x, ref, rtol=backend.rtol)
+
+
+def test_an_index_out_of_range_leaves_what_the_sequential_loop_leaves(backend):
+    """Under bounds_check, a speculative run that meets an index out of range
+    puts its arrays back before the sequential kernel reports the error, so
+    they hold what the loop run without speculation leaves (not both runs'
+    updates)."""
+    from pcompute.errors import KernelIndexError
+    n = 8
+    keys = np.arange(n, dtype=np.int32)[::-1].copy()
+    keys[3] = 50
+    got = {}
+    for speculate in (False, True):
+        h = np.zeros(n, np.int32)
+        with use_config(bounds_check=True), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f = parallelize(loops.histogram, speculate=speculate)
+            with pytest.raises(KernelIndexError, match="index 50 is out of range"):
+                f(h, keys, n)
+        if speculate:
+            assert f.last_plans[0].kind == "speculate"
+        got[speculate] = h
+    assert got[True][7] == 1              # an iteration before the bad one ran once
+    np.testing.assert_array_equal(got[True], got[False])

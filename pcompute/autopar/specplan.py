@@ -79,6 +79,7 @@ class SpeculativeMixin:
                 ew(*(values + [loop.lo.const, loop.step, loop.count, state.base] + logs
                      + [flags]), shape=loop.count)
             except KernelError as exc:
+                state.restore_written()       # what it wrote before failing
                 self._user_error(plan, scope, residency, exc)
             state.base += loop.count
             return flags.get()

@@ -85,6 +85,7 @@ class Speculation:
         self.base = 1
         self._logs = {}
         self._flags = {}
+        self._saved = ()          # (array, its copy) of the run in progress
 
     def _log(self, key, size):
         log = self._logs.get(key)
@@ -110,6 +111,13 @@ class Speculation:
                 out.append(self._log((kind, name, array.backend), array.size))
         return out
 
+    def restore_written(self):
+        """Put back the arrays the run in progress may have written (the
+        speculative kernel failed part-way: an index out of range under
+        ``bounds_check``), so the sequential kernel starts from them."""
+        for array, copy in self._saved:
+            restore(array, copy)
+
     def flags(self, backend):
         flags = self._flags.get(backend)
         if flags is None:
@@ -129,7 +137,11 @@ class Speculation:
         t0 = time.perf_counter()
         saved = [a.copy() for a in written]
         t1 = time.perf_counter()
-        found = launch(self)
+        self._saved = tuple(zip(written, saved))
+        try:
+            found = launch(self)
+        finally:
+            self._saved = ()
         t2 = time.perf_counter()
         kinds = [k for k, f in zip(KINDS, found) if f]
         stats.times = {"copy-before": t1 - t0, "speculative run": t2 - t1}
