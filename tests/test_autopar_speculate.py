@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pcompute import parallelize, use_config
-from pcompute.errors import SpeculationError, SpeculationWarning
+from pcompute.errors import SequentialLoopWarning, SpeculationError, SpeculationWarning
 from tests import autopar_spec_loops as loops
 
 
@@ -325,10 +325,15 @@ def test_loop_inside_a_host_loop_is_speculated(backend):
         ref = copy.deepcopy(args)
         loops.repeated_scatter(*ref)
         f = parallelize(loops.repeated_scatter, speculate=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SpeculationWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             f(*args)
         np.testing.assert_allclose(args[0], ref[0], rtol=backend.rtol)
+        # the time loop is a host loop, said once; speculation warns only on duplicates
+        said = [w for w in caught if issubclass(w.category, SequentialLoopWarning)]
+        assert len(said) == 1 and "line 54" in str(said[0].message)
+        spec = [w for w in caught if issubclass(w.category, SpeculationWarning)]
+        assert bool(spec) == (not passed)
         assert f.last_plans[0].kind == "host"
         assert f.last_plans[0].children[0].kind == "speculate"
         stats = f.speculation_stats()[55]
