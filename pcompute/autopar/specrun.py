@@ -119,6 +119,8 @@ class Speculation:
             restore(array, copy)
 
     def flags(self, backend):
+        """The violation flags (one int32 per kind of :data:`KINDS`) on
+        ``backend``, zeroed for a new run; kept from run to run."""
         flags = self._flags.get(backend)
         if flags is None:
             flags = self._flags[backend] = zeros(len(KINDS), np.int32)

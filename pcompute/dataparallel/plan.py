@@ -42,6 +42,7 @@ def value_of(v):
 
 
 def is_number(v):
+    """True for a host number (Python or NumPy scalar): a Dyn argument."""
     return isinstance(v, (bool, int, float, complex, np.number, np.bool_))
 
 
@@ -102,11 +103,13 @@ class Tape:
 
     # -- arrays and launches -------------------------------------------------
     def empty(self, n, dtype):
+        """A new Array of ``n`` items of ``dtype``, allocated again in each replay."""
         arr = empty(n, dtype)
         self.steps.append(("alloc", (n, np.dtype(dtype)), None, self._slot(arr)))
         return arr
 
     def copy(self, arr):
+        """A copy of ``arr`` (a slot), made again in each replay."""
         out = arr.copy()
         self.steps.append(("copy", None, self._spec(arr), self._slot(out)))
         return out
