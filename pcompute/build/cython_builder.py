@@ -19,6 +19,7 @@ module by leaving out the CyFunction machinery.
 """
 
 import concurrent.futures
+import functools
 import importlib.util
 import logging
 import os
@@ -55,8 +56,11 @@ def ext_suffix():
     return sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
+@functools.lru_cache(maxsize=None)
 def cython_version():
-    """The installed Cython version (without importing the compiler)."""
+    """The installed Cython version (without importing the compiler); read
+    once per process (reading package metadata costs about a millisecond, and
+    every build_cython call, cached or not, needs it for the key)."""
     try:
         from importlib.metadata import version
         return version("Cython")
@@ -65,6 +69,7 @@ def cython_version():
         return Cython.__version__
 
 
+@functools.lru_cache(maxsize=None)
 def numpy_version():
     """The version of the numpy whose headers modules are compiled with (the
     kernels' compiled fast calls read numpy arrays through them)."""
