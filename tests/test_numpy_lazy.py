@@ -115,6 +115,17 @@ def test_reductions_match_numpy(lazy, op):
         check(got, want, lazy)
 
 
+def test_float_max_min_with_infinities_and_nan(lazy):
+    """max/min over all axes treat NaN as the extreme's infinity in the kernel
+    and tell the two apart in a second pass: NaN wins, as in NumPy."""
+    for values in ([1.0, 5.0, -3.0], [1.0, np.nan, 3.0], [np.inf, 1.0], [-np.inf, 2.0],
+                   [np.inf, np.nan], [np.nan, -np.inf], [-np.inf, -np.inf]):
+        x = np.array(values * 7, dtype=lazy.dtype)
+        for op in ("max", "min", "argmax", "argmin"):
+            got, want = getattr(pnp, op)(pnp.asarray(x) * 1), getattr(np, op)(x)
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg="%s%s" % (op, values))
+
+
 def test_reduction_inside_an_expression(lazy):
     rng = np.random.default_rng(4)
     x = rng.standard_normal(50).astype(lazy.dtype)

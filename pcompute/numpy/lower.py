@@ -118,14 +118,13 @@ class Emitter:
             access = "%s[%s]" % (name, off)
         else:
             self.uses_digits = True
-            terms = [off] + ["x%d * %s" % (k, self._param("%s_s%d" % (name, k),
-                                                         int(bstrides[d])))
-                             for k, d in enumerate(self.outer)]
+            terms = [off] + [self._term(k, "%s_s%d" % (name, k), bstrides[d])
+                             for k, d in enumerate(self.outer) if bstrides[d]]
             base = name + "_b"
             self.pre.append("%s = %s" % (base, " + ".join(terms)))
-            if self.axis is not None:
-                step = self._param(name + "_r", int(bstrides[self.axis]))
-                access = "%s[%s + r * %s]" % (name, base, step)
+            if self.axis is not None and bstrides[self.axis]:
+                step = self._term(0, name + "_r", bstrides[self.axis]).replace("x0", "r", 1)
+                access = "%s[%s + %s]" % (name, base, step)
             else:
                 access = "%s[%s]" % (name, base)
         self.leaf_names[key] = access
@@ -212,9 +211,19 @@ class Emitter:
         """The index expression of a strided output view of this index space."""
         self.uses_digits = True
         off = self._param("o_o", int(offset))
-        terms = [off] + ["x%d * %s" % (k, self._param("o_s%d" % k, int(strides[d])))
+        terms = [off] + [self._term(k, "o_s%d" % k, strides[d])
                          for k, d in enumerate(self.outer)]
         return " + ".join(terms)
+
+    def _term(self, k, name, stride):
+        """``x<k> * <stride>`` of an index expression: a stride argument, or
+        ``x<k>`` alone for a stride of 1 (the innermost axis of a contiguous
+        view: the loop over it then reads memory in order, and vectorises).
+        Whether a stride is 1 is part of the kernel's structure; its other
+        values are arguments."""
+        if stride == 1:
+            return "x%d" % k
+        return "x%d * %s" % (k, self._param(name, int(stride)))
 
     # -- assembling --------------------------------------------------------------
     def digits(self):

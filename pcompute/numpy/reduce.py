@@ -81,6 +81,8 @@ def _full(node, tools):
     if not emitter.first_exact:
         emitter.count_first(tools.items(arg.size))
     isfloat = acc.kind == "f"
+    if node.op in ("max", "min") and isfloat:
+        return _float_extreme(node, tools, emitter, expr, acc)
     if node.op in ("any", "all"):
         value = "cast(%s, 'uchar')" % convert(expr, arg.dtype, np.bool_)
         reduce_expr, neutral = _FULL[node.op][1], _FULL[node.op][2]
@@ -90,6 +92,28 @@ def _full(node, tools):
         reduce_expr = floats if isfloat else ints
     source = emitter.function("pc_map", [], ["return %s" % value])
     result = tools.run_reduction(source, reduce_expr, acc, neutral, emitter)
+    return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
+
+
+def _float_extreme(node, tools, emitter, expr, acc):
+    """max/min of floats over all axes: NaN counts as the infinity of the
+    extreme's side, so the kernel is a plain ``max(a, b)`` reduction (one
+    that the compiler vectorises); only when the result is that infinity does
+    a second pass tell a NaN (NumPy's answer then) from a real infinity."""
+    arg = node.arg
+    inf = "INFINITY" if node.op == "max" else "-INFINITY"
+    value = convert("(%s if isnan(%s) else %s)" % (inf, expr, expr), arg.dtype, acc)
+    source = emitter.function("pc_map", [], ["return %s" % value])
+    result = tools.run_reduction(source, "%s(a, b)" % node.op, acc,
+                                 "-INFINITY" if node.op == "max" else "INFINITY", emitter)
+    if np.isinf(result) and (result > 0) == (node.op == "max"):
+        make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
+        emitter, expr = _emit(tools, node, make)
+        if not emitter.first_exact:
+            emitter.count_first(tools.items(arg.size))
+        source = emitter.function("pc_map", [], ["return cast(isnan(%s), 'uchar')" % expr])
+        if tools.run_reduction(source, "max(a, b)", np.dtype(np.uint8), "0", emitter):
+            result = np.nan
     return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
 
 
