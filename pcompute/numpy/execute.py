@@ -10,6 +10,7 @@ first and enters the region as a leaf, and the reason is recorded for
 import numpy as np
 
 from ..array import empty, wrap
+from ..backends import host_pool
 from ..backends.registry import get_backend
 from ..config import use_config
 from .graph import Const, Map, Reduce, Source, c_strides
@@ -40,6 +41,17 @@ def device_view(src):
         src.dev = wrap(flat)
     src.backend, src.offset, src.strides = be.name, 0, c_strides(src.shape)
     return src.dev, 0, src.strides
+
+
+def new_output(n, dtype):
+    """A new array of ``n`` items for a kernel to write (in ``_precision()``).
+    On a host backend it comes from :mod:`~pcompute.backends.host_pool`:
+    buffers already touched, given back when no array uses them, so a loop
+    that drops its previous results does not pay the kernel's zeroing of
+    fresh pages (a write pass over the output) on every evaluation."""
+    if backend_now().on_host:
+        return wrap(host_pool.empty(n, dtype))
+    return empty(n, dtype)
 
 
 def _precision():
@@ -131,7 +143,7 @@ def evaluate(node):
         return host_eval(node)
     source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr], nd=True)
     with _precision():
-        out = empty(node.size, node.dtype)
+        out = new_output(node.size, node.dtype)
         kernels.run_elementwise(source, out, emitter.args, emitter.nodes,
                                 size=emitter.index_space)
     return _finish(node, Source(node.shape, node.dtype, dev=out, backend=be.name))
@@ -227,7 +239,7 @@ class _Tools:
     def run_kernel(source, node, emitter):
         be = backend_now()
         with _precision():
-            out = empty(max(node.size, 1), node.dtype)
+            out = new_output(max(node.size, 1), node.dtype)
             kernels.run_elementwise(source, out, emitter.args, emitter.nodes)
         return Source(node.shape, node.dtype, dev=out, backend=be.name)
 

@@ -54,7 +54,19 @@ class Source(Node):
         self.strides = tuple(strides) if strides is not None else c_strides(self.shape)
         self.offset = offset
         self.backend = backend
-        self.result = self
+
+    # A Source is its own value.  Not an attribute pointing at itself: that
+    # would be a reference cycle, and a value's memory (a pooled buffer) would
+    # then wait for the garbage collector instead of going back when the
+    # last array using it goes.
+    @property
+    def result(self):
+        return self
+
+    @result.setter
+    def result(self, value):
+        if value is not None and value is not self:
+            raise ValueError("a Source's value is itself")
 
     @classmethod
     def from_host(cls, arr):
@@ -65,7 +77,6 @@ class Source(Node):
         self.shape, self.dtype, self.depth = arr.shape, arr.dtype, 0
         self.host, self.dev, self.offset, self.backend = arr, None, 0, None
         self.strides = c_strides(arr.shape)
-        self.result = self
         return self
 
     def contiguous(self):
@@ -97,7 +108,16 @@ class Const(Node):
         dtype = self._DTYPES.get(type(value)) or np.result_type(value)
         self.shape, self.dtype, self.depth = (), dtype, 0
         self.value = value
-        self.result = self
+
+    @property
+    def result(self):
+        """A constant is its own value (not a self-reference: no cycle)."""
+        return self
+
+    @result.setter
+    def result(self, value):
+        if value is not None and value is not self:
+            raise ValueError("a Const's value is itself")
 
 
 class Map(Node):
