@@ -145,3 +145,34 @@ def test_namespace_reexports_numpy_names():
     assert pnp.float32 is np.float32 and pnp.pi == np.pi
     with pytest.raises(AttributeError):
         pnp.no_such_name
+
+
+def test_dropped_result_gives_its_buffer_back_at_once(backend):
+    """On host backends kernel outputs come from the host pool, and a value
+    nobody uses any more returns its buffer without waiting for the garbage
+    collector (no reference cycles in the graph)."""
+    import gc
+
+    from pcompute.backends import host_pool
+    from pcompute import get_backend
+    if not get_backend(backend.name).on_host:
+        pytest.skip("%s keeps its arrays on a device: no host pool" % backend.name)
+    old = pnp.set_options(eager_below=0)
+    x = np.linspace(0.0, 1.0, 1 << 18).astype(backend.dtype)
+    px = pnp.asarray(x)
+    pnp.evaluate(px * 4 + 1)     # the first call builds the kernel (its frames
+    gc.collect()                 # may keep the arguments until a collection)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        y = pnp.evaluate(px * 2 + 1)
+        np.testing.assert_allclose(np.asarray(y), x * 2 + 1, rtol=backend.rtol)
+        del y
+        before = host_pool.stats["reused"]
+        z = pnp.evaluate(px * 3 + 1)
+        assert host_pool.stats["reused"] == before + 1
+        np.testing.assert_allclose(np.asarray(z), x * 3 + 1, rtol=backend.rtol)
+    finally:
+        if enabled:
+            gc.enable()
+        pnp.set_options(**old)
