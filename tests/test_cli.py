@@ -214,7 +214,11 @@ def test_source_cython_compiles_with_cython_and_cc_alone(kernels, tmp_path, open
     so = tmp_path / ("axpymod" + sysconfig.get_config_var("EXT_SUFFIX"))
     paths = sysconfig.get_paths()
     flags = list(omp[0]) + list(omp[1]) if omp else []
-    run = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-I" + paths["include"], *flags,
+    # The module's compiled fast call reads NumPy's array struct: NumPy's
+    # headers are the one include beside Python's (no pcompute file).
+    import numpy
+    run = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-I" + paths["include"],
+                          "-I" + numpy.get_include(), *flags,
                           str(c_file), "-o", str(so)], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
