@@ -4,10 +4,12 @@ public number attributes of a Python object.
 ``CStructHelper(obj).get_code()`` is the ``typedef struct`` of ``obj``'s
 class with one field per public attribute holding a number (``int``/``bool``:
 ``int``, ``float``: ``double``), in name order; ``get_array()`` is a one-element
-NumPy structured array with the same fields, in the same order and types, so
-its bytes are the struct's (None when there is no such attribute).  Compyle
+NumPy structured array with the same fields, in the same order and types and
+with C's alignment padding, so its bytes are the struct's (None when there is
+no such attribute).  Compyle
 made the array's floats float32 without ``use_double`` while the struct said
-``double``, so the two did not match; here both are double.
+``double``, and packed its fields without C's padding, so the two did not
+match; here both are double and the record is aligned as the struct.
 """
 from .errors import KernelTypeError
 
@@ -56,7 +58,9 @@ class CStructHelper:
         import numpy as np
         if not self.vars:
             return None
-        dtype = np.dtype([(name, _DTYPE[kind]) for name, kind in self.vars.items()])
+        # align=True: C's padding, so the record's bytes are the struct's.
+        dtype = np.dtype([(name, _DTYPE[kind]) for name, kind in self.vars.items()],
+                         align=True)
         array = np.zeros(1, dtype)
         for name in self.vars:
             array[name][0] = getattr(self.obj, name)

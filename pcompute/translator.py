@@ -27,8 +27,9 @@ Argument types come from, in order: the function's annotations
 ``s_*``/``d_*`` names are ``double*``, ``s_idx``/``d_idx`` are ``long``).
 Not supported (a clear error each): statements outside functions in
 ``convert``, and the methods of classes and instances (Compyle's
-``Class_method(Class* self, ...)``); :class:`CStructHelper` gives the C struct
-of an object's number attributes and a NumPy record matching it.
+``Class_method(Class* self, ...)``); :class:`CStructHelper` and
+``get_struct_from_instance`` give the C struct of an object's number
+attributes, and ``CStructHelper.get_array`` a NumPy record matching it.
 """
 import ast
 import inspect
@@ -146,6 +147,14 @@ def _without_defaults(func, node):
     return clone
 
 
+def _where(cls):
+    """``file:line: `` of a class's definition, or ``""`` when unknown."""
+    try:
+        return "%s:%d: " % (inspect.getsourcefile(cls), inspect.getsourcelines(cls)[1])
+    except (OSError, TypeError):
+        return ""
+
+
 def prepare(func, known_types, detect):
     """(function to type, types of its unannotated arguments) for ``func``.
 
@@ -188,6 +197,12 @@ class CConverter:
         variable inside its function."""
         return ""
 
+    def get_struct_from_instance(self, obj):
+        """The C ``typedef struct`` of ``obj``'s public number attributes
+        (Compyle's method; the text of :meth:`CStructHelper.get_code`, whose
+        ``get_array()`` gives a NumPy record with the same layout)."""
+        return CStructHelper(obj).get_code() + "\n"
+
     def parse(self, obj, declarations=None):
         """The code of a function (with the helpers it calls).
 
@@ -195,18 +210,26 @@ class CConverter:
         needed: pcompute infers the types of locals."""
         if isinstance(obj, types.FunctionType):
             return self.parse_function(obj, declarations)
+        cls = obj if isinstance(obj, type) else type(obj)
         raise KernelTypeError(
-            "%s can translate functions, not %s: methods (Compyle's Class_method(self, "
-            "...) functions on a struct) are not translated" % (
-                type(self).__name__, type(obj).__name__),
+            "%s%s can translate functions, not %s %s: methods (Compyle's "
+            "Class_method(self, ...) functions on a struct) are not translated" % (
+                _where(cls), type(self).__name__,
+                "class" if isinstance(obj, type) else "an instance of", cls.__name__),
             hint="write the methods as functions taking the fields (or the arrays "
                  "they live in) as arguments; CStructHelper(obj) still gives the "
                  "struct's C declaration and a NumPy record with its values")
 
     def parse_function(self, obj, declarations=None):
+        """The code of the function ``obj`` (see :meth:`parse`)."""
+        if not isinstance(obj, types.FunctionType):
+            return self.parse(obj, declarations)
         return self._translate([obj])
 
     def parse_instance(self, obj, ignore_methods=None):
+        """Compyle's struct plus ``Class_method`` functions of an instance:
+        not translated (a KernelTypeError naming the class's file and line);
+        :meth:`get_struct_from_instance` gives the struct."""
         return self.parse(obj)
 
     def convert(self, src, ignore_methods=None):

@@ -143,9 +143,16 @@ def test_known_types_and_unsupported_input():
 
     class Thing:
         pass
+    THING_LINE = test_known_types_and_unsupported_input.__code__.co_firstlineno + 4
     with pytest.raises(KernelTypeError, match="methods .* are not translated") as info:
         CConverter().parse(Thing())
     assert "CStructHelper" in info.value.hint
+    for call in (lambda: CConverter().parse_instance(Thing()),
+                 lambda: CConverter().parse_function(Thing),
+                 lambda: OpenCLConverter().parse(Thing)):
+        with pytest.raises(KernelTypeError, match="test_compyle_codegen.py:%d: .*Thing"
+                           % THING_LINE):
+            call()
     with pytest.raises(KernelTypeError, match="line 2: class Foo: methods"):
         CConverter().convert("import math\nclass Foo:\n    def g(self):\n        pass\n")
     with pytest.raises(KernelValueError, match="only function definitions"):
@@ -166,7 +173,8 @@ def test_c_struct_helper_matches_its_numpy_record():
                             "    double pear;\n} Fruit;\n")
     record = h.get_array()
     assert record.dtype == np.dtype([("apple", np.int32), ("banana", np.float64),
-                                     ("pear", np.float64)])
+                                     ("pear", np.float64)], align=True)
+    assert record.dtype.fields["banana"][1] == 8      # C's padding after the int
     assert record.tolist() == [(1, 2.0, 1.5)]
     class Empty:
         pass
@@ -174,6 +182,29 @@ def test_c_struct_helper_matches_its_numpy_record():
     assert empty.get_array() is None and empty.get_code() == "typedef struct Empty {\n} Empty;\n"
     with pytest.raises(KernelTypeError, match="needs an object with attributes"):
         CStructHelper(3)
+
+
+def test_struct_from_instance_compiles_with_its_record_layout(tmp_path):
+    """get_struct_from_instance (Compyle's name) gives CStructHelper's struct;
+    compiled with the C compiler, it reads the bytes of the NumPy record as
+    the instance's values."""
+    class Body:
+        def __init__(self):
+            self.mass, self.n, self.x = 2.5, 7, -1.25
+            self.label = "b"
+    body = Body()
+    code = CConverter().get_struct_from_instance(body)
+    assert code == CStructHelper(body).get_code() + "\n"
+    lib = _c_library(code + "double weigh(Body* self) { self->n += 1;"
+                     " return self->mass * self->n + self->x; }\n"
+                     "long size_of_body(void) { return (long)sizeof(Body); }\n", tmp_path)
+    lib.weigh.restype = ctypes.c_double
+    lib.weigh.argtypes = [ctypes.c_void_p]
+    lib.size_of_body.restype = ctypes.c_long
+    record = CStructHelper(body).get_array()
+    assert lib.size_of_body() == record.dtype.itemsize
+    assert lib.weigh(record.ctypes.data) == body.mass * (body.n + 1) + body.x
+    assert record["n"][0] == body.n + 1
 
 
 @annotate
