@@ -18,6 +18,8 @@
 import os
 import warnings
 
+from ..errors import ConfigWarning
+
 DEFAULTS = {"eager_below": 4096, "max_inputs": 32, "fallback": "count", "max_depth": 400,
             "vector_math": True}
 _FALLBACKS = ("count", "warn", "error")
@@ -31,20 +33,21 @@ def _from_env():
             opts["eager_below"] = max(0, int(raw))
         except ValueError:
             warnings.warn("PCOMPUTE_LAZY_EAGER_BELOW=%r is not an integer; using %d"
-                          % (raw, DEFAULTS["eager_below"]))
+                          % (raw, DEFAULTS["eager_below"]), ConfigWarning)
     raw = os.environ.get("PCOMPUTE_LAZY_FALLBACK")
     if raw:
         if raw in _FALLBACKS:
             opts["fallback"] = raw
         else:
             warnings.warn("PCOMPUTE_LAZY_FALLBACK=%r is not one of %s; using 'count'"
-                          % (raw, ", ".join(_FALLBACKS)))
+                          % (raw, ", ".join(_FALLBACKS)), ConfigWarning)
     raw = os.environ.get("PCOMPUTE_LAZY_VECTOR_MATH")
     if raw:
         if raw.strip().lower() in ("0", "1", "true", "false", "yes", "no", "on", "off"):
             opts["vector_math"] = raw.strip().lower() in ("1", "true", "yes", "on")
         else:
-            warnings.warn("PCOMPUTE_LAZY_VECTOR_MATH=%r is not 0 or 1; using 1" % raw)
+            warnings.warn("PCOMPUTE_LAZY_VECTOR_MATH=%r is not 0 or 1; using 1" % raw,
+                          ConfigWarning)
     return opts
 
 
