@@ -106,6 +106,7 @@ def test_scatter_permutation_passes_and_duplicates_recover(backend):
     assert stats.violated == 1 and "output" in stats.last
 
 
+@pytest.mark.integer_data
 def test_histogram(backend):
     rng = np.random.default_rng(5)
     stats, _ = _run(loops.histogram, [np.zeros(16, np.int32),
@@ -148,6 +149,7 @@ def test_nas_cg_like_passes(backend):
     assert stats.passed == 1
 
 
+@pytest.mark.integer_data
 def test_nas_is_like_recovers(backend):
     rng = np.random.default_rng(10)
     n, buckets = 200, 8

@@ -9,6 +9,7 @@ import importlib.util
 import itertools
 
 import numpy as np
+import pytest
 
 HEADER = """import operator
 from pcompute.dataparallel import (dataparallel, exclusive_scan, gather, map, max, min,
@@ -47,6 +48,7 @@ def write_function(tmp_path, rng):
     return module.f, (seq, reduction.format(other))
 
 
+@pytest.mark.integer_data
 def test_random_compositions_match_the_oracle(backend, tmp_path):
     for seed in SEEDS:
         rng = np.random.default_rng(seed)

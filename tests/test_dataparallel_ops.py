@@ -88,6 +88,7 @@ def test_min_max_reductions_and_scans(backend):
         assert kinds(extremes) == ["reduction", "reduction", "scan", "scan", "scan"]
 
 
+@pytest.mark.integer_data
 def test_bitwise_reductions_and_scans(backend):
     x = np.random.default_rng(32).integers(0, 1 << 20, 90).astype(np.int64)
     xor, ors, ands = bitwise(x)
@@ -95,6 +96,7 @@ def test_bitwise_reductions_and_scans(backend):
     assert host(ors).tolist() == np.bitwise_or.accumulate(x).tolist()
 
 
+@pytest.mark.integer_data
 def test_any_function_reduces_a_segment_in_order(backend):
     rng = np.random.default_rng(33)
     data = rng.integers(-30, 30, 40).astype(np.int64)
