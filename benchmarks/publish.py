@@ -158,7 +158,11 @@ def provenance(data):
     m = data["machine"]
     cores = m.get("cores") or 0
     loads = (m.get("load_average"), m.get("load_average_end"))
-    busy = any(l is not None and cores and l > 0.5 * cores for l in loads)
+    # Busy: other work at the start (over half the cores), or more at the end
+    # than the run's own threads explain (the 1-minute average at the end
+    # includes the last suite's own 2-thread OpenMP work, up to `cores`).
+    busy = bool(cores) and ((loads[0] is not None and loads[0] > 0.5 * cores)
+                            or (loads[1] is not None and loads[1] > cores))
     text = ("Measured by `python -m benchmarks` (profile `%s`) on %s: %s, %s cores, "
             "load average %s at the start and %s at the end%s; pcompute %s; gcc: %s; "
             "Python %s, numpy %s." % (

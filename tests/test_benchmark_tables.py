@@ -61,7 +61,11 @@ def test_summary_cells_give_median_and_best_ratios():
     block = publish.readme_block(data)
     assert "| axpy, float64, n = 10^7 | 10 ms (C+OpenMP (in C)) | 1.05 / 1.10 |" in block
     assert "abc1234" in block and "load average 0.1 at the start and 1.5 at the end" in block
-    assert "busy machine" in block              # 1.5 > half of 2 cores
+    # 1.5 at the end is the run's own 2 threads: not a busy machine
+    assert "busy machine" not in block
+    for start, end in ((1.2, 1.5), (0.1, 2.6)):  # others at the start / at the end
+        data["machine"].update(load_average=start, load_average_end=end)
+        assert "busy machine" in publish.readme_block(data)
 
 
 LOG_OMP = """\
