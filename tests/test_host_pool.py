@@ -100,3 +100,23 @@ def test_an_array_freed_while_the_pool_is_locked_does_not_deadlock():
     worker.join(timeout=30)
     assert not worker.is_alive(), "giving a buffer back deadlocked on the pool's lock"
     assert host_pool.empty(N, np.int32) is not None and host_pool.stats["reused"] >= 1
+
+
+def test_a_new_size_displaces_the_oldest_idle_buffers(monkeypatch):
+    """A full pool makes room for the buffer given back last (the size the
+    program uses now) by freeing the idle ones given back longest ago;
+    otherwise a pool full of old sizes would never serve the new ones."""
+    monkeypatch.setattr(host_pool, "KEEP_BYTES", 3 * host_pool.MIN_BYTES)
+    old = [host_pool.empty(N, np.int32) for _ in range(2)]      # fill the pool
+    del old
+    gc.collect()
+    new = host_pool.empty(N + 1, np.int32)                      # another size
+    where = address(new)
+    evicted = host_pool.stats["evicted"]
+    del new
+    gc.collect()
+    assert host_pool.stats["evicted"] - evicted == 1            # one old one freed
+    again = host_pool.empty(N + 1, np.int32)
+    assert address(again) == where                              # the new size is kept
+    same = host_pool.empty(N, np.int32)                         # one old one is left
+    assert host_pool.stats["evicted"] - evicted == 1 and same.shape == (N,)

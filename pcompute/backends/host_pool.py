@@ -7,8 +7,13 @@ takes them from here instead.  The array handed out does not own its
 memory: its numpy ``base`` is a small owner object, which numpy keeps as
 the base of every view made from it, so the buffer goes back to the pool
 only when no array uses it any more.  Idle buffers are kept up to
-:data:`KEEP_BYTES` in all (more are freed), and :func:`release` frees them.
+:data:`KEEP_BYTES` in all: a buffer given back makes room by freeing the
+idle buffers given back longest ago (the sizes a program used last are the
+ones it asks for next; refusing the new buffer instead would leave the
+pool full of sizes no longer used, and every later call would fault fresh
+pages).  :func:`release` frees them all.
 """
+import collections
 import threading
 
 import numpy as np
@@ -18,12 +23,13 @@ MIN_BYTES = 1 << 20
 #: The pool keeps idle buffers up to this many bytes in all.
 KEEP_BYTES = 1 << 28
 
-_idle = {}            # nbytes -> [uint8 buffers]
+_idle = {}            # nbytes -> [uint8 buffers], the last given back last
+_order = collections.OrderedDict()   # id(buffer) -> buffer, oldest first
 _idle_bytes = [0]
 # Re-entrant: a garbage collection started by an allocation while the lock is
 # held may run an _Owner's __del__ (an array in a reference cycle) in this thread.
 _lock = threading.RLock()
-stats = {"reused": 0, "allocated": 0}
+stats = {"reused": 0, "allocated": 0, "evicted": 0}
 
 
 class _Owner:
@@ -43,9 +49,16 @@ class _Owner:
 
 def _give_back(mem):
     with _lock:
-        if _idle_bytes[0] + mem.nbytes > KEEP_BYTES:
+        if mem.nbytes > KEEP_BYTES:
             return
+        while _idle_bytes[0] + mem.nbytes > KEEP_BYTES:
+            _, old = _order.popitem(last=False)
+            same = _idle[old.nbytes]
+            del same[next(k for k, m in enumerate(same) if m is old)]
+            _idle_bytes[0] -= old.nbytes
+            stats["evicted"] += 1
         _idle.setdefault(mem.nbytes, []).append(mem)
+        _order[id(mem)] = mem
         _idle_bytes[0] += mem.nbytes
 
 
@@ -60,6 +73,7 @@ def empty(n, dtype):
         kept = _idle.get(nbytes)
         mem = kept.pop() if kept else None
         if mem is not None:
+            del _order[id(mem)]
             _idle_bytes[0] -= nbytes
     if mem is None:
         mem = np.empty(nbytes, np.uint8)
@@ -73,4 +87,5 @@ def release():
     """Free the idle buffers."""
     with _lock:
         _idle.clear()
+        _order.clear()
         _idle_bytes[0] = 0
