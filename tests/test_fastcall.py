@@ -231,3 +231,71 @@ def test_cython_kernels_offer_fast_calls():
         ya[:] = 0
         e(xa, ya, 1.0, shape=3)                 # an explicit index space: checked path
         np.testing.assert_array_equal(ya.get(), [1, 1, 1, 0, 0, 0])
+
+
+def _bump_generation():
+    """Make every fast call stale (the next call takes the checked path)."""
+    config = get_config()
+    config.wgs = config.wgs
+
+
+def test_fast_calls_follow_changed_arrays_and_scalars(backend):
+    """The arrays and scalars change between calls, some of which take the
+    checked path, and two primitives of one function share its program: a
+    backend keeping the kernel arguments of the last launch (opencl) must
+    set again exactly those that changed, per primitive."""
+    x = np.arange(1, 6, dtype=backend.dtype)
+    xa = pc.wrap(x.copy())
+    ys = pc.wrap(np.zeros(5, backend.dtype), np.zeros(5, backend.dtype))
+    e1, e2 = Elementwise(scale), Elementwise(scale)
+    expected = [np.zeros(5), np.zeros(5)]
+    steps = [(e1, 0, 2.0), (e1, 1, 3.0), (e2, 0, 4.0), (e1, 0, 3.0), (e1, 1, 3.0),
+             (e2, 1, 5.0), (e1, 0, 2.0), (e2, 1, 5.0), (e1, 1, 2.0)]
+    for k, (e, which, a) in enumerate(steps):
+        if k in (4, 7):
+            _bump_generation()
+        e(xa, ys[which], a)
+        expected[which] = x * a
+        for y, want in zip(ys, expected):
+            np.testing.assert_allclose(y.get(), want, rtol=backend.rtol)
+    r = Reduction("a+b")
+    inputs = [xa, pc.wrap(x[:3].copy()), xa]
+    for k, a in enumerate(inputs + inputs[::-1]):
+        if k == 4:
+            _bump_generation()
+        assert r(a) == pytest.approx(a.get().sum(), rel=backend.rtol)
+    s = Scan(scan_input, scan_output, "a+b", dtype=backend.dtype)
+    for k, (a, which) in enumerate([(xa, 0), (xa, 1), (inputs[1], 0), (xa, 0), (xa, 1)]):
+        ys[which][:] = 0
+        s(a, ys[which])
+        n = len(a)
+        np.testing.assert_allclose(ys[which].get()[:n], np.cumsum(a.get()),
+                                   rtol=backend.rtol)
+
+
+def test_repeated_calls_run_few_python_functions(backend):
+    """A call taking the fast call runs at most three Python functions (the
+    primitive's __call__, the fast call, the launch; a Reduction also reads
+    its result through pyopencl's enqueue_copy, two more): the checked path
+    runs about 25."""
+    import sys
+    e, r = Elementwise(scale), Reduction("a+b")
+    s = Scan(scan_input, scan_output, "a+b", dtype=backend.dtype)
+    xa, ya = pc.wrap(np.ones(6, backend.dtype), np.zeros(6, backend.dtype))
+    cases = [(e, lambda: e(xa, ya, 2.0), 3), (r, lambda: r(xa), 5),
+             (s, lambda: s(x=xa, out=ya), 3), (s, lambda: s(xa, ya), 3)]
+    for primitive, call, most in cases:
+        call()
+        if primitive.built.fastcall is None:
+            continue
+        call()
+        calls = []
+        sys.setprofile(lambda frame, event, arg: event == "call" and calls.append(
+            frame.f_code.co_name))
+        try:
+            for _ in range(4):
+                call()
+        finally:
+            sys.setprofile(None)
+        calls = [c for c in calls if c != "<lambda>"]
+        assert len(calls) <= 4 * most, (primitive, calls)

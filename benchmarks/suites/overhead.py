@@ -2,9 +2,13 @@
 
 Every call is synchronised (for OpenCL this is launch latency; a Reduction
 returns a host number, so it always waits for the device).  C through ctypes
-and numpy show the floor of any Python-to-compiled call here.  Targets
-(issue 22): about 1 us per call on the cython backend (Elementwise at most
-1.5 us), under 20 us on OpenCL (PoCL).
+and numpy show the floor of any Python-to-compiled call here.  For OpenCL the
+floor is bare pyopencl in the same run: the same number of enqueues of a
+hand-written one-item kernel whose arguments are set once
+(``enqueue_nd_range_kernel``), with the same synchronisation (``finish``, or
+the Reduction's blocking read of one number).  Targets (issue 22): about 1 us
+per call on the cython backend (Elementwise at most 1.5 us), under 20 us on
+OpenCL (PoCL), and within 1.3x of the bare pyopencl floor.
 """
 import numpy as np
 
@@ -17,6 +21,12 @@ NAME = "overhead"
 CASE = "Elementwise"
 TARGET = ("time", 1.5e-6)           # cython backend, per call
 OPENCL_TARGET = ("time", 20e-6)
+#: pcompute opencl against bare pyopencl doing the same launches (median ratio).
+FLOOR_RATIO = 1.3
+#: A one-item kernel for the bare pyopencl floor (hand-written OpenCL C).
+FLOOR_SOURCE = """__kernel void floor_axpy(long n, __global double *x, __global double *y,
+                         double a)
+{ long i = get_global_id(0); if (i < n) y[i] = a * x[i] + y[i]; }"""
 
 
 def run(ctx):
@@ -26,10 +36,41 @@ def run(ctx):
     _scan(ctx, x)
 
 
-def _target(variant):
+def _target(variant, floor=None):
     if variant is pc.OPENCL:
-        return OPENCL_TARGET
+        return [OPENCL_TARGET] + ([("vs", floor, FLOOR_RATIO)] if floor else [])
     return TARGET if variant in (pc.SERIAL, pc.OMP) else None
+
+
+def _opencl_floor(g, launches, read=False):
+    """Time bare pyopencl doing ``launches`` enqueues of a one-item kernel,
+    then ``finish`` (or, with ``read``, a blocking read of one number), on
+    pcompute's queue; returns the row's label (None if OpenCL is missing)."""
+    if pc.OPENCL.why_unavailable():
+        return None
+    import pyopencl as cl
+    from pcompute import get_backend
+    queue = get_backend("opencl").queue
+    label = "bare pyopencl: %d enqueue%s + %s (floor)" % (
+        launches, "s" if launches > 1 else "", "blocking read" if read else "finish")
+    with g.guard(label, "reference"):
+        kernel = cl.Program(queue.context, FLOOR_SOURCE).build().floor_axpy
+        host = np.full(1, 2.0)
+        x = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                      hostbuf=host)
+        y = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 8)
+        kernel.set_args(np.int64(1), x, y, np.float64(0.0))
+        enqueue, copy = cl.enqueue_nd_range_kernel, cl.enqueue_copy
+
+        def call(buffers=(x, y)):       # referenced: the kernel's arguments stay alive
+            for _ in range(launches):
+                enqueue(queue, kernel, (1,), None)
+            if read:
+                copy(queue, host, y)
+            else:
+                queue.finish()
+        g.time(label, "reference", call)
+        return label
 
 
 def _available(ctx, variant, case):
@@ -45,6 +86,7 @@ def _label(variant):
 
 def _elementwise(ctx, x, y0):
     with ctx.group(NAME, CASE, 1) as g:
+        floor = _opencl_floor(g, 1)
         for variant in (pc.SERIAL, pc.OMP, pc.OPENCL, pc.PYTHON):
             if not _available(ctx, variant, CASE):
                 continue
@@ -58,7 +100,7 @@ def _elementwise(ctx, x, y0):
             g.time(_label(variant), "pcompute", call,
                    verify=lambda yd=yd: close(pc.host(yd), y0),
                    after_first=pc.build_counter(), using=variant.use,
-                   target=_target(variant))
+                   target=_target(variant, floor))
         xa, ya = _arrays(x, y0.copy())
         kernel = Elementwise(pc.axpy)
         g.time(pc.SERIAL.label + " (Array args)", "pcompute", lambda: kernel(0.0, xa, ya),
@@ -74,6 +116,7 @@ def _elementwise(ctx, x, y0):
 def _reduction(ctx, x):
     case = "Reduction (sum)"
     with ctx.group(NAME, case, 1) as g:
+        floor = _opencl_floor(g, 2, read=True)
         for variant in (pc.SERIAL, pc.OPENCL):
             if not _available(ctx, variant, case):
                 continue
@@ -82,7 +125,7 @@ def _reduction(ctx, x):
             g.time(_label(variant), "pcompute", lambda total=total, xd=xd: total(xd),
                    verify=lambda total=total, xd=xd: close(np.array([total(xd)]), x),
                    after_first=pc.build_counter(), using=variant.use,
-                   target=_target(variant))
+                   target=_target(variant, floor))
         xa = _arrays(x)
         total = Reduction("a+b")
         g.time(pc.SERIAL.label + " (Array args)", "pcompute", lambda: total(xa),
@@ -96,6 +139,7 @@ def _reduction(ctx, x):
 def _scan(ctx, x):
     case = "Scan (inclusive)"
     with ctx.group(NAME, case, 1) as g:
+        floor = _opencl_floor(g, 3)
         for variant in (pc.SERIAL, pc.OPENCL):
             if not _available(ctx, variant, case):
                 continue
@@ -110,7 +154,7 @@ def _scan(ctx, x):
             g.time(_label(variant), "pcompute", call,
                    verify=lambda yd=yd: close(pc.host(yd), x),
                    after_first=pc.build_counter(), using=variant.use,
-                   target=_target(variant))
+                   target=_target(variant, floor))
         xa, ya = _arrays(x, np.zeros(1))
         with pc.SERIAL.use():
             scan = pc.make_scan()

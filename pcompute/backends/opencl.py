@@ -5,7 +5,7 @@ import numpy as np
 
 from ..build import opencl_builder
 from ..codegen import print_programs, printer_for
-from ..codegen.arrays import hidden_names, meta_values
+from ..codegen.arrays import hidden_names
 from ..codegen.kernel import kernel_source
 from ..errors import KernelValueError
 from ..records import BuiltKernel, GeneratedKernel
@@ -13,7 +13,7 @@ from ..templates import render
 from ._device import (DeviceArrays, check_double, check_no_link, scalar_dtype,
                       uses_double)
 from . import scan_opencl, sort_opencl
-from .fastpath import python_binder
+from .cl_args import KernelArgs, binder, own_kernel
 from .base import Backend, is_serial
 
 
@@ -39,30 +39,6 @@ def pointer_parts(entry, printer, first=1):
         names.append(cname)
         names.extend(hidden)
     return params, unpack, names
-
-
-def launch_values(types, args):
-    """The kernel argument values: (buffer, element offset) for arrays, then
-    an n-D array's shape and strides."""
-    values = []
-    for t, a in zip(types, args):
-        if t.is_pointer:
-            values += [a.base_data, np.int64(a.offset // a.dtype.itemsize)]
-            values += meta_values(t, a)
-        else:
-            values.append(a)
-    return values
-
-
-def arg_dtypes(entry, first=1):
-    """set_scalar_arg_dtypes entries for the entry's arguments."""
-    out = []
-    for _, t in entry.args[first:]:
-        if t.is_pointer:
-            out += [None, np.int64] + [np.int64] * len(hidden_names("", t))
-        else:
-            out.append(scalar_dtype(t))
-    return out
 
 
 class OpenCLBackend(DeviceArrays, Backend):
@@ -164,45 +140,35 @@ class OpenCLBackend(DeviceArrays, Backend):
     def build_elementwise(self, program, func, config):
         check_double(self, program)
         generated = self.generate_elementwise(program, func, config)
-        entry = program.entry
         dims = program.index_dims
         serial = generated.option("serial")
-        kernel = opencl_builder.build_opencl(generated.source,
-                                             ["pc_elementwise"])["pc_elementwise"]
-        types = [t for _, t in generated.args]
-        kernel.set_scalar_arg_dtypes([np.int64] * dims + arg_dtypes(entry, dims))
+        kernel = own_kernel(opencl_builder.build_opencl(
+            generated.source, ["pc_elementwise"])["pc_elementwise"])
+        args = KernelArgs([t for _, t in generated.args], [(kernel, dims)])
         queue = self.queue
         wgs = config.wgs
+        enqueue_nd = _cl().enqueue_nd_range_kernel
+        sizes = [None, None, None]      # n, global size, local size of the last launch
 
-        def run(n, args):
-            if n == 0:
-                return
-            values = launch_values(types, args)
-            if serial:
-                kernel(queue, (1,), None, n, *values)
-            elif wgs:
-                gsize = (n + wgs - 1) // wgs * wgs
-                kernel(queue, (gsize,), (wgs,), n, *values)
-            else:
-                kernel(queue, (n,), None, n, *values)
+        def enqueue(n):
+            """Launch over extents ``n`` (an int, or a tuple of ``dims``);
+            the user arguments are set."""
+            if n != sizes[0]:
+                extents = n if dims > 1 else (n,)
+                if 0 in extents:
+                    return None
+                for d, e in enumerate(extents):
+                    kernel.set_arg(d, np.int64(e))
+                sizes[:] = [n] + list(launch_sizes(extents, serial, wgs))
+            return enqueue_nd(queue, kernel, sizes[1], sizes[2])
 
-        def run_nd(n, args):
-            # The last index on axis 0, the fastest varying one (coalesced).
-            if 0 in n:
-                return
-            values = launch_values(types, args)
-            if serial:
-                kernel(queue, (1,) * dims, None, *n, *values)
-                return
-            gsize = n[::-1]
-            local = None
-            if wgs:
-                gsize = ((n[-1] + wgs - 1) // wgs * wgs,) + tuple(gsize[1:])
-                local = (wgs,) + (1,) * (dims - 1)
-            kernel(queue, gsize, local, *n, *values)
+        def run(n, values):
+            args.set(values)
+            enqueue(n)
         if dims > 1:
-            return BuiltKernel(generated, self.name, run_nd)
-        return BuiltKernel(generated, self.name, run, python_binder(run, generated))
+            return BuiltKernel(generated, self.name, run)
+        return BuiltKernel(generated, self.name, run,
+                           binder(args, enqueue, queue.context, _names(generated)))
 
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
@@ -229,30 +195,44 @@ class OpenCLBackend(DeviceArrays, Backend):
         check_double(self, spec.reduce_program)
         generated = self.generate_reduction(spec, config)
         kernels = opencl_builder.build_opencl(generated.source, list(generated.entries))
-        stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
+        stage1 = own_kernel(kernels["pc_reduce_stage1"])
+        stage2 = own_kernel(kernels["pc_reduce_stage2"])
         entry = spec.map_program.entry
-        types = [t for _, t in entry.args[1:]]
-        stage1.set_scalar_arg_dtypes([np.int64] + arg_dtypes(entry) + [None])
-        stage2.set_scalar_arg_dtypes([np.int64, None, None])
+        args = KernelArgs([t for _, t in entry.args[1:]], [(stage1, 1)])
         wg = generated.option("wg")
-        import pyopencl as cl
+        cl = _cl()
+        enqueue_nd, copy = cl.enqueue_nd_range_kernel, cl.enqueue_copy
         dtype = spec.out_type.dtype
         queue = self.queue
         partial = self.empty(wg, dtype)
         out = self.empty(1, dtype)
         host = np.empty(1, dtype)
+        args.hold(partial, out)
+        out_buffer = out.data
+        stage1.set_arg(1 + args.width, partial.data)
+        stage2.set_arg(1, partial.data)
+        stage2.set_arg(2, out_buffer)
+        sizes = [None, None]            # n and the global size of stage 1
 
-        def run(n, args):
+        def enqueue(n):
             if n == 0:
                 return spec.neutral
-            groups = min(wg, (n + wg - 1) // wg)
-            values = launch_values(types, args)
-            stage1(queue, (groups * wg,), (wg,), n, *values, partial.data)
-            stage2(queue, (wg,), (wg,), groups, partial.data, out.data)
-            cl.enqueue_copy(queue, host, out.data)      # blocking
+            if n != sizes[0]:
+                groups = min(wg, (n + wg - 1) // wg)
+                stage1.set_arg(0, np.int64(n))
+                stage2.set_arg(0, np.int64(groups))
+                sizes[:] = [n, (groups * wg,)]
+            enqueue_nd(queue, stage1, sizes[1], (wg,))
+            enqueue_nd(queue, stage2, (wg,), (wg,))
+            copy(queue, host, out_buffer)    # blocking
             return host[0]
+
+        def run(n, values):
+            args.set(values)
+            return enqueue(n)
         return BuiltKernel(generated, self.name, run,
-                           python_binder(run, generated, finish=lambda result: result))
+                           binder(args, enqueue, queue.context, _names(generated),
+                                  returns=True))
 
     # -- low-level kernels (pcompute.low_level.Kernel) --------------------------------
     has_work_groups = True
@@ -305,6 +285,28 @@ class OpenCLBackend(DeviceArrays, Backend):
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         return sort_opencl.sort_by_keys(self, keys, values, key_bits, config,
                                         permutation=permutation)
+
+
+def launch_sizes(extents, serial, wgs):
+    """(global size, local size) of an Elementwise over ``extents`` (the
+    last index on axis 0, the fastest varying one: coalesced)."""
+    dims = len(extents)
+    if serial:
+        return (1,) * dims, None
+    gsize = tuple(extents[::-1])
+    if not wgs:
+        return gsize, None
+    gsize = ((gsize[0] + wgs - 1) // wgs * wgs,) + gsize[1:]
+    return gsize, (wgs,) + (1,) * (dims - 1)
+
+
+def _names(generated):
+    return tuple(name for name, _ in generated.args)
+
+
+def _cl():
+    import pyopencl
+    return pyopencl
 
 
 def reduction_wg(config):

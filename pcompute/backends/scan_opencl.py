@@ -14,8 +14,8 @@ from ..build import opencl_builder
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import check_double, check_no_link, scalar_dtype, uses_double
-from .fastpath import python_binder
+from ._device import check_double, check_no_link, uses_double
+from .cl_args import KernelArgs, binder, own_kernel, whole_buffer
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
 #: work-items of passes 1 and 3 per compute unit on CPU devices, and on GPUs.
@@ -73,13 +73,9 @@ def build_scan(backend, spec, config):
     check_double(backend, spec.scan_program)
     generated = generate_scan(backend, spec, config)
     kernels = opencl_builder.build_opencl(generated.source, KERNELS)
-    pass1, pass2, pass3 = (kernels[k] for k in KERNELS)
-    pointers = [t.is_pointer for t in spec.arg_types]
-    user = [None if p else scalar_dtype(t) for p, t in zip(pointers, spec.arg_types)]
-    mapped = [None] if spec.complex_map else []
-    pass1.set_scalar_arg_dtypes([np.int64, np.int64] + user + [None, None] + mapped)
-    pass2.set_scalar_arg_dtypes([np.int64, None, None, None, None])
-    pass3.set_scalar_arg_dtypes([np.int64, np.int64] + user + [None, None] + mapped)
+    pass1, pass2, pass3 = (own_kernel(kernels[k]) for k in KERNELS)
+    args = KernelArgs(spec.arg_types, [(pass1, 2), (pass3, 2)],
+                      pointer=(whole_buffer, lambda t: 1))
     queue = backend.queue
     wg = scan_wg(config)
     local = (config.wgs,) if config.wgs else None
@@ -91,24 +87,41 @@ def build_scan(backend, spec, config):
     carry = backend.empty(most, dtype)
     flags = backend.empty(most, np.int32)
     total = backend.empty(1, dtype)
-    store = {}
+    args.hold(sums, carry, flags, total)
+    after = 2 + args.width          # the first parameter after the user arguments
+    for kernel, buffers in ((pass1, (sums, flags)), (pass3, (carry, total))):
+        for j, buf in enumerate(buffers):
+            kernel.set_arg(after + j, buf.data)
+    for j, buf in enumerate((sums, flags, carry, total)):
+        pass2.set_arg(1 + j, buf.data)
+    import pyopencl as cl
+    enqueue_nd = cl.enqueue_nd_range_kernel
+    state = [None, None, None]      # n, global size of passes 1 and 3, mapped buffer
 
-    def mapped_buffer(n):
-        buf = store.get("mapped")
-        if buf is None or len(buf) < n:
-            buf = store["mapped"] = backend.empty(max(n, 1), dtype)
-        return [buf.data]
-
-    def run(n, args):
+    def enqueue(n):
         if n == 0:
             return
-        chunk = (n + most - 1) // most
-        p = (n + chunk - 1) // chunk
-        if local:
-            p = (p + wg - 1) // wg * wg
-        values = [a.data if ptr else a for ptr, a in zip(pointers, args)]
-        extra = mapped_buffer(n) if spec.complex_map else []
-        pass1(queue, (p,), local, n, chunk, *values, sums.data, flags.data, *extra)
-        pass2(queue, (wg,), (wg,), p, sums.data, flags.data, carry.data, total.data)
-        pass3(queue, (p,), local, n, chunk, *values, carry.data, total.data, *extra)
-    return BuiltKernel(generated, backend.name, run, python_binder(run, generated))
+        if n != state[0]:
+            chunk = (n + most - 1) // most
+            p = (n + chunk - 1) // chunk
+            if local:
+                p = (p + wg - 1) // wg * wg
+            for kernel in (pass1, pass3):
+                kernel.set_arg(0, np.int64(n))
+                kernel.set_arg(1, np.int64(chunk))
+            pass2.set_arg(0, np.int64(p))
+            if spec.complex_map and (state[2] is None or len(state[2]) < n):
+                state[2] = backend.empty(max(n, 1), dtype)
+                pass1.set_arg(after + 2, state[2].data)
+                pass3.set_arg(after + 2, state[2].data)
+            state[:2] = [n, (p,)]
+        enqueue_nd(queue, pass1, state[1], local)
+        enqueue_nd(queue, pass2, (wg,), (wg,))
+        enqueue_nd(queue, pass3, state[1], local)
+
+    def run(n, values):
+        args.set(values)
+        enqueue(n)
+    names = tuple(spec.arg_names)
+    return BuiltKernel(generated, backend.name, run,
+                       binder(args, enqueue, queue.context, names))
