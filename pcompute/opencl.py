@@ -42,7 +42,9 @@ def set_context(ctx):
     New arrays and kernels use it, with a new command queue on it (see
     :func:`get_queue`); kernels are built again for it when next called.
     Arrays made before stay on their own context: make them again (or
-    ``pull()`` them and wrap the data) before using them with new kernels.
+    ``pull()`` them and wrap the data) before using them with new kernels;
+    a kernel, reduction, scan or sort given one raises
+    :class:`~pcompute.errors.KernelValueError` naming the argument.
     """
     _pyopencl("set_context", ctx, "Context")
     opencl_builder.set_context(ctx)

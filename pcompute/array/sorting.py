@@ -47,6 +47,11 @@ def _as_arrays(arrays, backend, what):
                     "%s: array %d is on the %s backend, not %s" % (what, k, a.backend,
                                                                    be.name),
                     hint="create all arrays on one backend")
+            why = be.foreign_array(a.dev)
+            if why is not None:
+                raise KernelValueError("%s: array %d cannot be used: %s" % (what, k, why),
+                                       hint="make it again: wrap(a.get(), backend=%r)"
+                                       % be.name)
             result.append(a)
         elif isinstance(a, np.ndarray):
             result.append(wrap(a, backend=be.name))

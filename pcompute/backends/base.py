@@ -88,6 +88,12 @@ class Backend:
     def is_device_array(self, obj):
         return isinstance(obj, np.ndarray)
 
+    def foreign_array(self, dev):
+        """None if the device array ``dev`` of this backend can be used by its
+        kernels now, else why not (e.g. it lives on an OpenCL context that
+        ``set_context`` replaced)."""
+        return None
+
     # -- kernels ---------------------------------------------------------------
     def synchronize(self):
         """Wait for all queued work (a no-op on host backends)."""

@@ -116,6 +116,15 @@ class OpenCLBackend(DeviceArrays, Backend):
     def synchronize(self):
         self.queue.finish()
 
+    def foreign_array(self, dev):
+        """An array made on another pyopencl context (before ``set_context``
+        or ``set_queue``) cannot be used by kernels built for this one."""
+        context = getattr(dev, "context", None)
+        if context is None or context == opencl_builder.get_context():
+            return None
+        return ("it was made on another OpenCL context (before set_context or "
+                "set_queue changed it), and kernels run on the current one")
+
     # -- kernels -------------------------------------------------------------------
     def generate_elementwise(self, program, func, config):
         """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise

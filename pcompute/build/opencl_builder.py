@@ -4,13 +4,16 @@ Without ``PYOPENCL_CTX`` the first device (GPUs before other devices, in
 platform order) that can actually build a trivial kernel is chosen: a device
 that enumerates but cannot compile (the PoCL bundled in the pyopencl wheel
 fails with "unknown target CPU 'generic'" on some CPUs) is skipped.  Builds
-are memoised per process; pyopencl's own binary cache serves new processes.
+are memoised per process and context (weakly: a context nothing else uses
+any more takes its programs with it); pyopencl's own binary cache serves new
+processes.
 """
 
 import logging
 import os
 import threading
 import warnings
+import weakref
 
 from pcompute.build import cache
 from pcompute.config import bump_generation
@@ -28,7 +31,7 @@ _lock = threading.RLock()
 _context = None
 _context_error = None
 _queues = {}
-_programs = {}
+_programs = weakref.WeakKeyDictionary()     # context -> {(key, names): kernels}
 
 
 def _import_cl():
@@ -184,10 +187,13 @@ def why_unavailable():
 def build_opencl(source, kernel_names, options=(), context=None):
     """Build ``source`` and return ``{name: pyopencl.Kernel}``.
 
-    Memoised per process on the source, options, device identities and
-    pcompute version (the same Kernel objects are returned again: set their
-    arguments and enqueue them under one lock if several threads launch).  A failed build raises :class:`BuildError` with the
-    build log and the numbered source.
+    Memoised per context (held weakly: the memo does not keep a context
+    alive) on the source, options, device identities and pcompute version.
+    The same Kernel objects are returned again: a caller that keeps
+    arguments set between launches makes its own
+    (:func:`pcompute.backends.cl_args.own_kernel`); others set every argument
+    at each launch, under one lock if several threads launch.  A failed build
+    raises :class:`BuildError` with the build log and the numbered source.
     """
     cl = _import_cl()
     ctx = context or get_context()
@@ -196,11 +202,11 @@ def build_opencl(source, kernel_names, options=(), context=None):
     key = cache.make_key("opencl", cache.pcompute_version(), source,
                          list(options), [device_identity(d)
                                          for d in ctx.devices])
-    # the context itself (equal by its OpenCL handle, which the kept kernels
-    # retain), not id() of a wrapper that may be collected and reused
-    memo_key = (key, ctx, names)
+    # keyed weakly by the context wrapper (equal by its OpenCL handle), not
+    # id() of a wrapper that may be collected and reused
+    memo_key = (key, names)
     with _lock:
-        kernels = _programs.get(memo_key)
+        kernels = _programs.get(ctx, {}).get(memo_key)
     if kernels is None:
         if cache.save_source_enabled():
             cache.save_source("opencl", key, "cl", source)
@@ -214,7 +220,7 @@ def build_opencl(source, kernel_names, options=(), context=None):
                                  % (name, exc), source=source,
                                  backend="opencl") from None
         with _lock:
-            _programs[memo_key] = kernels
+            _programs.setdefault(ctx, {})[memo_key] = kernels
     return dict(kernels)
 
 

@@ -134,6 +134,11 @@ def device_value(value, name, where, backend):
                 "on the %s backend" % (name, where, value.backend, backend.name),
                 hint="create it on the same backend, or move it: wrap(x.pull().data, "
                      "backend=%r)" % backend.name)
+        why = backend.foreign_array(value.dev)
+        if why is not None:
+            raise KernelValueError("argument %r of %s cannot be used: %s" % (name, where, why),
+                                   hint="make it again: wrap(x.get(), backend=%r)"
+                                   % backend.name)
         return value.dev
     if isinstance(value, np.ndarray):
         if not backend.on_host:
