@@ -329,3 +329,34 @@ def test_cuda_sort_kernels_compile_with_nvcc(dtype, idx):
     except BackendUnavailableError as exc:
         pytest.skip(str(exc))
     check_cuda_source(sort_cuda.generate_sort(dtype, idx, []))
+
+
+@pytest.mark.parametrize("name", ["cython", "opencl"])
+def test_repeated_sorts_render_no_template(name, monkeypatch):
+    """The sort's modules are memoised per configuration: a repeated sort
+    renders no template and builds nothing (it did ~1100 Python calls per
+    sort of 1000 keys doing so); a configuration change renders again."""
+    from pcompute.config import get_config
+    why = get_backend(name).why_unavailable()
+    if why:
+        pytest.skip("%s: %s" % (name, why))
+    rendered = []
+    for module in (sort_cython, sort_common):
+        real = module.render
+        monkeypatch.setattr(module, "render",
+                            lambda *a, real=real, **k: rendered.append(a[0]) or real(*a, **k))
+    keys = random_keys(1000, np.int32, seed=3)
+    vals = np.random.default_rng(3).random(1000).astype(np.float32)
+    order = np.argsort(keys, kind="stable")
+    with pc.use_config(backend=name):
+        k, v = pc.wrap(keys, vals)
+        for repeat in range(4):
+            if repeat == 1:
+                rendered.clear()
+            if repeat == 3:
+                assert rendered == []
+                get_config().wgs = get_config().wgs     # any change: modules again
+            out_k, out_v = sort_by_keys([k, v])
+            np.testing.assert_array_equal(out_k.get(), keys[order])
+            np.testing.assert_array_equal(out_v.get(), vals[order])
+        assert rendered

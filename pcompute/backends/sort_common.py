@@ -125,6 +125,16 @@ class DeviceLayout:
     def key(self):
         return (self.wg, self.radix_bits, self.scan_wg, self.item_wg)
 
+    def _fields(self):
+        return (self.wg, self.radix_bits, self.items, self.groups, self.scan_wg,
+                self.item_wg)
+
+    def __eq__(self, other):
+        return isinstance(other, DeviceLayout) and self._fields() == other._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
 
 def generate_device_sort(dialect, layout, key_dtype, idx_dtype, value_dtypes):
     """The OpenCL C or CUDA source of the device radix sort (needs no device)."""

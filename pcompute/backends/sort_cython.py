@@ -15,6 +15,7 @@ import numpy as np
 from ..build.cython_builder import build_cython
 from ..templates import render
 from . import host_pool
+from .memo import per_generation
 from .sort_common import (COPY_TYPES, KEY_TYPES, check_key_dtype, index_dtype,
                           key_range_error, plan_cpu_passes)
 
@@ -60,9 +61,18 @@ def generate_gather(idx_dtype, value_dtypes, openmp):
                   openmp=openmp, serial_below=SERIAL_BELOW)
 
 
+@per_generation
 def _sort_module(key_dtype, idx_dtype, openmp, value_dtype=None):
+    """The sort module (rendered and looked up once per configuration)."""
     return build_cython(generate_sort(key_dtype, idx_dtype, openmp, value_dtype),
                         "radix_sort_%s" % np.dtype(key_dtype).name, openmp)
+
+
+@per_generation
+def _gather_module(idx_dtype, value_dtypes, openmp):
+    """The gather module of ``value_dtypes`` (a tuple)."""
+    return build_cython(generate_gather(idx_dtype, value_dtypes, openmp),
+                        "gather_%d" % len(value_dtypes), openmp)
 
 
 def gather(order, sources, openmp):
@@ -71,8 +81,7 @@ def gather(order, sources, openmp):
     outs = [host_pool.empty(n, s.dtype) for s in sources]
     if not sources or n == 0:
         return outs
-    source = generate_gather(order.dtype, [s.dtype for s in sources], openmp)
-    module = build_cython(source, "gather_%d" % len(sources), openmp)
+    module = _gather_module(order.dtype, tuple(s.dtype for s in sources), openmp)
     args = []
     for s, o in zip(sources, outs):
         args += [_address(np.ascontiguousarray(s)), _address(o)]

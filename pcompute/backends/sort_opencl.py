@@ -8,6 +8,7 @@ work-items handle 16 keys each with 4-bit digits (the cuda layout).
 import numpy as np
 
 from ..build import opencl_builder
+from .memo import per_generation
 from .sort_common import DeviceLayout, device_sort, generate_device_sort, index_dtype
 
 KERNELS = ["pc_sort_bits", "pc_sort_count", "pc_sort_scan", "pc_sort_scatter",
@@ -68,8 +69,15 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True, layo
     keys = _plain(keys)
     values = [_plain(v) for v in values]
     layout = layout or layout_for(backend.queue.device)
-    source = generate_sort(layout, keys.dtype, index_dtype(len(keys)),
-                           [v.dtype for v in values])
-    names = KERNELS + (["pc_sort_gather"] if values else [])
-    kernels = opencl_builder.build_opencl(source, names)
+    kernels = _kernels(layout, keys.dtype, index_dtype(len(keys)),
+                       tuple(v.dtype for v in values))
     return device_sort(_Ops(backend, kernels), layout, keys, values, key_bits)
+
+
+@per_generation
+def _kernels(layout, key_dtype, idx_dtype, value_dtypes):
+    """The sort's kernels (rendered and built once per configuration and
+    context)."""
+    source = generate_sort(layout, key_dtype, idx_dtype, list(value_dtypes))
+    names = KERNELS + (["pc_sort_gather"] if value_dtypes else [])
+    return opencl_builder.build_opencl(source, names)

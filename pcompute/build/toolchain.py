@@ -45,7 +45,12 @@ def compiler_command():
     cc = os.environ.get("CC") or sysconfig.get_config_var("CC")
     if not cc:
         return ["cl"] if os.name == "nt" else ["cc"]
-    return shlex.split(cc)
+    return list(_split_command(cc))
+
+
+@functools.lru_cache(maxsize=16)
+def _split_command(text):
+    return tuple(shlex.split(text))
 
 
 def is_msvc(command=None):
