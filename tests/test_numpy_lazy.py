@@ -144,6 +144,32 @@ def test_views_slicing_transpose_reshape(lazy):
     check(px[..., ::-1].sum(axis=0), x[..., ::-1].sum(axis=0), lazy)
 
 
+
+def test_views_of_pending_expressions_fuse(lazy):
+    """Slices, transposes and new axes of a pending cheap expression are the
+    expression over views of its inputs: a stencil over shifted slices of a
+    lazy value is one kernel (no temporary), with broadcasting and a
+    reduction inside; a dear expression is computed once, then viewed."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((9, 8)).astype(lazy.dtype)
+    b = rng.standard_normal(8).astype(lazy.dtype)
+    pa, pb = pnp.asarray(a), pnp.asarray(b)
+    rows = pa[:-2] + 2 * pa[1:-1] + pb
+    got = rows[:, :-2] - rows[:, 2:] + 0.5 * rows[::-1, 1:-1]
+    want_rows = a[:-2] + 2 * a[1:-1] + b
+    check(got, want_rows[:, :-2] - want_rows[:, 2:] + 0.5 * want_rows[::-1, 1:-1], lazy)
+    assert pnp.stats()["kernels"] == 1
+    centred = pa - pa.mean()
+    check((centred.T[1:, None, 2] * pb[None, :])[::2],
+          ((a - a.mean()).T[1:, None, 2] * b[None, :])[::2], lazy)
+    assert pnp.stats()["kernels"] == 3          # the mean, then one fused kernel
+    dear = pnp.exp(pa) * pnp.sin(pa)
+    check(dear[1:] - dear[:-1], (np.exp(a) * np.sin(a))[1:] - (np.exp(a) * np.sin(a))[:-1],
+          lazy)
+    assert pnp.stats()["kernels"] == 5          # computed once, then the difference
+    with pytest.raises(IndexError):
+        rows[1, 2, 3]
+
 # -- random graphs ------------------------------------------------------------------
 import os  # noqa: E402
 

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from . import views
+from . import lazyview, views
 from .core import (IMPLEMENTED, _from_host, _to_host, apply_ufunc, astype as _astype,
                    ndarray, node_of, reduction, wrap_node)
 from .dtypes import in_kernel
@@ -192,6 +192,9 @@ def transpose(a, axes=None):
     """A transposed view."""
     a = asarray(a)
     axes = views.transpose_axes(a.ndim, () if axes is None else (tuple(axes),))
+    pushed = lazyview.view_of(a._node, lazyview.Transpose(axes))
+    if pushed is not None:       # fused with the pending expression
+        return ndarray(pushed)
     src = _on_device(a._source())
     if src.dev is None:
         return _host(src.host.transpose(axes))
@@ -211,9 +214,15 @@ def broadcast_to(a, shape):
 
 @implements(operator.getitem)
 def getitem(a, key):
-    """``a[key]``: basic indexing is a view; other keys are done by NumPy."""
+    """``a[key]``: basic indexing is a view (of a pending cheap elementwise
+    expression: the expression over views of its inputs, see
+    :mod:`.lazyview`); other keys are done by NumPy."""
     if isinstance(key, ndarray):
         key = key.get()
+    if views.is_basic_key(key):
+        pushed = lazyview.view_of(node_of(a), lazyview.BasicKey(key))
+        if pushed is not None:
+            return ndarray(pushed)
     src = _on_device(a._source())
     if views.is_basic_key(key) and src.dev is not None:
         shape, strides, offset = views.basic_view(src.shape, src.strides, src.offset, key)
