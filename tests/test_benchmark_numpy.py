@@ -46,3 +46,28 @@ def test_peak_bytes_sees_numpy_allocations():
     n = 1 << 20
     peak = numpy_programs.peak_bytes(lambda: [np.ones(n) for _ in range(3)])
     assert 3 * 8 * n <= peak < 4 * 8 * n
+
+
+def test_peak_bytes_counts_pooled_outputs_when_the_pool_is_emptied_first():
+    """A pooled output is not a new allocation once the pool is warm; the
+    suite empties the pool first, so the call's buffers are all counted."""
+    import pcompute
+    import pcompute.numpy as pnp
+    from pcompute.backends import host_pool
+    n = 1 << 18                         # 2 MiB of float64: pooled
+    x = pnp.asarray(np.ones(n))
+    with pcompute.use_config(backend="cython", use_openmp=False):  # the pool's backend
+        call = lambda: pnp.evaluate(x * 2.0 + 1.0)   # noqa: E731
+        call()
+        warm = numpy_programs.peak_bytes(call)
+        cold = numpy_programs.peak_bytes(call, before=host_pool.release)
+    assert warm < 8 * n <= cold < 2 * 8 * n + numpy_programs.PEAK_SLACK
+
+
+def test_peak_verdict_allows_python_objects_only():
+    ne = "numexpr 2 threads"
+    slack = numpy_programs.PEAK_SLACK
+    assert "within" in numpy_programs.peak_verdict({"pcompute.numpy x": 10**7 + slack}, 10**7)
+    assert "ABOVE" in numpy_programs.peak_verdict({"pcompute.numpy x": 10**7 + 2**20,
+                                                   ne: 10**7}, 10**7)
+    assert numpy_programs.peak_verdict({"pcompute.numpy x": 1}, None) == ""
