@@ -17,12 +17,22 @@ Array whose device array is the one of the last call is not checked again
 the last launch are kept referenced until the next one, so a kernel argument
 never names a freed buffer.
 """
+import math
+
 import numpy as np
 
 from ..arraybase import ArrayBase
 from ..codegen.arrays import hidden_names, meta_values
 from ..config import GENERATION
 from ._device import scalar_dtype
+
+
+def _differs(value, old):
+    """True when the scalar argument ``value`` is not the one set before:
+    another type, another value, or a zero of the other sign (0.0 == -0.0,
+    but x / -0.0 is -inf where x / 0.0 is inf)."""
+    return type(value) is not type(old) or value != old or (
+        not value and math.copysign(1.0, value) != math.copysign(1.0, old))
 
 
 def own_kernel(kernel):
@@ -85,8 +95,7 @@ class KernelArgs:
         last = self.last
         for k, value in enumerate(values):
             old = last[k]
-            if value is old or (self.scalar[k] is not None and type(value) is type(old)
-                                and value == old):
+            if value is old or (self.scalar[k] is not None and not _differs(value, old)):
                 continue
             self.put(k, value)
 
@@ -182,8 +191,7 @@ def binder(kernel_args, enqueue, context, names, returns=False):
                         if not admit(k, value, dev):
                             return None
                         put(k, dev)
-                elif value is not last[k] and (type(value) is not type(last[k])
-                                               or value != last[k]):
+                elif value is not last[k] and _differs(value, last[k]):
                     put(k, value)
             if length[0] is not last[first]:
                 length[0], length[1] = last[first], len(args[first])
