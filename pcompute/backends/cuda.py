@@ -14,6 +14,7 @@ from ..templates import render
 from ._device import CUDA_BLOCK, DeviceArrays, check_double, check_no_link, scalar_dtype
 from . import scan_cuda, sort_cuda
 from .base import Backend, is_serial
+from .reduction_parts import device_record, reduction_programs, reduction_text
 
 BLOCK = CUDA_BLOCK
 # Thread blocks of 2-D and 3-D index spaces: x (the last index) fastest.
@@ -154,20 +155,16 @@ class CUDABackend(DeviceArrays, Backend):
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
         Reduction (needs no GPU)."""
-        runtime, functions, printer = print_programs(
-            [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cuda")
+        runtime, functions, printer = print_programs(reduction_programs(spec), "cuda")
         check_no_link(printer, self)
         entry = spec.map_program.entry
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
         cargs = expanded_names(entry, 1)
         wg = config.wgs or BLOCK
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
-                        expr=spec.reduce_func.source.split("return ")[1].strip(),
-                        double=False, unpack=(), wg=wg, prelude=runtime,
-                        functions=functions,
-                        T=printer.type_name(spec.out_type),
-                        neutral=printer.literal(spec.neutral.item(), spec.out_type),
-                        params=params, cargs=cargs)
+                        expr=reduction_text(spec), double=False, unpack=(), wg=wg,
+                        prelude=runtime, functions=functions, params=params, cargs=cargs,
+                        **device_record(spec, printer))
         return GeneratedKernel("reduction", spec.name, "cuda", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),
                                tuple(entry.args[1:]), (("wg", wg),))
@@ -181,20 +178,22 @@ class CUDABackend(DeviceArrays, Backend):
         stage1.prepare("q" + launch_format(types) + "P")
         stage2.prepare("qPP")
         wg = generated.option("wg")
-        dtype = spec.out_type.dtype
+        parts = spec.parts
+        dtype = spec.out_type.dtype if parts is None else parts.record_dtype()
         partial = self.empty(wg, dtype)
         out = self.empty(1, dtype)
 
         def run(n, args):
             if n == 0:
-                return spec.neutral
+                return spec.neutral if parts is None else parts.empty()
             groups = min(wg, (n + wg - 1) // wg)
             values = launch_values(types, args)
             stage1.prepared_call((groups, 1), (wg, 1, 1), np.int64(n), *values,
                                  partial.gpudata)
             stage2.prepared_call((1, 1), (wg, 1, 1), np.int64(groups), partial.gpudata,
                                  out.gpudata)
-            return out.get()[0]
+            result = out.get()[0]
+            return result if parts is None else parts.finish(result)
         return BuiltKernel(generated, self.name, run)
 
     # -- low-level kernels (pcompute.low_level.Kernel) --------------------------------

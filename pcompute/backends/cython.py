@@ -16,6 +16,7 @@ from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # no
                             launch_converter, pointer_launcher)
 from . import scan_cython, sort_cython
 from .cython_fast import binder, fast_arguments, fast_source
+from .reduction_parts import reduction_programs, reduction_text, tuple_fields
 
 log = logging.getLogger("pcompute.backends.cython")
 
@@ -145,24 +146,30 @@ class CythonBackend(Backend):
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a Reduction
         module; compiles nothing."""
-        runtime, functions, printer = print_programs(
-            [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "cython")
+        parts = spec.parts
+        runtime, functions, printer = print_programs(reduction_programs(spec), "cython")
         params, unpack, _ = self.entry_parts(spec.map_program, printer)
         entry = spec.map_program.entry
         cparams = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
         cargs = expanded_names(entry, 1)
-        neutral = printer.literal(spec.neutral.item(), spec.out_type)
         openmp = self.use_openmp(config)
-        expr = spec.reduce_func.source.split("return ")[1].strip()
-        op = reduce_operator(expr)
+        expr = reduction_text(spec)
+        op = None if parts else reduce_operator(expr)
         interleave = op is not None and not getattr(spec, "ordered", False)
         acc_type = spec.out_type
         if op == "+" and spec.out_type.is_float:
             acc_type = dtype_to_ctype(np.float64)   # float32 sums accumulate in double
+        T = W = printer.type_name(acc_type) if parts is None else "pc_tuple"
+        if parts is None:
+            T, neutral = printer.type_name(spec.out_type), printer.literal(
+                spec.neutral.item(), spec.out_type)
+        else:
+            neutral = "pc_neutral()"
+        record = tuple_fields(parts, printer)   # (its literals) before cimports()
         source = render(
             "reduction_cython", name=spec.name, expr=expr, openmp=openmp,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
-            T=printer.type_name(spec.out_type), W=printer.type_name(acc_type),
+            T=T, W=W, **record,
             add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
             leaf=1024, block=2048, neutral=neutral, params=params,
             unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW,
@@ -176,10 +183,10 @@ class CythonBackend(Backend):
     def build_reduction(self, spec, config):
         generated = self.generate_reduction(spec, config)
         module = self._module(generated, "reduce_" + spec.name)
-        dtype = spec.out_type.dtype
+        finish = spec.out_type.dtype.type if spec.parts is None else spec.parts.finish
         launch = pointer_launcher(module.run, generated)
-        return BuiltKernel(generated, self.name, lambda n, args: dtype.type(launch(n, args)),
-                           binder(module, generated, finish=dtype.type))
+        return BuiltKernel(generated, self.name, lambda n, args: finish(launch(n, args)),
+                           binder(module, generated, finish=finish))
 
     # -- one compiled function (Compyle's Cython(func)) -----------------------------
     compiles_functions = True

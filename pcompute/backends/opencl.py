@@ -14,6 +14,7 @@ from ._device import (DeviceArrays, check_double, check_no_link, scalar_dtype,
                       uses_double)
 from . import scan_opencl, sort_opencl
 from .cl_args import KernelArgs, binder, own_kernel
+from .reduction_parts import device_record, reduction_programs, reduction_text
 from .base import Backend, is_serial
 
 
@@ -182,26 +183,24 @@ class OpenCLBackend(DeviceArrays, Backend):
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
         Reduction; needs no device."""
-        runtime, functions, printer = print_programs(
-            [(spec.map_program, "pc_map"), (spec.reduce_program, "pc_reduce")], "opencl")
+        programs = reduction_programs(spec)
+        runtime, functions, printer = print_programs(programs, "opencl")
         check_no_link(printer, self)
         entry = spec.map_program.entry
         params, unpack, cargs = pointer_parts(entry, printer)
-        double = uses_double(spec.map_program) or uses_double(spec.reduce_program)
+        double = any(uses_double(p) for p, _ in programs)
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
-                        unpack=unpack,
-                        expr=spec.reduce_func.source.split("return ")[1].strip(),
+                        unpack=unpack, expr=reduction_text(spec),
                         double=double, wg=reduction_wg(config), prelude=runtime,
-                        functions=functions, T=printer.type_name(spec.out_type),
-                        neutral=printer.literal(spec.neutral.item(), spec.out_type),
-                        params=params, cargs=cargs)
+                        functions=functions, params=params, cargs=cargs,
+                        **device_record(spec, printer))
         return GeneratedKernel("reduction", spec.name, "opencl", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),
                                tuple(entry.args[1:]), (("wg", reduction_wg(config)),))
 
     def build_reduction(self, spec, config):
-        check_double(self, spec.map_program)
-        check_double(self, spec.reduce_program)
+        for program, _ in reduction_programs(spec):
+            check_double(self, program)
         generated = self.generate_reduction(spec, config)
         kernels = opencl_builder.build_opencl(generated.source, list(generated.entries))
         stage1 = own_kernel(kernels["pc_reduce_stage1"])
@@ -211,7 +210,8 @@ class OpenCLBackend(DeviceArrays, Backend):
         wg = generated.option("wg")
         cl = _cl()
         enqueue_nd, copy = cl.enqueue_nd_range_kernel, cl.enqueue_copy
-        dtype = spec.out_type.dtype
+        parts = spec.parts
+        dtype = spec.out_type.dtype if parts is None else parts.record_dtype()
         queue = self.queue
         partial = self.empty(wg, dtype)
         out = self.empty(1, dtype)
@@ -225,7 +225,7 @@ class OpenCLBackend(DeviceArrays, Backend):
 
         def enqueue(n):
             if n == 0:
-                return spec.neutral
+                return spec.neutral if parts is None else parts.empty()
             if n != sizes[0]:
                 groups = min(wg, (n + wg - 1) // wg)
                 stage1.set_arg(0, np.int64(n))
@@ -234,7 +234,7 @@ class OpenCLBackend(DeviceArrays, Backend):
             enqueue_nd(queue, stage1, sizes[1], (wg,))
             enqueue_nd(queue, stage2, (wg,), (wg,))
             copy(queue, host, out_buffer)    # blocking
-            return host[0]
+            return host[0] if parts is None else parts.finish(host[0])
 
         def run(n, values):
             args.set(values)

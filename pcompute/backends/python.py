@@ -59,12 +59,16 @@ class PythonBackend(Backend):
                            launch)
 
     def generate_reduction(self, spec, config):
-        return GeneratedKernel("reduction", spec.name, "python",
-                               python_source(spec.map_func, spec.reduce_func),
-                               (spec.map_func.__name__, spec.reduce_func.__name__),
+        funcs = (spec.map_func, spec.reduce_func) if spec.parts is None else \
+            spec.parts.map_funcs + spec.parts.reduce_funcs
+        return GeneratedKernel("reduction", spec.name, "python", python_source(*funcs),
+                               tuple(f.__name__ for f in funcs),
                                tuple(spec.map_program.entry.args[1:]))
 
     def build_reduction(self, spec, config):
+        if spec.parts is not None:
+            return BuiltKernel(self.generate_reduction(spec, config), self.name,
+                               _tuple_reduction(spec))
         map_fn = python_callable(spec.map_func)
         reduce_fn = spec.reduce_func
         dtype = spec.out_type.dtype
@@ -92,6 +96,31 @@ class PythonBackend(Backend):
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         return sort_python.sort_by_keys(self, keys, values, key_bits, config,
                                         permutation=permutation)
+
+
+def _tuple_reduction(spec):
+    """The launch of a tuple Reduction: items combined in order, every
+    component from the previous accumulator (all computed, then assigned)."""
+    parts = spec.parts
+    maps = [python_callable(f) for f in parts.map_funcs]
+    dtypes = [t.dtype for t in parts.out_types]
+    names = [name for name, _ in spec.map_program.entry.args[1:]]
+
+    def run(n, args):
+        if spec.map_program.bounds_check:   # see build_elementwise
+            args = checked_args(names[:-1], args[:-1], spec.name)
+        args = kernel_values(args)
+        acc = None if parts.neutrals is None else \
+            [typed_value(d, v) for d, v in zip(dtypes, parts.neutrals)]
+        for i in range(n):
+            item = [typed_value(d, f(I64(i), *args)) for d, f in zip(dtypes, maps)]
+            if acc is None:
+                acc = item
+                continue
+            acc = [typed_value(d, r(*acc, *item)) for d, r in zip(dtypes,
+                                                                  parts.reduce_funcs)]
+        return parts.empty() if acc is None else parts.finish(tuple(acc))
+    return run
 
 
 def _recorded_launch(kernel, program, name):

@@ -16,6 +16,7 @@ from .args import argument_types, device_values, index_space, parameter_names, s
 from ..records import BuiltKernel
 from .base import Primitive
 from .exprfunc import make_function, neutral_value
+from .tuple_reduction import check_tuple, shape_names as tuple_shape_names, tuple_parts
 
 #: The largest index space of a Reduction's map function: map(i, j, k, ...).
 MAX_INDEX_DIMS = 3
@@ -38,6 +39,7 @@ class ReductionSpec:
     reduce_func: object      # the Python reduce function
     name: str
     ordered: bool = False    # keep the items' order even if the operator commutes
+    parts: object = None     # TupleParts of a tuple accumulator (the fields above: its first)
 
 
 class Reduction(Primitive):
@@ -45,8 +47,8 @@ class Reduction(Primitive):
 
     ``reduce_expr`` is an associative expression over ``a`` and ``b``
     (``'a+b'``, ``'min(a, b)'``, ...), ``neutral`` its neutral element as an
-    expression (``'0'``, ``'INFINITY'``).  Called with positional arguments
-    (the single array, or the map function's arguments after ``i``); returns a
+    expression (``'INFINITY'``; None: ``'0'``).  Called with positional
+    arguments (the single array, or the map function's arguments after ``i``); returns a
     host scalar of ``dtype_out``.  An operator that may not commute has its
     elements combined left to right in contiguous blocks.  For ``a+b``,
     ``a*b``, ``min(a, b)`` and ``max(a, b)`` the Cython backend interleaves
@@ -55,19 +57,42 @@ class Reduction(Primitive):
     float sum (still pairwise, as accurate); ``ordered=True`` keeps the
     order-preserving pairwise scheme for them too.  Float32 sums accumulate
     in float64 on the Cython backend.
+
+    Several outputs at once (a tuple accumulator): ``reduce_expr`` a tuple
+    of expressions over ``a0, a1, ..`` and ``b0, b1, ..``, ``map_func`` a
+    tuple of map functions with the same parameters (component k of item i
+    is ``map_func[k](i, *args)``), ``dtype_out`` a tuple of dtypes and
+    ``neutral`` a tuple of neutral elements or None (then any associative
+    operator works: it is applied to items only, and no items is an
+    error).  The call returns a tuple; items are combined in order.  See
+    :mod:`pcompute.primitives.tuple_reduction`.
     """
 
-    def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral="0",
+    def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral=None,
                  backend=None, ordered=False):
         Primitive.__init__(self, backend)
         self.reduce_expr = reduce_expr
         self.map_func = map_func
-        self.dtype_out = np.dtype(dtype_out)
-        dtype_to_ctype(self.dtype_out)
         self.neutral = neutral
         self.ordered = bool(ordered)
+        self._nd_memo = {}
+        self._shape_names = set()   # arguments whose shape a wrapped n-D map reads
+        self._maps = None           # a tuple accumulator's map functions
+        if isinstance(reduce_expr, (tuple, list)):
+            self._reduces, self._maps, self._dtypes, self.neutral = check_tuple(
+                reduce_expr, map_func, dtype_out, neutral)
+            self.reduce_expr = tuple(reduce_expr)
+            self.dtype_out, self.ordered = self._dtypes, True
+            self._map, self._reduce = self._maps[0], self._reduces[0]
+            self._params = parameter_names(self._map)
+            self._shape_names = tuple_shape_names(self._maps)
+            self.name = self._map.__name__
+            return
+        self.neutral = "0" if neutral is None else neutral
+        self.dtype_out = np.dtype(dtype_out)
+        dtype_to_ctype(self.dtype_out)
         self._reduce = make_function("reduce_op", ("a", "b"), reduce_expr, "reduce_expr")
-        neutral_value(neutral, self.dtype_out)
+        neutral_value(self.neutral, self.dtype_out)
         if map_func is None:
             self._map = make_function("reduce_input", ("i", "x"), "x[i]", "input")
             self._params = ["i", "x"]
@@ -75,8 +100,6 @@ class Reduction(Primitive):
             self._map = map_func
             self._params = parameter_names(map_func)
         self.name = getattr(map_func, "__name__", "reduction")
-        self._nd_memo = {}
-        self._shape_names = set()   # arguments whose shape a wrapped n-D map reads
 
     @property
     def reduction(self):
@@ -89,9 +112,11 @@ class Reduction(Primitive):
 
     def _spec(self, args, backend, config):
         demote = backend.demote_double(config)
-        out = dtype_to_ctype(self.dtype_out)
-        if demote and out.base == "double":
-            out = out.with_base("float")
+        out = None
+        if self._maps is None:
+            out = dtype_to_ctype(self.dtype_out)
+            if demote and out.base == "double":
+                out = out.with_base("float")
         declared = {}
         if self.map_func is not None:
             declared, _ = annotation_types(self._map, read_function(self._map))
@@ -106,6 +131,10 @@ class Reduction(Primitive):
                                   demote_double=demote)
         if config.bounds_check:
             map_program = checked(map_program)
+        if self._maps is not None:
+            parts = tuple_parts(self, types, map_program, config, demote, checked)
+            return ReductionSpec(map_program, parts.reduce_programs[0], parts.out_types[0],
+                                 None, self._map, self._reduce, self.name, True, parts)
         reduce_program = type_kernel(self._reduce, {"a": out, "b": out},
                                      use_double=config.use_double, demote_double=demote)
         return ReductionSpec(map_program, reduce_program, out,
@@ -132,6 +161,12 @@ class Reduction(Primitive):
             result = fast(args, None)
             if result is not None:
                 return result
+        if self._maps is not None and (shape is not None or
+                                       len(self._params) - len(args) != 1):
+            raise KernelTypeError("%s takes %d argument(s) (%s), got %d; a tuple "
+                                  "Reduction runs over a 1-D index space"
+                                  % (self._where(), len(self._params) - 1,
+                                     ", ".join(self._params[1:]), len(args)))
         if self.map_func is None and len(args) == 1 and _rank(args[0]) in (2, 3):
             extents = tuple(int(e) for e in getattr(args[0], "dev", args[0]).shape)
             total = int(np.prod(extents, dtype=np.int64))

@@ -13,6 +13,54 @@ ${runtime}
 
 ${functions}
 
+%if fields:
+# The tuple accumulator: one field per component${", and a valid flag (no neutral elements: the operator sees items only)" if flagged else ""}.
+cdef struct pc_tuple:
+%for fname, ftype in fields:
+    ${ftype} ${fname}
+%endfor
+%if flagged:
+    int valid
+%endif
+
+
+cdef inline pc_tuple pc_neutral() noexcept nogil:
+    cdef pc_tuple r
+%for (fname, ftype), value in zip(fields, neutrals):
+    r.${fname} = ${value}
+%endfor
+%if flagged:
+    r.valid = 0
+%endif
+    return r
+
+
+cdef inline pc_tuple pc_map(long long pc_i${"".join(", " + p for p in cparams)}) noexcept nogil:
+    cdef pc_tuple r
+%for k, (fname, ftype) in enumerate(fields):
+    r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in cargs)})
+%endfor
+%if flagged:
+    r.valid = 1
+%endif
+    return r
+
+
+cdef inline pc_tuple pc_reduce(pc_tuple a, pc_tuple b) noexcept nogil:
+    cdef pc_tuple r
+%if flagged:
+    if not a.valid:
+        return b
+    if not b.valid:
+        return a
+    r.valid = 1
+%endif
+%for k, (fname, ftype) in enumerate(fields):
+    r.${fname} = pc_reduce${k}(${", ".join(["a." + f for f, _ in fields] + ["b." + f for f, _ in fields])})
+%endfor
+    return r
+
+%endif
 cdef inline ${W} pc_combine(${W} a, ${W} b) noexcept nogil:
 %if add:
     return a + b

@@ -6,6 +6,56 @@ typedef pc_i64 pc_idx;
 ${prelude}
 
 ${functions}
+%if fields:
+<% fn = "static __device__ inline" if dialect == "cuda" else "inline" %>
+// The tuple accumulator: one field per component${", and a valid flag (no neutral elements: the operator sees items only)" if flagged else ""}.
+typedef struct {
+%for fname, ftype in fields:
+    ${ftype} ${fname};
+%endfor
+%if flagged:
+    int valid;
+%endif
+} pc_tuple;
+
+${fn} pc_tuple pc_neutral(void)
+{
+    pc_tuple r;
+%for (fname, ftype), value in zip(fields, neutrals):
+    r.${fname} = ${value};
+%endfor
+%if flagged:
+    r.valid = 0;
+%endif
+    return r;
+}
+
+${fn} pc_tuple pc_map(pc_idx pc_i${"".join(", " + p for p in mparams)})
+{
+    pc_tuple r;
+%for k, (fname, ftype) in enumerate(fields):
+    r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in margs)});
+%endfor
+%if flagged:
+    r.valid = 1;
+%endif
+    return r;
+}
+
+${fn} pc_tuple pc_reduce(pc_tuple a, pc_tuple b)
+{
+    pc_tuple r;
+%if flagged:
+    if (!a.valid) return b;
+    if (!b.valid) return a;
+    r.valid = 1;
+%endif
+%for k, (fname, ftype) in enumerate(fields):
+    r.${fname} = pc_reduce${k}(${", ".join(["a." + f for f, _ in fields] + ["b." + f for f, _ in fields])});
+%endfor
+    return r;
+}
+%endif
 
 <%def name="reduce_body(map_call)">
     // Each work-item reduces a contiguous chunk (in sub-blocks of 64 for
