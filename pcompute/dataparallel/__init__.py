@@ -8,8 +8,8 @@ fused phases, one kernel each, on the configured backend.
 from .decorator import DataParallelFunction, dataparallel
 from .prelude import (exclusive_scan, gather, indices, len, map, max, min, permute,
                       reduce, replicate, rotate, rscan, scan, scatter, scatter_add, shift, sort,
-                      sort_by_key, split, sum, zip)
+                      sort_by_key, split, sum, unzip, zip)
 
 __all__ = ["DataParallelFunction", "dataparallel", "exclusive_scan", "gather", "indices", "len", "map", "max", "min",
            "permute", "reduce", "replicate", "rotate", "rscan", "scan", "scatter", "scatter_add",
-           "shift", "sort", "sort_by_key", "split", "sum", "zip"]
+           "shift", "sort", "sort_by_key", "split", "sum", "unzip", "zip"]

@@ -11,7 +11,7 @@ from ..errors import KernelTypeError
 from .plan import Plan, Stale, Tape, is_number, value_of
 from .program import Program
 from .source import closure_of
-from .values import Segments, Seq, Stored
+from .values import Segments, Seq, Stored, Tuples
 
 log = logging.getLogger("pcompute.dataparallel")
 
@@ -140,6 +140,9 @@ def _finish(prog, result, where):
     if any(isinstance(v, tuple) for v in flat):
         raise TypeError("%s: return sequences and scalars (or a tuple of them), not "
                         "nested tuples" % where)
+    if any(isinstance(v, Tuples) for v in flat):
+        raise TypeError("%s: a sequence of tuples is not returned as such; return "
+                        "unzip(...) (a tuple of sequences, computed by one kernel)" % where)
     flat = [v.data if isinstance(v, Segments) else v for v in flat]    # segments: flat
     stored = iter(prog.materialize([v for v in flat if isinstance(v, Seq)]))
     out = [next(stored).array if isinstance(v, Seq) else v for v in flat]

@@ -208,7 +208,10 @@ class Inliner:
                     for name, e in zip(loop, news):
                         self.b.line("%s = %s" % (name, _typed(e)))
                     return None
-                e = self.elem(self.expr(value, env, func), func.where(value))
+                got = self.expr(value, env, func)
+                if loop is None and not branch and isinstance(got, tuple):
+                    return tuple(self.elem(v, func.where(value)) for v in got)
+                e = self.elem(got, func.where(value))
                 if loop is None and not branch:
                     return e
                 protos.append(e.proto)
@@ -241,6 +244,11 @@ class Inliner:
         """``value`` (Elem or host scalar) as an Elem."""
         if isinstance(value, Elem):
             return value
+        if isinstance(value, tuple):
+            raise located(KernelTypeError, "expected a scalar here, got a tuple of %d "
+                          "values" % len(value), where,
+                          "take a component (t[0]); a function returning tuples on "
+                          "if/else paths is written 'a if c else b'")
         if isinstance(value_of(value), (bool, int, float, np.number, np.bool_)):
             return Elem(self.b.scalar(value), proto_of(value))
         raise located(KernelTypeError, "expected a scalar here, got a %s"
@@ -307,11 +315,23 @@ class Inliner:
         sym = " and " if isinstance(node.op, ast.And) else " or "
         return Elem("(%s)" % sym.join(v.text for v in vals), np.bool_(True))
 
+    def expr_Tuple(self, node, env, func, where):
+        return tuple(self.elem(self.expr(e, env, func), func.where(e)) for e in node.elts)
+
     def expr_IfExp(self, node, env, func, where):
         # Both branches are computed (they are pure), then one is chosen.
         test = self.elem(self.expr(node.test, env, func), where)
-        a = self.elem(self.expr(node.body, env, func), where)
-        b = self.elem(self.expr(node.orelse, env, func), where)
+        a, b = self.expr(node.body, env, func), self.expr(node.orelse, env, func)
+        if isinstance(a, tuple) or isinstance(b, tuple):
+            if not (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)):
+                raise located(KernelTypeError, "both branches must be tuples of one "
+                              "length, or scalars", where, None)
+            test = Elem(self.b.temp(test.text), test.proto)
+            return tuple(self._choose(test, x, y, where) for x, y in zip(a, b))
+        return self._choose(test, a, b, where)
+
+    def _choose(self, test, a, b, where):
+        a, b = self.elem(a, where), self.elem(b, where)
         # NumPy's promotion (NEP 50): a Python float beside a float32 stays float32
         proto = np.result_type(a.proto, b.proto).type(0) \
             if type(a.proto) is not type(b.proto) else a.proto
@@ -319,6 +339,12 @@ class Inliner:
 
     def expr_Subscript(self, node, env, func, where):
         seq = self.expr(node.value, env, func)
+        if isinstance(seq, tuple):
+            k = node.slice.value if isinstance(node.slice, ast.Constant) else None
+            if not isinstance(k, int) or isinstance(k, bool) or not -len(seq) <= k < len(seq):
+                raise located(KernelTypeError, "a tuple is indexed by a constant in "
+                              "[0, %d)" % len(seq), where, "write t[0], t[1], ...")
+            return seq[k]
         index = self.elem(self.expr(node.slice, env, func), where)
         if isinstance(seq, Seq):
             text, proto = seq.element(self.b, index.text)

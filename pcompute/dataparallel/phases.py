@@ -44,6 +44,17 @@ def reduction(trace, source, reduce_expr, dtype, neutral, args):
     return trace.launch("reduction", source, prim, args)
 
 
+def tuple_reduction(trace, sources, reduce_exprs, dtypes, args):
+    """Run a reduction of tuples (one map function per component, each
+    ``def dp_reduce(i, ...)`` over the same arguments); returns the tuple of
+    host scalars.  Items are combined in order, no neutral elements needed."""
+    key = ("tuple", tuple(sources), tuple(reduce_exprs), tuple(map(str, dtypes)))
+    prim = _cached(key, lambda: Reduction(
+        tuple(reduce_exprs), tuple(make_function(s, "dp_reduce") for s in sources),
+        dtype_out=tuple(dtypes), neutral=None))
+    return trace.launch("reduction", "\n".join(sources), prim, args)
+
+
 def scan(trace, input_src, output_src, scan_expr, dtype, neutral, args, segment_src=None):
     """Run a fused map+scan phase (input and output functions; a segmented
     scan with the ``dp_seg`` function ``segment_src``)."""

@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-__all__ = ["map", "zip", "gather", "scatter", "scatter_add", "permute", "reduce", "sum", "min",
+__all__ = ["map", "zip", "unzip", "gather", "scatter", "scatter_add", "permute", "reduce", "sum", "min",
            "max", "len", "scan", "rscan", "exclusive_scan", "sort", "sort_by_key",
            "indices", "replicate", "shift", "rotate", "split"]
 
@@ -85,6 +85,20 @@ def zip(*seqs):
     seqs = [as_sequence(s, "zip") for s in seqs]
     _equal_lengths(seqs, "zip")
     return list(builtins.zip(*seqs))
+
+
+def unzip(x):
+    """The tuple of sequences ``([t[0] for t in x], [t[1] for t in x], ...)``
+    of a sequence of equal-length tuples (from ``zip`` or a ``map`` whose
+    function returns tuples): Copperhead's transpose.  Compiled, the
+    components of a map returning tuples are computed by one kernel."""
+    x = as_sequence(x, "unzip")
+    if not _len(x):
+        raise ValueError("unzip: the sequence is empty (the number of components is "
+                         "unknown)")
+    if not all(isinstance(t, tuple) for t in x) or _len({_len(t) for t in x}) != 1:
+        raise TypeError("unzip: expected a sequence of tuples of one length")
+    return tuple(_result(list(c)) for c in builtins.zip(*x))
 
 
 def map(f, *seqs):

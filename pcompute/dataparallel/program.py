@@ -19,12 +19,12 @@ import operator
 import numpy as np
 
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from . import comprehension, operators, phases, prelude, scatter_add
+from . import comprehension, operators, phases, prelude, scatter_add, tuples
 from .builder import Builder
 from .inline import Elem, Inliner, proto_of, typed_zero
 from .plan import Dyn, value_of
 from .source import Closure, located
-from .values import Lazy, Segments, Seq, SegView, Stored
+from .values import Lazy, Segments, Seq, SegView, Stored, Tuples
 
 _HOST_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
                 ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
@@ -157,7 +157,8 @@ class Program:
         else:
             vals = [self.expr(node.left, env, closure), self.expr(node.right, env, closure)]
             op = _HOST_BINOPS.get(type(node.op))
-        if op is None or any(isinstance(v, (Seq, Segments, tuple, Closure)) for v in vals):
+        if op is None or any(isinstance(v, (Seq, Segments, Tuples, tuple, Closure))
+                            for v in vals):
             raise located(KernelTypeError, "arithmetic here works on scalars only", where,
                           "combine sequences element by element with map(lambda a, b: "
                           "a + b, x, y)")
@@ -179,6 +180,11 @@ class Program:
         return self.trace.host(func, *args)      # a host computation on scalars
 
     def seq(self, value, where, what):
+        if isinstance(value, Tuples):
+            raise located(KernelTypeError, "%s expects a sequence of numbers, got a "
+                          "sequence of tuples" % what, where,
+                          "unzip it (a, b = unzip(t)), or reduce it with a function of "
+                          "two tuples")
         if not isinstance(value, Seq):
             raise located(KernelTypeError, "%s expects a sequence, got %s"
                           % (what, type(value).__name__), where,
@@ -214,28 +220,16 @@ class Program:
         return [done.get(id(s), s) for s in seqs]
 
 
-def _lazy(n, emit, what):
-    """A Lazy whose proto is found by emitting one element in a scratch builder
-    (which also tells whether the element function loops)."""
-    scratch = Builder()
-    text, proto = emit(scratch, "i")
-    lazy = Lazy(n, emit, proto, what)
-    lazy.heavy = any(ln.lstrip().startswith(("for ", "while ")) for ln in scratch.lines)
-    return lazy
-
-
 def _map(prog, args, where):
     if len(args) < 2:
         raise located(KernelTypeError, "map needs a function and a sequence", where, None)
     f, seqs = args[0], args[1:]
-    if all(isinstance(s, Segments) or isinstance(s, Seq) for s in seqs) and \
-            any(isinstance(s, Segments) for s in seqs):
+    if all(isinstance(s, (Segments, Seq, Tuples)) for s in seqs):
         n = prog.same_length(seqs, where, "map")
     else:
         n = prog.same_length([prog.seq(s, where, "map") for s in seqs], where, "map")
 
-    def emit(b, index):
-        inl = Inliner(b)
+    def apply(b, index):
         items = []
         for s in seqs:
             if isinstance(s, Segments):
@@ -244,30 +238,25 @@ def _map(prog, args, where):
                 items.append(SegView(start, end, lambda il, k, d=s.data: Elem(
                     *d.element(il.b, k)), s.data.proto))
             else:
-                items.append(Elem(*s.element(b, index)))
-        res = inl.apply(f, items, where)
-        if not isinstance(res, Elem):
-            raise located(KernelTypeError, "the function given to map must return a "
-                          "scalar here, got %s" % type(res).__name__, where,
-                          "reduce segments with sum/len/reduce inside the function")
-        return res.text, res.proto
-    return _lazy(n, emit, "map")
+                items.append(tuples.items(s, b, index))
+        return Inliner(b).apply(f, items, where)
+    return tuples.map_result(n, apply, where)
 
 
 def _range(start, stop):
     n = max(stop - start, 0)
-    return _lazy(n, lambda b, i: ("cast(%s + %s, 'long')" % (i, b.scalar(np.int64(start))),
+    return tuples.lazy(n, lambda b, i: ("cast(%s + %s, 'long')" % (i, b.scalar(np.int64(start))),
                                   np.int64(0)), "range")
 
 
 def _gather(prog, args, where):
     x, idx = (prog.seq(a, where, "gather") for a in args)
-    return _lazy(idx.n, lambda b, i: x.element(b, b.temp(idx.element(b, i)[0])), "gather")
+    return tuples.lazy(idx.n, lambda b, i: x.element(b, b.temp(idx.element(b, i)[0])), "gather")
 
 
 def _indices(prog, args, where):
     x = prog.seq(args[0], where, "indices")
-    return _lazy(x.n, lambda b, i: ("cast(%s, 'long')" % i, np.int64(0)), "indices")
+    return tuples.lazy(x.n, lambda b, i: ("cast(%s, 'long')" % i, np.int64(0)), "indices")
 
 
 def _replicate(prog, args, where):
@@ -275,7 +264,7 @@ def _replicate(prog, args, where):
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
         raise located(KernelValueError, "replicate: n must be a non-negative integer",
                       where, None)
-    return _lazy(int(n), lambda b, i: (b.scalar(v), proto_of(v)), "replicate")
+    return tuples.lazy(int(n), lambda b, i: (b.scalar(v), proto_of(v)), "replicate")
 
 
 def _rotate(prog, args, where):
@@ -286,7 +275,7 @@ def _rotate(prog, args, where):
     def emit(b, i):
         j = b.temp("(%s + %s) %% %s" % (i, b.scalar(np.int64(k)), b.scalar(np.int64(n))))
         return x.element(b, j)
-    return _lazy(n, emit, "rotate") if n else x
+    return tuples.lazy(n, emit, "rotate") if n else x
 
 
 def _shift(prog, args, where):
@@ -304,7 +293,7 @@ def _shift(prog, args, where):
         res_proto = np.result_type(np.asarray(proto).dtype, fill).type(0)
         return ("(%s if (%s >= 0) and (%s <= %s) else %s)"
                 % (text, t, t, last, typed_zero(res_proto, fill)), res_proto)
-    return _lazy(n, emit, "shift")
+    return tuples.lazy(n, emit, "shift")
 
 
 def _len(prog, args, where):
@@ -342,6 +331,8 @@ def _reducer(name):
 
 def _reduce(prog, args, where):
     op, x, init = args
+    if isinstance(x, Tuples):
+        return tuples.reduce_tuples(prog, op, x, init, where)
     if prog.seq(x, where, "reduce").n == 0:
         return init
     return prog.trace.host(op, init, _reduction(prog, op, x, where, "reduce", False))
@@ -480,14 +471,6 @@ def _sort_by_key(prog, args, where):
     return tuple(_sort_phase(prog, args[:2], where, "sort_by_key"))
 
 
-def _unsupported(name):
-    def handler(prog, args, where):
-        raise located(KernelSyntaxError, "%s is not compiled yet inside a @dataparallel "
-                      "function" % name, where,
-                      "call it outside the function (the prelude runs it with NumPy)")
-    return handler
-
-
 _PRIMS = {prelude.map: _map, prelude.gather: _gather, prelude.indices: _indices,
           prelude.replicate: _replicate, prelude.rotate: _rotate, prelude.shift: _shift,
           prelude.len: _len, builtins.len: _len, prelude.reduce: _reduce,
@@ -495,7 +478,7 @@ _PRIMS = {prelude.map: _map, prelude.gather: _gather, prelude.indices: _indices,
           prelude.exclusive_scan: _exclusive_scan, prelude.permute: _permute,
           prelude.scatter: _scatter, prelude.scatter_add: _scatter_add,
           prelude.split: _split,
-          prelude.sort: _sort, prelude.sort_by_key: _sort_by_key, prelude.zip: _unsupported("zip (pass the sequences to "
-                                                        "map directly)")}
+          prelude.sort: _sort, prelude.sort_by_key: _sort_by_key, prelude.zip: tuples.zip_,
+          builtins.zip: tuples.zip_, prelude.unzip: tuples.unzip}
 for _f in _REDUCE:
     _PRIMS[_f] = _reducer(_f)

@@ -68,3 +68,13 @@ class SegView:
 
     def __init__(self, start, end, elem, proto):
         self.start, self.end, self.elem, self.proto = start, end, elem, proto
+
+
+class Tuples:
+    """A sequence of ``n`` tuples held as a tuple of sequences (Copperhead's
+    layout): from ``zip`` or a ``map`` whose function returns tuples.  Its
+    ``components`` are Seqs of length ``n``; ``unzip`` gives them."""
+
+    def __init__(self, components):
+        self.components = tuple(components)
+        self.n = self.components[0].n
