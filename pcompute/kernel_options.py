@@ -16,12 +16,23 @@ part of the cache key).  Options:
     and CUDA compilers vectorise their math functions anyway: the option
     changes nothing there.
 
+``host_cpu``
+    The kernel is built for the CPU that builds it, as a JIT compiler does:
+    the cython backend compiles with ``-march=native`` (vector
+    instructions such as AVX2), ``-ffp-contract=off``, so no multiply
+    and add is fused and every result stays the one of the generic build
+    (and of plain Python), and ``-fno-math-errno`` (``errno`` is never set).  The host CPU's identity joins the cache key.
+    Used by :func:`pcompute.parallelize` for the kernels it writes.  OpenCL
+    and CUDA compile for their device anyway: the option changes nothing
+    there.
+
 This module imports nothing from pcompute: every stage may use it.
 """
 
 #: option name -> (type, default, one line of help)
 KNOWN = {
     "vector_math": (bool, False, "vectorised math functions (a few ulp, no errno)"),
+    "host_cpu": (bool, False, "built for the host CPU (-march=native), no FMA contraction"),
 }
 
 

@@ -184,5 +184,43 @@ def test_column_order_nest_is_interchanged_for_locality():
     np.testing.assert_array_equal(b, ref)
     text = f.last_plans[0].kernel[1]
     assert text.order == (1, 0)
-    assert "j = autopar_lo1 + autopar_st1 * autopar_t1" in text.source
-    assert "i = autopar_lo0 + autopar_st0 * autopar_t0" in text.source
+    assert "    j = autopar_t1\n" in text.source      # range(m): literal start and step
+    assert "    i = autopar_t0\n" in text.source
+
+
+@pytest.mark.parametrize("loop, want", [
+    ("for j in range(m): pass", "j = autopar_t1"),
+    ("for j in range(1, n - 1): pass", "j = 1 + autopar_t1"),
+    ("for j in range(n - 1, -1, -1): pass", "j = autopar_lo1 + -1 * autopar_t1"),
+    ("for j in range(k, n): pass", "j = autopar_lo1 + autopar_t1"),
+    ("for j in range(0, n, 2): pass", "j = 2 * autopar_t1"),
+    ("for j in range(k, n, s): pass", "j = autopar_lo1 + autopar_st1 * autopar_t1"),
+])
+def test_loop_counter_writes_the_users_literal_start_and_step(loop, want):
+    """A literal start or step of the user's range is written into the kernel
+    (unit stride visible to the C compiler); the others stay arguments."""
+    import ast
+    from pcompute.autopar.lower import counter
+    assert counter(ast.parse(loop).body[0], 1) == want
+
+
+def test_kernels_are_built_for_the_host_cpu_and_vector_math_is_opt_in():
+    """parallelize builds its Cython kernels with the host_cpu option (same
+    results as plain Python: no FMA contraction); vector_math=True adds the
+    vector math functions."""
+    from pcompute import get_backend
+    if get_backend("cython").why_unavailable():
+        pytest.skip(get_backend("cython").why_unavailable())
+    from tests.autopar_nests import column_order
+    a = np.random.default_rng(1).random((5, 9))
+    ref = np.zeros((5, 9))
+    column_order(a, ref, 5, 9)
+    for vector_math in (False, True):
+        f = parallelize(column_order, vector_math=vector_math)
+        b = np.zeros((5, 9))
+        with use_config(backend="cython", use_openmp=False):
+            f(a, b, 5, 9)
+        np.testing.assert_array_equal(b, ref)
+        generated = f.last_plans[0].kernel[0].built.generated
+        assert generated.option("host_cpu") is True
+        assert generated.option("vector_math") is (True if vector_math else None)

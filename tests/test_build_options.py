@@ -89,3 +89,46 @@ def test_cython_records_the_option_and_uses_libmvec():
         data = fh.read()
     assert b"_ZGV" in data and b"v_sin" in data, "sin was not vectorised with libmvec"
     assert get_config().backend  # the configuration is back to normal
+
+
+def fused_prone(i, x, y, z, out):
+    out[i] = x[i] * y[i] + z[i] * x[i] - y[i] * z[i]
+
+
+def test_host_cpu_matches_numpy(backend):
+    """``host_cpu=True`` (code for this CPU) computes what NumPy computes on
+    every backend (the OpenCL and CUDA builds ignore the option)."""
+    rng = np.random.default_rng(3)
+    x, y, z = (rng.random(3001).astype(backend.dtype) for _ in range(3))
+    arrays = wrap(x.copy(), y.copy(), z.copy(), np.zeros_like(x))
+    Elementwise(build_options(_fresh(fused_prone), host_cpu=True))(*arrays)
+    got = np.asarray(arrays[3].get())
+    np.testing.assert_allclose(got, x * y + z * x - y * z, rtol=backend.rtol,
+                               atol=backend.rtol)
+
+
+def test_cython_host_cpu_is_bit_identical_to_numpy_and_keyed_on_the_cpu():
+    """No FMA contraction under ``-march=native`` (-ffp-contract=off): the
+    float64 results are NumPy's bit for bit, where a fused multiply-add
+    would round differently for many of these random inputs."""
+    if get_backend("cython").why_unavailable():
+        pytest.skip(get_backend("cython").why_unavailable())
+    from pcompute import use_config
+    rng = np.random.default_rng(4)
+    x, y, z = (rng.random(4096) for _ in range(3))
+    out = np.zeros_like(x)
+    with use_config(backend="cython", use_openmp=False, use_double=True, march=None):
+        plain = Elementwise(_fresh(fused_prone))
+        plain(x, y, z, np.zeros_like(x))
+        host = Elementwise(build_options(_fresh(fused_prone), host_cpu=True))
+        host(x, y, z, out)
+    np.testing.assert_array_equal(out, x * y + z * x - y * z)
+    gen = host.built.generated
+    assert gen.option("host_cpu") is True
+    assert plain.built.generated.option("host_cpu") is None
+    assert gen.source == plain.built.generated.source
+    assert gen.cache_key != plain.built.generated.cache_key
+    if not toolchain.is_msvc():
+        flags = toolchain.host_cpu_flags()
+        assert "-march=native" in flags and "-ffp-contract=off" in flags
+        assert toolchain.depends_on_cpu(flags)         # the CPU joins the cache key

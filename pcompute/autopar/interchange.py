@@ -15,7 +15,7 @@ import ast
 
 from .analysis import SEQUENTIAL
 from .lower import (INDEX, LO, STEP, KernelText, _finish, _loaded, _segment, _stored,
-                    fastest_last)
+                    counter, fastest_last)
 
 
 def _update_targets(loop):
@@ -59,9 +59,7 @@ def interchanged_kernel(lines, outer, prefix, names_in_ns):
     pieces = [(outer.node.lineno, "    for %s in %s:" % (outer.var,
                                                        ast.unparse(outer.node.iter)))]
     for k, lp in enumerate(prefix):
-        d = order.index(k)
-        pieces.append((lp.node.lineno, "        %s = %s + %s * %s"
-                       % (lp.var, LO % d, STEP % d, INDEX % d)))
+        pieces.append((lp.node.lineno, "        " + counter(lp.node, order.index(k))))
     for k, text in enumerate(_segment(lines, first, last)):
         pieces.append((first + k, "        " + text if text.strip() else ""))
     kernel = _finish(pieces, sig, dims, params, (), False)

@@ -95,6 +95,35 @@ def fastest_last(prefix):
     return tuple(order + [best])
 
 
+def _literal(node):
+    """The int of a literal range argument (``3``, ``-1``), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _literal(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def counter(node, d):
+    """The statement setting the variable of loop ``node`` (a range loop
+    launched on dimension ``d``) from the item index.  Its start and step
+    are arguments of the kernel (``autopar_lo<d>``, ``autopar_st<d>``),
+    except where the user's ``range`` spells them as literals: those are
+    written as literals, as the user wrote them (a literal start, a step of
+    1 left out), so that the C compiler sees unit-stride accesses it can
+    vectorise (``for j in range(1, n - 1)``: ``j = 1 + autopar_t1``)."""
+    args = range_args(node)
+    lo = _literal(args[0]) if len(args) > 1 else 0
+    step = _literal(args[2]) if len(args) == 3 else 1
+    var, index = node.target.id, INDEX % d
+    start = LO % d if lo is None else str(lo)
+    if step is None:
+        return "%s = %s + %s * %s" % (var, start, STEP % d, index)
+    scaled = index if step == 1 else "%d * %s" % (step, index)
+    return "%s = %s + %s" % (var, start, scaled) if start != "0" else "%s = %s" % (var, scaled)
+
+
 def parallel_kernel(lines, prefix, names_in_ns):
     """The kernel of a nest whose loops ``prefix`` (outermost first, perfectly
     nested, range loops) run on the launch domain, in :func:`fastest_last`
@@ -110,9 +139,7 @@ def parallel_kernel(lines, prefix, names_in_ns):
     sig += [p for d in range(dims) for p in (LO % d, STEP % d)]
     pieces = []
     for k, lp in enumerate(prefix):
-        d = order.index(k)
-        pieces.append((lp.node.lineno, "    %s = %s + %s * %s"
-                       % (lp.var, LO % d, STEP % d, INDEX % d)))
+        pieces.append((lp.node.lineno, "    " + counter(lp.node, order.index(k))))
     for k, text in enumerate(_segment(lines, first, last)):
         pieces.append((first + k, "    " + text if text.strip() else ""))
     kernel = _finish(pieces, sig, dims, params, (), False)
@@ -177,7 +204,7 @@ def reduction_kernel(lines, loop, names_in_ns, reductions):
                    if n in names_in_ns and n not in assigned)
     sig = [INDEX % 0] + list(params) + [LO % 0, STEP % 0]
     sig += [INIT % r for r in reductions] + [PART % r for r in reductions]
-    head = "; ".join(["%s = %s + %s * %s" % (loop.var, LO % 0, STEP % 0, INDEX % 0)]
+    head = "; ".join([counter(loop.node, 0)]
                      + ["%s = %s" % (r, INIT % r) for r in reductions])
     pieces = [(loop.node.lineno, "    " + head)]
     for k, text in enumerate(_segment(lines, first, last)):

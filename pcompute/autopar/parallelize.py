@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
                       SourceLocation, SpeculationWarning)
+from ..kernel_options import build_options
 from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
 from ..types import atomic_max
@@ -54,12 +55,13 @@ _REDUCE = {
 class Parallelized(SpeculativeMixin):
     """A function whose loop nests run as kernels (see :func:`parallelize`)."""
 
-    def __init__(self, func, strict=False, speculate=None):
+    def __init__(self, func, strict=False, speculate=None, vector_math=False):
         if not inspect.isfunction(func):
             raise KernelValueError("parallelize() needs a Python function, got %r" % (func,))
         self.func = func
         self.strict = strict
         self.speculate = speculate
+        self.vector_math = bool(vector_math)
         self.__name__ = func.__name__
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
@@ -86,7 +88,8 @@ class Parallelized(SpeculativeMixin):
         self.filename = self.func.__code__.co_filename
         self.first = first
         self.lines = [""] * (first - 1) + text.splitlines()
-        self.params = list(inspect.signature(self.func).parameters)
+        self.signature = inspect.signature(self.func)
+        self.params = list(self.signature.parameters)
         self.local_names = set(self.params) | assigned_names(fdef)
         self.steps = []
         body = fdef.body
@@ -140,7 +143,7 @@ class Parallelized(SpeculativeMixin):
         return self._report(record)
 
     def _run(self, args, kwargs, record):
-        bound = inspect.signature(self.func).bind(*args, **kwargs)
+        bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         scope = dict(self.func.__globals__)
         scope.update(bound.arguments)
@@ -290,6 +293,9 @@ class Parallelized(SpeculativeMixin):
             kfunc.source = text.source
             if text.serial:
                 kfunc.is_serial = True
+            # Built for this CPU as a JIT compiler does (Numba: the host's
+            # vector instructions), with no FMA contraction: same results.
+            build_options(kfunc, host_cpu=True, vector_math=self.vector_math)
             ew = (Elementwise(kfunc), text)
             self._kernels[text.source] = ew
         return ew
@@ -459,7 +465,7 @@ def _describe(plan):
     return "one sequential kernel (%s)" % plan.kernel[0].name
 
 
-def parallelize(func=None, *, strict=False, speculate=None):
+def parallelize(func=None, *, strict=False, speculate=None, vector_math=False):
     """Run the loop nests of ``func`` as kernels on the configured backend.
 
     Use as ``@parallelize`` / ``@parallelize(strict=True)`` or
@@ -475,7 +481,14 @@ def parallelize(func=None, *, strict=False, speculate=None):
     subscripts (``x[p[i]] = ...``) in parallel with exact dependence checks;
     a violation restores the arrays and reruns the loop sequentially, with a
     :class:`~pcompute.errors.SpeculationWarning` (an error with
-    ``strict=True``).  See the speculation section of the docs."""
-    if func is None:
-        return lambda f: Parallelized(f, strict=strict, speculate=speculate)
-    return Parallelized(func, strict=strict, speculate=speculate)
+    ``strict=True``).  See the speculation section of the docs.
+
+    The kernels are built for the CPU that runs them (the ``host_cpu`` build
+    option: its vector instructions, no fused multiply-add, so the results
+    are those of plain Python).  ``vector_math=True`` lets loops calling
+    ``exp``, ``log``, ``sin``, ... run vectorised (the ``vector_math``
+    build option): their results may then differ from Python's by a few
+    units in the last place."""
+    def make(f):
+        return Parallelized(f, strict=strict, speculate=speculate, vector_math=vector_math)
+    return make if func is None else make(func)

@@ -46,9 +46,8 @@ def reduce_operator(expr):
 def kernel_build_options(func):
     """The options of ``func``'s :func:`~pcompute.kernel_options.build_options`
     this backend applies, as GeneratedKernel option pairs."""
-    if func is not None and options_of(func).get("vector_math"):
-        return (("vector_math", True),)
-    return ()
+    options = options_of(func) if func is not None else {}
+    return tuple((name, True) for name in ("host_cpu", "vector_math") if options.get(name))
 
 
 class CythonBackend(Backend):
@@ -132,6 +131,8 @@ class CythonBackend(Backend):
         cflags, ldflags = [], []
         if generated.option("vector_math"):
             cflags, ldflags = toolchain.vector_math_flags()
+        if generated.option("host_cpu"):
+            cflags = cflags + toolchain.host_cpu_flags()
         return build_cython(generated.source, module_name, generated.option("openmp"),
                             extra_compile_args=cflags,
                             extra_link_args=list(generated.option("link", ())) + ldflags)

@@ -163,6 +163,18 @@ def vector_math_flags():
     return ["-fno-math-errno"], []
 
 
+def host_cpu_flags():
+    """The compile flags of a kernel built with the ``host_cpu`` option (see
+    :mod:`pcompute.kernel_options`): ``-march=native`` with
+    ``-ffp-contract=off`` (no fused multiply-add, so results are those of
+    the generic build) and ``-fno-math-errno`` (``sqrt`` is the instruction;
+    kernels never read ``errno``).  MSVC: none (its default contracts
+    nothing)."""
+    if is_msvc():
+        return []
+    return ["-march=native", "-ffp-contract=off", "-fno-math-errno"]
+
+
 def _version_tuple(text):
     try:
         return tuple(int(p) for p in text.split("."))
