@@ -122,6 +122,21 @@ def test_construct_outside_the_subset_points_at_the_users_line():
     assert info.value.location.filename.endswith("autopar_cases.py")
 
 
+def test_index_out_of_range_names_the_users_function_and_line(backend):
+    """Under bounds_check, an index out of range in a parallelised nest is
+    reported at the user's file, line and function, not the kernel's."""
+    from pcompute.errors import KernelIndexError
+    a, b = np.zeros(6, backend.dtype), np.zeros(6, backend.dtype)
+    with use_config(bounds_check=True):
+        with pytest.raises(KernelIndexError, match="index 6 is out of range") as info:
+            parallelize(autopar_cases.shift_copy)(a, b, 6)
+    loc = info.value.location
+    assert (loc.filename, loc.funcname) == (autopar_cases.__file__, "shift_copy")
+    assert loc.line.strip() == "b[i] = a[i + 1]"
+    assert "in shift_copy() (the loop nest at line %d)" % (loc.lineno - 1) in str(info.value)
+    assert "autopar_nest" not in str(info.value)
+
+
 def test_loop_outside_a_top_level_nest_is_reported_not_silent():
     f = parallelize(autopar_cases.loop_under_if)
     a = np.zeros(4)

@@ -394,8 +394,15 @@ def test_an_index_out_of_range_leaves_what_the_sequential_loop_leaves(backend):
         with use_config(bounds_check=True), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             f = parallelize(loops.histogram, speculate=speculate)
-            with pytest.raises(KernelIndexError, match="index 50 is out of range"):
+            with pytest.raises(KernelIndexError, match="index 50 is out of range") as info:
                 f(h, keys, n)
+        # named as the user's function and line, not the generated kernel
+        loc = info.value.location
+        assert "autopar_nest" not in str(info.value)
+        assert "in histogram() (the loop nest at line %d)" % (loc.lineno - 1) in str(
+            info.value)
+        assert loc.funcname == "histogram" and loc.filename == loops.__file__
+        assert "keys[i]" in loc.line
         if speculate:
             assert f.last_plans[0].kind == "speculate"
         got[speculate] = h

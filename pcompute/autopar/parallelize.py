@@ -22,13 +22,14 @@ go through the front end and the configured backend like any user kernel.
 import ast
 import copy
 import inspect
+import re
 import textwrap
 import warnings
 
 import numpy as np
 
-from ..errors import (KernelValueError, SequentialLoopError, SequentialLoopWarning,
-                      SourceLocation, SpeculationWarning)
+from ..errors import (KernelIndexError, KernelValueError, SequentialLoopError,
+                      SequentialLoopWarning, SourceLocation, SpeculationWarning)
 from ..kernel_options import build_options
 from ..parallel import Elementwise
 from ..primitives.reduction import Reduction
@@ -172,7 +173,22 @@ class Parallelized(SpeculativeMixin):
             record.append((step, report, plan))
         if plan.kind not in ("launch", "reduce", "speculate"):
             self._warn(index, plan)
-        self._execute(plan, scope, residency)
+        try:
+            self._execute(plan, scope, residency)
+        except KernelIndexError as error:
+            raise self._user_index_error(error, step) from None
+
+    def _user_index_error(self, error, step):
+        """``error`` (an index out of range in a kernel of nest ``step``, under
+        ``bounds_check``) told in the user's terms: their function and the
+        nest's line, not the generated kernel's name."""
+        where = "%s() (the loop nest at line %d)" % (self.__name__, step.node.lineno)
+        message = re.sub(r"autopar_(nest|spec)_\w+(\(\))?", where, error.message)
+        loc = error.location
+        if loc is not None and loc.filename == self.filename:
+            loc = SourceLocation(loc.filename, loc.lineno, loc.col, loc.end_col,
+                                 self.__name__, loc.line)
+        return KernelIndexError(message, loc, error.hint)
 
     def _analysis(self, index, step, scope):
         """(report, plan) of nest ``index`` for the values in ``scope`` (cached
