@@ -18,42 +18,32 @@ the nest runs as:
 
 The kernels are kernel-language functions written by :mod:`.lower`; they
 go through the front end and the configured backend like any user kernel.
+This module holds the static stage and a call; planning is in
+:mod:`.planner`, running in :mod:`.execute`, warnings and reports in
+:mod:`.report`, speculation in :mod:`.specplan`.
 """
 import ast
 import copy
 import inspect
-import re
 import textwrap
 import warnings
 
 import numpy as np
 
-from ..errors import (KernelIndexError, KernelValueError, SequentialLoopError,
-                      SequentialLoopWarning, SourceLocation, SpeculationWarning)
-from ..kernel_options import build_options
-from ..parallel import Elementwise
-from ..primitives.reduction import Reduction
-from ..types import atomic_max
-from .analysis import PARALLEL, REDUCTION, analyse
-from .interchange import interchanged_kernel, reduction_arrays
-from .lower import parallel_kernel, perfect_prefix, reduction_kernel, sequential_kernel
+from ..errors import (KernelIndexError, KernelValueError, SequentialLoopWarning,
+                      SpeculationWarning)
+from .analysis import analyse
+from .execute import ExecutorMixin
 from .nest import assigned_names, range_args
-from .plans import Plan, Step
+from .planner import PlannerMixin
+from .plans import Step
+from .report import ReportMixin
 from .residency import Residency, is_array, same_memory
 from .scalars import live_after
 from .specplan import SpeculativeMixin
 
 
-#: Reduction operators run in parallel: (reduce expression, combine, neutral).
-_REDUCE = {
-    "+": ("a+b", lambda x, y: x + y, lambda dt: 0),
-    "*": ("a*b", lambda x, y: x * y, lambda dt: 1),
-    "max": ("max(a, b)", max, lambda dt: -np.inf if dt.kind == "f" else np.iinfo(dt).min),
-    "min": ("min(a, b)", min, lambda dt: np.inf if dt.kind == "f" else np.iinfo(dt).max),
-}
-
-
-class Parallelized(SpeculativeMixin):
+class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
     """A function whose loop nests run as kernels (see :func:`parallelize`)."""
 
     def __init__(self, func, strict=False, speculate=None, vector_math=False):
@@ -178,18 +168,6 @@ class Parallelized(SpeculativeMixin):
         except KernelIndexError as error:
             raise self._user_index_error(error, step) from None
 
-    def _user_index_error(self, error, step):
-        """``error`` (an index out of range in a kernel of nest ``step``, under
-        ``bounds_check``) told in the user's terms: their function and the
-        nest's line, not the generated kernel's name."""
-        where = "%s() (the loop nest at line %d)" % (self.__name__, step.node.lineno)
-        message = re.sub(r"autopar_(nest|spec)_\w+(\(\))?", where, error.message)
-        loc = error.location
-        if loc is not None and loc.filename == self.filename:
-            loc = SourceLocation(loc.filename, loc.lineno, loc.col, loc.end_col,
-                                 self.__name__, loc.line)
-        return KernelIndexError(message, loc, error.hint)
-
     def _analysis(self, index, step, scope):
         """(report, plan) of nest ``index`` for the values in ``scope`` (cached
         on the integer values and array identities the nest reads)."""
@@ -229,256 +207,6 @@ class Parallelized(SpeculativeMixin):
         plan = self._plan(report.root, report, scope, step, canon)
         self._analyses[key] = (report, plan)
         return report, plan
-
-    def _plan(self, loop, report, scope, step, canon):
-        plan = self._plan_parallel(loop, report, scope, step, canon)
-        if plan.kind == "serial" and (self._speculating() or loop.lineno in self._marks):
-            plan = self._speculative_plan(plan, loop, report, scope, canon)
-        return plan
-
-    def _plan_parallel(self, loop, report, scope, step, canon):
-        names = {n for n in self.local_names if n in scope}
-
-        def launchable(lp):
-            return (report.verdict(lp).kind == PARALLEL and lp.count is not None
-                    and lp.lo is not None and not lp.lo.coeffs)
-
-        prefix = perfect_prefix(loop, launchable)
-        if prefix:
-            return Plan("launch", loop, self._kernel(parallel_kernel(
-                self.lines, prefix, names | {lp.var for lp in loop.ancestors()[:-1]})))
-        plan = self._plan_interchange(loop, report, names, canon, launchable)
-        if plan is not None:
-            return plan
-        verdict = report.verdict(loop)
-        ops = {r.name: r.op for r in verdict.reductions}
-        if (verdict.kind == REDUCTION and loop.count is not None and loop.lo is not None
-                and not loop.lo.coeffs and set(ops.values()) <= set(_REDUCE)):
-            names_here = names | {lp.var for lp in loop.ancestors()[:-1]}
-            text = reduction_kernel(self.lines, loop, names_here, sorted(ops))
-            return Plan("reduce", loop, self._kernel(text), (), tuple(verdict.reasons),
-                         tuple((r, ops[r]) for r in sorted(ops)))
-        body = loop.node.body
-        if (loop.count is not None and loop.lo is not None and not loop.lo.coeffs
-                and range_args(loop.node) is not None and loop.var is not None
-                and all(isinstance(s, ast.For) for s in body)):
-            kids = [c for c in loop.children if any(c.node is s for s in body)]
-            inner = [self._plan(c, report, scope, step, canon) for c in kids]
-            if len(kids) == len(body) and all(p.kind in ("launch", "host", "speculate")
-                                              for p in inner):
-                return Plan("host", loop, None, tuple(inner), tuple(verdict.reasons))
-        boxes = self._boxes(loop, scope, step)
-        names |= {lp.var for lp in loop.ancestors()[:-1]}
-        kernel = self._kernel(sequential_kernel(self.lines, loop.node, names, boxes))
-        return Plan("serial", loop, kernel, (), tuple(verdict.reasons) or (
-            "inner loop bounds depend on the outer loops",))
-
-    def _plan_interchange(self, loop, report, names, canon, launchable):
-        """A launch over the parallel loops inside ``loop`` with ``loop`` run
-        inside each item, when ``loop`` carries only array reductions
-        (:mod:`.interchange`); else None."""
-        body = loop.node.body
-        if range_args(loop.node) is None or len(body) != 1:
-            return None
-        arrays = reduction_arrays(loop, report, canon)
-        kid = next((c for c in loop.children if c.node is body[0]), None)
-        if not arrays or kid is None or range_args(kid.node) is None:
-            return None
-        inner = perfect_prefix(kid, launchable)
-        if not inner:
-            return None
-        names_here = names | {lp.var for lp in loop.ancestors()[:-1]}
-        text = interchanged_kernel(self.lines, loop, inner, names_here)
-        return Plan("launch", kid, self._kernel(text), (), (
-            "the loop at line %d carries only updates of %s: it runs inside each item "
-            "(loop interchange)" % (loop.lineno, ", ".join(arrays)),))
-
-    def _boxes(self, loop, scope, step):
-        stored = assigned_names(loop.node)
-        return tuple(sorted(n for n in stored
-                            if not is_array(scope.get(n))
-                            and (n in scope or n in step.live_out)))
-
-    def _kernel(self, text, filename=None):
-        ew = self._kernels.get(text.source)
-        if ew is None:
-            namespace = dict(self.func.__globals__)
-            namespace["atomic_max"] = atomic_max
-            exec(compile(text.source, filename or self.filename, "exec"), namespace)
-            kfunc = namespace[text.name]
-            kfunc.source = text.source
-            if text.serial:
-                kfunc.is_serial = True
-            # Built for this CPU as a JIT compiler does (Numba: the host's
-            # vector instructions), with no FMA contraction: same results.
-            build_options(kfunc, host_cpu=True, vector_math=self.vector_math)
-            ew = (Elementwise(kfunc), text)
-            self._kernels[text.source] = ew
-        return ew
-
-    # ------------------------------------------------------------ running
-    def _execute(self, plan, scope, residency):
-        loop = plan.loop
-        if plan.kind == "host":
-            start, step = loop.lo.const, loop.step
-            for t in range(loop.count):
-                scope[loop.var] = start + step * t
-                for child in plan.children:
-                    self._execute(child, scope, residency)
-            return
-        ew, text = plan.kernel
-        values = [residency.device(scope[p]) if is_array(scope[p]) else scope[p]
-                  for p in text.params]
-        if plan.kind == "speculate":
-            self._speculate(plan, values, scope, residency)
-            return
-        if plan.kind == "reduce":
-            self._reduce(plan, values, scope, residency)
-            return
-        if plan.kind == "launch":
-            prefix = [loop]
-            while len(prefix) < text.dims:
-                prefix.append(next(c for c in prefix[-1].children
-                                   if c.node is prefix[-1].node.body[0]))
-            prefix = [prefix[k] for k in text.order]     # launch order
-            counts = [lp.count for lp in prefix]
-            if min(counts) == 0:
-                return
-            for lp in prefix:
-                values += [lp.lo.const, lp.step]
-            ew(*values, shape=counts[0] if len(counts) == 1 else tuple(counts))
-            return
-        boxes = []
-        for name in text.boxes:
-            value = scope.get(name, 0)
-            dtype = np.float64 if isinstance(value, (float, np.floating)) else np.int64
-            if name not in scope and not self._is_loop_var(loop, name):
-                dtype = np.float64
-            boxes.append(residency.device(np.array([value], dtype=dtype)))
-        ew(*(values + boxes), shape=1)
-        for name, box in zip(text.boxes, boxes):
-            scope[name] = box.get()[0].item()
-
-    def _reduce(self, plan, values, scope, residency):
-        """Partials per item in one kernel, then one Reduction per scalar,
-        combined with the scalar's value before the loop."""
-        loop, (ew, text) = plan.loop, plan.kernel
-        if loop.count == 0:
-            return
-        dtypes = [np.dtype(np.float64) if isinstance(scope.get(r), (float, np.floating))
-                  or r not in scope else np.dtype(np.int64) for r, _ in plan.reductions]
-        inits = [_REDUCE[op][2](dt) for (r, op), dt in zip(plan.reductions, dtypes)]
-        inits = [float(v) if dt.kind == "f" else int(v) for v, dt in zip(inits, dtypes)]
-        parts = [residency.device(np.empty(loop.count, dtype=dt)) for dt in dtypes]
-        ew(*(values + [loop.lo.const, loop.step] + inits + parts), shape=loop.count)
-        for (r, op), dt, part in zip(plan.reductions, dtypes, parts):
-            expr, combine, neutral = _REDUCE[op]
-            key = (expr, dt.str)
-            red = self._reductions.get(key)
-            if red is None:
-                red = Reduction(expr, dtype_out=part.dtype, neutral=repr(neutral(dt)).replace(
-                    "inf", "INFINITY"))
-                self._reductions[key] = red
-            total = red(part)
-            total = total.item() if hasattr(total, "item") else total
-            scope[r] = combine(scope[r], total) if r in scope else total
-
-    @staticmethod
-    def _is_loop_var(loop, name):
-        return any(isinstance(n, ast.For) and isinstance(n.target, ast.Name)
-                   and n.target.id == name for n in ast.walk(loop.node))
-
-    def _interpreted(self, index, step, record):
-        """A loop that is not a top-level ``for ... in range(...)`` runs in the
-        interpreter: said (warning, or error under strict), never silent."""
-        message = ("this statement holds a loop but is not a top-level `for v in "
-                   "range(...)` nest: it runs as plain Python, not compiled")
-        if record is not None:
-            record.append((step, None, None))
-        error = SequentialLoopError(
-            message, self._location(step.node),
-            hint="make the loop a top-level `for v in range(...)` statement of %s() "
-                 "(move conditions inside it)" % self.__name__)
-        if self.strict:
-            raise error
-        if (index, "python") not in self._warned:
-            self._warned.add((index, "python"))
-            warnings.warn(SequentialLoopWarning(str(error)), stacklevel=5)
-
-    # ------------------------------------------------------------ reports
-    def _location(self, node):
-        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
-        return SourceLocation(self.filename, node.lineno, node.col_offset,
-                              node.col_offset + 3, self.__name__, line)
-
-    def _warn(self, index, plan):
-        loop = plan.loop
-        what = ("runs its iterations in order, each launching the parallel loops "
-                "inside" if plan.kind == "host" else "runs sequentially (compiled, "
-                "one work item)")
-        message = "the loop over %s %s: %s" % (loop.var, what, "; ".join(plan.reasons))
-        error = SequentialLoopError(
-            message, self._location(loop.node),
-            hint="see %s.explain(...) for every loop's verdict" % self.__name__)
-        if self.strict:
-            raise error
-        key = (index, message)
-        if key not in self._warned:
-            self._warned.add(key)
-            warnings.warn(SequentialLoopWarning(str(error)), stacklevel=5)
-
-    def _report(self, record):
-        out = ["parallelize report for %s() in %s" % (self.__name__, self.filename)]
-        for step, report, plan in record:
-            out.append("")
-            if report is None:
-                out.append("line %d: plain Python (not compiled): the loop in it is not a "
-                           "top-level for-range nest" % step.node.lineno)
-                continue
-            out.append("loop nest at line %d: %s" % (step.node.lineno, _describe(plan)))
-            for part in _plans(plan):
-                if part.kind == "speculate":
-                    stats = self._speculations[part.loop.lineno].stats
-                    out.append("  speculated loop at line %d: %s" % (part.loop.lineno,
-                                                                    stats.summary()))
-                out.extend("  line %d: %s" % (part.loop.lineno, r) for r in part.reasons
-                           if r.startswith("not speculated"))
-            for verdict in report.verdicts:
-                lp = verdict.loop
-                head = self.lines[lp.lineno - 1].strip()
-                out.append("  line %d: %s" % (lp.lineno, head))
-                out.append("      %s" % verdict.kind)
-                for reason in verdict.reasons:
-                    out.append("        - %s" % reason)
-        return "\n".join(out)
-
-
-def _plans(plan):
-    """``plan`` and the plans of the loops it runs (a host loop's children)."""
-    yield plan
-    if plan.kind == "host":
-        for child in plan.children:
-            yield from _plans(child)
-
-
-def _describe(plan):
-    if plan.kind == "speculate":
-        return ("speculative parallel kernel with dependence checks on %s (%s); on a "
-                "violation: restore, then %s" % (
-                    ", ".join(sorted({c for _, c in plan.canon})), plan.kernel[0].name,
-                    _describe(plan.children[0])))
-    if plan.kind == "launch":
-        ew, text = plan.kernel
-        text = "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)
-        return text + ("; " + plan.reasons[0] if plan.reasons else "")
-    if plan.kind == "reduce":
-        return "one kernel computing partial %s, then a Reduction (%s)" % (
-            ", ".join("%s of %s" % (op, r) for r, op in plan.reductions),
-            plan.kernel[0].name)
-    if plan.kind == "host":
-        return "host loop over %s launching %s" % (
-            plan.loop.var, "; ".join(_describe(c) for c in plan.children))
-    return "one sequential kernel (%s)" % plan.kernel[0].name
 
 
 def parallelize(func=None, *, strict=False, speculate=None, vector_math=False):
