@@ -102,8 +102,31 @@ def test_scatter_permutation_passes_and_duplicates_recover(backend):
                                     rng.permutation(n).astype(np.int32), n], backend)
     assert stats.passed == 1
     p = rng.integers(0, n // 3, n).astype(np.int32)
-    stats, _ = _run(loops.scatter, [np.zeros(n, backend.dtype), y, p, n], backend)
+    # no copy-before (x is only overwritten): the elements no iteration
+    # writes keep their values, the others get the last writer's value
+    x = np.arange(n).astype(backend.dtype)
+    stats, f = _run(loops.scatter, [x, y, p, n], backend)
     assert stats.violated == 1 and "output" in stats.last
+    assert f.last_plans[0].overwrite_only
+
+
+@pytest.mark.parametrize("func, expected", [
+    (loops.scatter, True), (loops.cg_like, True), (loops.gather_scatter, False),
+    (loops.histogram, False), (loops.is_like, False), (loops.spmv_transpose, False),
+    (loops.owner_gather, False)])
+def test_only_overwritten_arrays_skip_the_copy_before(func, expected):
+    """A speculated loop that only assigns its written arrays (never reads or
+    updates them) reruns over everything it wrote: no copy is needed."""
+    import ast
+    import inspect
+    import textwrap
+    from pcompute.autopar.specplan import overwrite_only
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    loop = next(n for n in ast.walk(tree) if isinstance(n, ast.For))
+    written = {t.value.id for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AugAssign))
+               for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+               if isinstance(t, ast.Subscript)}
+    assert overwrite_only(loop, written, lambda name: name) is expected
 
 
 @pytest.mark.integer_data

@@ -25,3 +25,4 @@ class Plan:
     written: tuple = ()     # "speculate": the arrays the nest may write
     canon: tuple = ()       # "speculate": (user name, canonical name) of logged arrays
     unchecked: object = None  # "speculate": the parallel kernel without checks
+    overwrite_only: bool = False  # "speculate": a rerun rewrites all the run wrote

@@ -3,6 +3,7 @@
 (:mod:`.specrun`), marks, the profile mode (:mod:`.specref`) and the numbers
 ``explain()`` reports.  A mixin: it uses the parallelised function's
 analysis, kernels and plans."""
+import ast
 import time
 import warnings
 
@@ -17,6 +18,24 @@ from .plans import Plan
 from .speclower import check_accesses, speculable, speculative_kernel
 from .specref import run_reference
 from .specrun import ProfileEntry, Speculation, restore
+
+
+def overwrite_only(node, written, canon):
+    """True when every array in ``written`` (canonical names) appears in the
+    loop ``node`` only as the target of a plain assignment ``x[s] = e``
+    (never read, never updated with ``op=``, never passed whole).  Then the
+    loop reads only arrays it does not write, so which elements it writes
+    and the values it stores are the same in any order of its iterations,
+    and a sequential rerun writes every element a failed speculative run
+    wrote: the run needs no copy-before."""
+    targets = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Assign):
+            targets.update(id(t.value) for t in n.targets if isinstance(t, ast.Subscript))
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and canon(n.id) in written and id(n) not in targets:
+            return False
+    return True
 
 
 class SpeculativeMixin:
@@ -49,8 +68,10 @@ class SpeculativeMixin:
         self._speculations.setdefault(loop.lineno, Speculation(loop.lineno))
         filename = "<pcompute speculative kernel for the loop at %s:%d>" % (
             self.filename, loop.lineno)
-        return Plan("speculate", loop, self._kernel(text, filename), (serial,),
-                     tuple(verdict.reasons), (), written, users)
+        plan = Plan("speculate", loop, self._kernel(text, filename), (serial,),
+                    tuple(verdict.reasons), (), written, users)
+        plan.overwrite_only = overwrite_only(loop.node, {canon(n) for n in written}, canon)
+        return plan
 
     def _speculate(self, plan, values, scope, residency):
         loop, (ew, text) = plan.loop, plan.kernel
@@ -69,6 +90,11 @@ class SpeculativeMixin:
         arrays = {c: residency.device(scope[u]) for u, c in plan.canon}
         written = [residency.device(scope[n]) for n in dict.fromkeys(plan.written)]
         written = list({id(a): a for a in written}.values())
+        # An overwrite-only loop needs no copy: its sequential rerun writes
+        # every element the failed run wrote (unless that run may stop early,
+        # bounds_check, or strict must hand back the arrays as before).
+        keep = [] if (plan.overwrite_only and not self.strict
+                      and not get_config().bounds_check) else written
 
         def launch(state):
             if self._profiling:
@@ -95,8 +121,8 @@ class SpeculativeMixin:
                 raise error
             warnings.warn(SpeculationWarning(str(error)), stacklevel=8)
 
-        kinds = spec.run(launch, written, lambda: self._execute(plan.children[0], scope,
-                                                                residency), violated)
+        kinds = spec.run(launch, keep, lambda: self._execute(plan.children[0], scope,
+                                                             residency), violated)
         if self._explaining and not self._profiling and not kinds:
             self._time_unchecked(plan, scope, residency, spec.stats, written)
         if self._profiling:
