@@ -11,7 +11,14 @@ made the array's floats float32 without ``use_double`` while the struct said
 ``double``, and packed its fields without C's padding, so the two did not
 match; here both are double and the record is aligned as the struct.
 """
+import inspect
+import types as pytypes
+from dataclasses import replace
+
+import numpy as np
+
 from .errors import KernelTypeError
+from .types import DOUBLE, FLOAT, INT, StructInfo
 
 __all__ = ["CStructHelper"]
 
@@ -55,7 +62,6 @@ class CStructHelper:
     def get_array(self):
         """A one-element structured array holding the values (None if the
         struct has no field)."""
-        import numpy as np
         if not self.vars:
             return None
         # align=True: C's padding, so the record's bytes are the struct's.
@@ -65,3 +71,71 @@ class CStructHelper:
         for name in self.vars:
             array[name][0] = getattr(self.obj, name)
         return array
+
+
+def _where(cls):
+    """``file:line: `` of a class's definition, or ``""`` when unknown."""
+    try:
+        return "%s:%d: " % (inspect.getsourcefile(cls), inspect.getsourcelines(cls)[1])
+    except (OSError, TypeError):
+        return ""
+
+
+def check_class(cls):
+    """Raise unless kernels can use the methods of ``cls``: a class of its
+    own (no base class but ``object``), since methods are taken from the
+    class's own body and its struct holds the instance's attributes only."""
+    bases = [b for b in cls.__bases__ if b is not object]
+    if bases:
+        raise KernelTypeError(
+            "%sclass %s(%s): kernels cannot use classes that inherit (the methods are "
+            "taken from the class's own body)"
+            % (_where(cls), cls.__name__, ", ".join(b.__name__ for b in bases)),
+            hint="define every method the kernel calls in %s itself, deriving from "
+                 "object only" % cls.__name__)
+
+
+def struct_info(obj):
+    """The :class:`~pcompute.types.StructInfo` of an instance (its fields are
+    the number attributes :class:`CStructHelper` finds) or of a class (its
+    fields are then unknown: only methods that read none can be translated)."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    check_class(cls)
+    if isinstance(obj, type):
+        return StructInfo(cls.__name__, (), cls, fields_known=False)
+    kinds = CStructHelper(obj).vars
+    fields = tuple((name, INT if kind == "int" else DOUBLE) for name, kind in kinds.items())
+    return StructInfo(cls.__name__, fields, cls)
+
+
+def is_object_argument(value):
+    """True for a call argument that is an object of a user class (passed to
+    kernels as a pointer to its struct)."""
+    return (hasattr(value, "__dict__") and not isinstance(
+        value, (type, pytypes.ModuleType, pytypes.FunctionType, pytypes.MethodType,
+                pytypes.BuiltinFunctionType))
+        and type(value).__module__ != "builtins")
+
+
+def single_precision(info):
+    """``info`` with its double fields made float (a device computing in
+    float32: use_double is False)."""
+    return replace(info, fields=tuple((n, FLOAT if t.base == "double" else t)
+                                      for n, t in info.fields))
+
+
+def field_kinds(obj):
+    """The field names and kinds of ``obj``'s struct (a cheap key that
+    changes when the struct would)."""
+    return tuple(CStructHelper(obj).vars.items())
+
+
+def struct_record(obj, info):
+    """A one-element NumPy record of ``obj``'s fields with the layout of the
+    struct ``info`` (C's alignment: its bytes are the struct's)."""
+    dtype = np.dtype([(n, t.dtype) for n, t in info.fields] or [("pc_empty", np.int32)],
+                     align=True)
+    record = np.zeros(1, dtype)
+    for name, _ in info.fields:
+        record[name][0] = getattr(obj, name)
+    return record

@@ -25,11 +25,17 @@ Argument types come from, in order: the function's annotations
 (``@annotate``), then ``known_types``, then default values
 (``def f(x=0.0, y=[0.0])``) through ``detect_type`` (Compyle's rules:
 ``s_*``/``d_*`` names are ``double*``, ``s_idx``/``d_idx`` are ``long``).
-Not supported (a clear error each): statements outside functions in
-``convert``, and the methods of classes and instances (Compyle's
-``Class_method(Class* self, ...)``); :class:`CStructHelper` and
-``get_struct_from_instance`` give the C struct of an object's number
-attributes, and ``CStructHelper.get_array`` a NumPy record matching it.
+The methods of a class become Compyle's ``Class_method(Class* self, ...)``
+functions (``__global Class* self`` in OpenCL): ``self.x`` reads the field
+``x`` of the struct (``self->x``), ``self.g(y)`` calls ``Class_g(self, y)``.
+``parse_instance(obj)`` gives the struct of ``obj``'s number attributes
+(:class:`CStructHelper`, whose ``get_array()`` is a NumPy record with the
+same bytes) followed by the public methods; ``parse(cls)`` and ``convert``
+of a text defining a class give the methods only, which then cannot read
+fields (their types come from an instance).  Fields are read-only, as in
+kernels (every work-item shares the object).  Not supported (a clear error
+each): statements outside functions and classes in ``convert``, classes
+with base classes, static and class methods, and assigning to a field.
 """
 import ast
 import inspect
@@ -38,11 +44,11 @@ import textwrap
 import types
 
 from .codegen import print_programs
-from .cstruct import CStructHelper
+from .cstruct import CStructHelper, struct_info
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError
 from .frontend import type_kernel
-from .types import KnownType, parse_type
+from .types import KnownType, parse_type, struct_pointer
 
 __all__ = ["CConverter", "OpenCLConverter", "CUDAConverter", "CodeGenerationError",
            "CStructHelper",
@@ -147,12 +153,54 @@ def _without_defaults(func, node):
     return clone
 
 
-def _where(cls):
-    """``file:line: `` of a class's definition, or ``""`` when unknown."""
-    try:
-        return "%s:%d: " % (inspect.getsourcefile(cls), inspect.getsourcelines(cls)[1])
-    except (OSError, TypeError):
-        return ""
+def _class_methods(cls, ignore_methods=()):
+    """(name, function) of the methods of ``cls`` to translate, in the order
+    of the class body: public ones (no ``_``/``py_`` prefix, as Compyle), not
+    in ``ignore_methods``."""
+    from .cstruct import _where
+    out = []
+    for name, raw in vars(cls).items():
+        if name.startswith(("_", "py_")) or name in (ignore_methods or ()):
+            continue
+        if isinstance(raw, (staticmethod, classmethod)):
+            raise KernelTypeError(
+                "%s%s.%s is a %s: the translator turns plain methods into "
+                "%s_%s(%s* self, ...)" % (_where(cls), cls.__name__, name,
+                                          type(raw).__name__, cls.__name__, name,
+                                          cls.__name__),
+                hint="make it a plain method or a module-level function, or pass "
+                     "ignore_methods=[%r]" % name)
+        if isinstance(raw, types.FunctionType):
+            out.append((name, raw))
+    return out
+
+
+def method_copy(func, info, space, known_types, detect):
+    """A copy of the method ``func`` of the struct ``info``'s class whose
+    annotations give every argument its type: ``self`` the struct pointer
+    (in address space ``space``), the others as for a function (annotations,
+    ``known_types``, default values)."""
+    node = _function_def(func, _source_of(func))
+    params = [a.arg for a in node.args.args]
+    if not params:
+        raise KernelTypeError("%s.%s takes no argument: a method's first argument is "
+                              "the object (self)" % (info.name, func.__name__),
+                              hint="write def %s(self, ...)" % func.__name__)
+    defaults = getattr(func, "_pc_defaults", None)
+    if defaults is None:
+        defaults = _defaults(node)
+    annotations = dict(getattr(func, "__annotations__", None) or {})
+    declared = {params[0]: struct_pointer(info, space)}
+    for p in params[1:]:
+        if p not in annotations:
+            value = known_types.get(p, defaults.get(p, Undefined))
+            declared[p] = parse_type(detect(p, value))
+    clone = types.FunctionType(func.__code__, func.__globals__, func.__name__, None,
+                               func.__closure__)
+    clone.__annotations__ = {**annotations, **declared}
+    if isinstance(getattr(func, "source", None), str):
+        clone.source = func.source
+    return clone
 
 
 def prepare(func, known_types, detect):
@@ -204,33 +252,35 @@ class CConverter:
         return CStructHelper(obj).get_code() + "\n"
 
     def parse(self, obj, declarations=None):
-        """The code of a function (with the helpers it calls).
+        """The code of a function (with the helpers it calls), of the methods
+        of a class, or of an instance's struct and methods (see
+        :meth:`parse_instance`).
 
         ``declarations`` (Compyle's list of extra local declarations) is not
         needed: pcompute infers the types of locals."""
         if isinstance(obj, types.FunctionType):
             return self.parse_function(obj, declarations)
-        cls = obj if isinstance(obj, type) else type(obj)
-        raise KernelTypeError(
-            "%s%s can translate functions, not %s %s: methods (Compyle's "
-            "Class_method(self, ...) functions on a struct) are not translated" % (
-                _where(cls), type(self).__name__,
-                "class" if isinstance(obj, type) else "an instance of", cls.__name__),
-            hint="write the methods as functions taking the fields (or the arrays "
-                 "they live in) as arguments; CStructHelper(obj) still gives the "
-                 "struct's C declaration and a NumPy record with its values")
+        if isinstance(obj, type):
+            return self._translate_class(obj, ())
+        return self.parse_instance(obj)
 
     def parse_function(self, obj, declarations=None):
-        """The code of the function ``obj`` (see :meth:`parse`)."""
+        """The code of the function ``obj`` (of the methods of a class, as
+        Compyle's, which read the class's source)."""
         if not isinstance(obj, types.FunctionType):
             return self.parse(obj, declarations)
         return self._translate([obj])
 
     def parse_instance(self, obj, ignore_methods=None):
-        """Compyle's struct plus ``Class_method`` functions of an instance:
-        not translated (a KernelTypeError naming the class's file and line);
-        :meth:`get_struct_from_instance` gives the struct."""
-        return self.parse(obj)
+        """The ``typedef struct`` of ``obj``'s public number attributes, then
+        its class's public methods as ``Class_method(Class* self, ...)``
+        (except ``ignore_methods``).  The fields' types are the values' (int:
+        ``int``, float: ``double``); ``CStructHelper(obj).get_array()`` gives
+        a NumPy record whose bytes are the struct's."""
+        if isinstance(obj, type):
+            return self._translate_class(obj, ignore_methods)
+        return self._with_struct(self.get_struct_from_instance(obj),
+                                 self._translate_class(obj, ignore_methods))
 
     def convert(self, src, ignore_methods=None):
         """The code of every function defined in the Python text ``src``."""
@@ -245,13 +295,7 @@ class CConverter:
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
                 continue
             elif isinstance(node, ast.ClassDef):
-                raise KernelTypeError(
-                    "line %d: class %s: methods of classes are not translated "
-                    "(Compyle's Class_method(self, ...) on a struct)"
-                    % (node.lineno, node.name),
-                    hint="write the methods as functions taking the fields as "
-                         "arguments; CStructHelper(obj) gives the struct's C "
-                         "declaration and a NumPy record of an instance")
+                names.append(node.name)
             else:
                 raise KernelValueError(
                     "line %d: only function definitions can be converted, not a %s "
@@ -260,38 +304,91 @@ class CConverter:
                          "default values of their types")
         # Default values only declare types: taken here, removed from the
         # text that is run and translated (also from helpers defined in it).
-        defaults = {}
+        defaults, methods = {}, {}
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 defaults[node.name] = _defaults(node)
                 node.args.defaults = []
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef):
+                        methods[(node.name, item.name)] = _defaults(item)
+                        item.args.defaults = []
         text = ast.unparse(tree)
         namespace = {}
         exec("from pcompute.types import *\nfrom math import *\n", namespace)
         exec(compile(text, "<convert>", "exec"), namespace)
-        funcs = []
-        for name in names:
-            func = namespace[name]
-            func.source = text
-            func._pc_defaults = defaults[name]
-            funcs.append(func)
-        return self._translate(funcs)
+        parts, funcs = [], []
+        for node in tree.body:
+            if node.__class__ is ast.FunctionDef:
+                func = namespace[node.name]
+                func.source = text
+                func._pc_defaults = defaults[node.name]
+                funcs.append(func)
+            elif isinstance(node, ast.ClassDef):
+                cls = namespace[node.name]
+                for item in node.body:
+                    raw = vars(cls).get(getattr(item, "name", None))
+                    if isinstance(raw, types.FunctionType):
+                        raw.source = ast.unparse(item)
+                        raw._pc_defaults = methods[(node.name, item.name)]
+                if funcs:
+                    parts.append(self._translate(funcs))
+                    funcs = []
+                parts.append(self._translate_class(cls, ignore_methods,
+                                                   line=node.lineno))
+        if funcs:
+            parts.append(self._translate(funcs))
+        return "\n".join(parts)
 
     # -- pcompute's pipeline ----------------------------------------------
-    def _translate(self, funcs):
+    def _translate(self, funcs, method_names=None, methods=None):
         programs = []
         for func in funcs:
             func, arg_types = prepare(func, self._known_types, self._detect_type)
             program = type_kernel(func, arg_types, use_double=self._use_double,
                                   demote_double=False,
-                                  single_literals=self.on_device and not self._use_double)
+                                  single_literals=self.on_device and not self._use_double,
+                                  method_names=method_names, methods=methods)
             programs.append((program, None))
-        runtime, text, printer = print_programs(programs, self.dialect)
+        runtime, text, printer = print_programs(programs, self.dialect, structs=False)
+        return self._assemble(runtime, text, printer)
+
+    def _translate_class(self, obj, ignore_methods, line=None):
+        """The methods of the class of ``obj`` (an instance or a class)."""
+        cls = obj if isinstance(obj, type) else type(obj)
+        try:
+            info = struct_info(obj)
+        except KernelTypeError as exc:
+            if line is None:
+                raise
+            # a class of a text has no file: name its line there
+            raise KernelTypeError("line %d: %s" % (line, exc.message), hint=exc.hint)
+        space = "global" if self.on_device else ""
+        methods, names = {}, {}
+        for name, func in _class_methods(cls, ignore_methods):
+            copy = method_copy(func, info, space, self._known_types, self._detect_type)
+            methods[(info.name, name)] = copy
+            names[copy] = "%s_%s" % (info.name, name)
+        if not methods:
+            return ""
+        programs = []
+        for copy in methods.values():
+            program = type_kernel(copy, {}, use_double=self._use_double,
+                                  demote_double=False,
+                                  single_literals=self.on_device and not self._use_double,
+                                  method_names=names, methods=methods)
+            programs.append((program, None))
+        # the struct comes from parse_instance (CStructHelper's text)
+        runtime, text, printer = print_programs(programs, self.dialect, structs=False)
         return self._assemble(runtime, text, printer)
 
     def _assemble(self, runtime, text, printer):
         parts = [runtime, text]
         return "\n\n".join(p.strip("\n") for p in parts if p.strip()) + "\n"
+
+    def _with_struct(self, struct, methods):
+        return struct + "\n" + methods
 
 
 class OpenCLConverter(CConverter):
@@ -303,8 +400,19 @@ class OpenCLConverter(CConverter):
     def _assemble(self, runtime, text, printer):
         code = CConverter._assemble(self, runtime, text, printer)
         if "double" in code:
-            code = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + code
+            code = _FP64 + code
         return code
+
+    def _with_struct(self, struct, methods):
+        # the pragma first: the struct may hold doubles
+        if methods.startswith(_FP64):
+            methods = methods[len(_FP64):]
+        elif "double" not in struct:
+            return struct + "\n" + methods
+        return _FP64 + struct + "\n" + methods
+
+
+_FP64 = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
 
 
 class CUDAConverter(CConverter):

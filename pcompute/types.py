@@ -70,6 +70,12 @@ class CType:
     shape: tuple = ()
     ndim: int = 0
     layout: str = ""
+    struct: object = None       # a StructInfo: this is a pointer to a struct
+
+    @property
+    def is_struct(self):
+        """True for a pointer to a user class's struct (``self`` in a method)."""
+        return self.struct is not None
 
     @property
     def is_scalar(self):
@@ -97,7 +103,7 @@ class CType:
 
     @property
     def is_indexable(self):
-        return self.pointer or bool(self.shape)
+        return (self.pointer and self.struct is None) or bool(self.shape)
 
     @property
     def is_ndarray(self):
@@ -106,6 +112,8 @@ class CType:
 
     def element(self):
         """The type of ``x[i]`` (of ``a[i, j]`` for an n-D array)."""
+        if self.struct is not None:
+            raise InternalError("element() of a struct type %s" % self)
         if self.ndim:
             return CType(self.base)
         if self.shape:
@@ -129,6 +137,8 @@ class CType:
         return CType(base, self.pointer, self.space, self.shape, self.ndim, self.layout)
 
     def __str__(self):
+        if self.struct is not None:
+            return "%s*" % self.struct.name
         if self.ndim:
             axes = [":"] * self.ndim
             if self.layout == "C":
@@ -142,6 +152,37 @@ class CType:
             prefix = {"global": "g", "local": "l"}.get(self.space, "")
             return "%s%sp" % (prefix, self.base)
         return self.base
+
+
+@dataclass(frozen=True)
+class StructInfo:
+    """The struct of a user class whose methods kernels call.
+
+    ``name`` is the class's name (the C struct's), ``fields`` the
+    ``(name, CType)`` of its number attributes in name order (the layout of
+    :class:`~pcompute.cstruct.CStructHelper`), and ``cls`` the class, whose
+    methods ``self.m(...)`` calls are translated as ``Name_m(self, ...)``.
+    ``fields_known`` is False when the struct comes from a class without an
+    instance (the translator's ``convert`` of a class text): its fields cannot
+    be read then.
+    """
+
+    name: str
+    fields: tuple
+    cls: object = None
+    fields_known: bool = True
+
+    def field(self, name):
+        """The CType of field ``name``, or None."""
+        for n, t in self.fields:
+            if n == name:
+                return t
+        return None
+
+
+def struct_pointer(info, space="global"):
+    """The :class:`CType` of a pointer to the struct ``info`` (``Name*``)."""
+    return CType("void", True, space, struct=info)
 
 
 VOID = CType("void")

@@ -141,20 +141,6 @@ def test_known_types_and_unsupported_input():
     code = CConverter(known_types={"x": KnownType("float")}).parse(lambda_free_untyped)
     assert "float lambda_free_untyped(float x)" in code
 
-    class Thing:
-        pass
-    THING_LINE = test_known_types_and_unsupported_input.__code__.co_firstlineno + 4
-    with pytest.raises(KernelTypeError, match="methods .* are not translated") as info:
-        CConverter().parse(Thing())
-    assert "CStructHelper" in info.value.hint
-    for call in (lambda: CConverter().parse_instance(Thing()),
-                 lambda: CConverter().parse_function(Thing),
-                 lambda: OpenCLConverter().parse(Thing)):
-        with pytest.raises(KernelTypeError, match="test_compyle_codegen.py:%d: .*Thing"
-                           % THING_LINE):
-            call()
-    with pytest.raises(KernelTypeError, match="line 2: class Foo: methods"):
-        CConverter().convert("import math\nclass Foo:\n    def g(self):\n        pass\n")
     with pytest.raises(KernelValueError, match="only function definitions"):
         CConverter().convert("x = 1\n")
 

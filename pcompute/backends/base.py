@@ -68,6 +68,12 @@ class Backend:
     def to_device(self, host):
         return np.ascontiguousarray(host)
 
+    def object_value(self, obj, record):
+        """The kernel value of ``obj``, an object of a user class whose fields
+        ``record`` holds (a one-element NumPy record with its struct's
+        layout): the record, in the backend's memory."""
+        return record if self.on_host else self.to_device(record)
+
     def to_host(self, dev):
         return dev
 

@@ -135,9 +135,11 @@ def binder(kernel_args, enqueue, context, names, returns=False):
     path, which names it.
     """
     count = len(names)
+    # an object of a user class becomes a new record at each call: checked path
+    objects = any(t.is_struct for t in kernel_args.types)
 
     def bind(args, stamp, backend_name):
-        if len(args) != count:
+        if objects or len(args) != count:
             return None
         want, attrs, dtypes, layouts, first = [], [], [], [], None
         for k, value in enumerate(args):

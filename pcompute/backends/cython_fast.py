@@ -33,6 +33,8 @@ def fast_arguments(args):
     kind of argument has no fast call (an n-D or strided array)."""
     out = []
     for name, cname, t, type_name in args:
+        if t.is_struct:
+            return None         # an object: its record is made by the checked path
         if t.is_pointer:
             hidden = hidden_names(cname, t)
             if t.is_ndarray and not (t.ndim == 1 and t.layout == "C"):

@@ -25,6 +25,10 @@ class PythonBackend(Backend):
     name = "python"
     dialect = None
 
+    def object_value(self, obj, record):
+        """The object itself: its methods run as Python."""
+        return obj
+
     def generate_elementwise(self, program, func, config):
         dims = program.index_dims
         return GeneratedKernel("elementwise", func.__name__, "python", python_source(func),

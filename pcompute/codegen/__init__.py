@@ -18,7 +18,7 @@ def printer_for(program, dialect):
     return cls(program)
 
 
-def print_programs(programs, dialect):
+def print_programs(programs, dialect, structs=True):
     """Print several typed programs into one module.
 
     ``programs`` is a list of (TypedProgram, entry c_name or None).  Returns
@@ -28,6 +28,7 @@ def print_programs(programs, dialect):
     from dataclasses import replace
     from ..errors import KernelTypeError
     printer = printer_for(programs[0][0], dialect)
+    printer.define_structs = structs
     texts, seen = [], {}
     for program, entry_name in programs:
         if entry_name:

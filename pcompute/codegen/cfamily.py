@@ -9,7 +9,7 @@ Every AST node type is dispatched explicitly; an unknown one is a bug.
 import ast
 import math
 
-from ..errors import InternalError
+from ..errors import InternalError, KernelTypeError
 from ..types import CType, LONG
 from ..bounds import ERR, sites
 from .arrays import flat_index, hidden_names, shape_name
@@ -68,12 +68,19 @@ class CPrinter:
         self.needed = set()
         self.includes = set()
         self.externs = {}
+        # Structs of the objects passed to the functions printed (name ->
+        # StructInfo), defined before the functions; the translator defines
+        # its own (define_structs False).
+        self.structs = {}
+        self.define_structs = True
 
     # -- names and types ----------------------------------------------------
     def type_name_of(self, base):
         return self.type_names[base]
 
     def type_name(self, t):
+        if t.is_struct:
+            return "%s%s*" % (self.space_prefix(t.space), t.struct.name)
         if t.pointer:
             # numpy bools are one byte each: a bool array is an unsigned char array.
             base = "uchar" if t.base == "bool" else t.base
@@ -143,7 +150,30 @@ class CPrinter:
     def function_prefix(self, fn):
         return self.function_qualifier
 
+    def note_structs(self, fn):
+        """Record the structs of ``fn``'s object arguments."""
+        for _, t in fn.args:
+            if t.is_struct and t.struct.fields_known:
+                old = self.structs.setdefault(t.struct.name, t.struct)
+                if old != t.struct:
+                    raise fn.src.error(
+                        KernelTypeError, fn.tree, "two different classes named %s (or "
+                        "objects of one class with different attributes) are used in "
+                        "one kernel" % t.struct.name,
+                        "give each object of a class the same number attributes")
+
+    def struct_definitions(self):
+        """The C definitions of the recorded structs (fields in the order of
+        :func:`pcompute.cstruct.struct_record`'s record)."""
+        out = []
+        for name, info in sorted(self.structs.items()):
+            fields = ["    %s %s;" % (self.type_name_of(t.base), n) for n, t in info.fields]
+            out.append("typedef struct %s {\n%s\n} %s;" % (
+                name, "\n".join(fields or ["    int pc_empty;"]), name))
+        return "\n\n".join(out)
+
     def print_function(self, fn):
+        self.note_structs(fn)
         self.fn = fn
         code = Code()
         prefix = self.function_prefix(fn)
@@ -171,6 +201,8 @@ class CPrinter:
     def with_externs(self, runtime):
         """``runtime`` preceded by the code of the Extern functions called."""
         codes = [ext.code(self.dialect).strip() for ext in self.externs.values()]
+        if self.define_structs and self.structs:
+            codes.insert(0, self.struct_definitions())
         return "\n\n".join([c for c in codes if c] + ([runtime] if runtime else []))
 
     # -- statements ---------------------------------------------------------
@@ -467,8 +499,11 @@ class CPrinter:
 
     def expr_Attribute(self, node):
         """``a.ndim`` (a constant of the type) and ``a.size`` (the product of
-        the hidden shape scalars)."""
+        the hidden shape scalars); ``obj.field`` of an object's struct."""
         t = self.fn.type_of(node.value)
+        if t.is_struct:
+            return self.field_text(self.fn.cname(node.value.id), node.attr), \
+                self.prec["atom"]
         if node.attr == "ndim":
             return str(t.ndim), self.prec["atom"]
         cname = self.fn.cname(node.value.id)
@@ -476,6 +511,10 @@ class CPrinter:
         if len(names) == 1:
             return names[0], self.prec["atom"]
         return " * ".join(names), self.prec["*"]
+
+    def field_text(self, pointer, field):
+        """A field of the struct a pointer points to."""
+        return "%s->%s" % (pointer, field)
 
     def call_len(self, node):
         t = self.fn.type_of(node.args[0])
@@ -595,8 +634,10 @@ class CPrinter:
 
     def expr_Call(self, node):
         kind, target = self.fn.calls[id(node)]
-        if kind == "helper":
+        if kind in ("helper", "method"):
             args = []
+            if kind == "method":  # obj.m(a): Class_m(obj, a)
+                args.append(self.fn.cname(node.func.value.id))
             for a in node.args:
                 args.append(self.expr(a)[0])
                 t = self.fn.type_of(a)

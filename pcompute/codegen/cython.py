@@ -38,6 +38,9 @@ class CythonPrinter(CPrinter):
     def cast(self, t, text, prec):
         return "<%s>%s" % (self.type_name(t), self.wrap(text, prec, self.prec["atom"]))
 
+    def field_text(self, pointer, field):
+        return "%s.%s" % (pointer, field)  # Cython dereferences struct pointers
+
     def math_name(self, name, base):
         cname = CPrinter.math_name(self, name, base)
         self.math.add(cname)
@@ -61,7 +64,16 @@ class CythonPrinter(CPrinter):
                 out.append("cdef %s %s" % (self.type_name(t), cname))
         return out
 
+    def struct_definitions(self):
+        out = []
+        for name, info in sorted(self.structs.items()):
+            fields = ["    %s %s" % (self.type_name_of(t.base), n) for n, t in info.fields]
+            out.append("cdef struct %s:\n%s" % (name, "\n".join(fields
+                                                            or ["    int pc_empty"])))
+        return "\n\n".join(out)
+
     def print_function(self, fn):
+        self.note_structs(fn)
         self.fn = fn
         code = Code()
         code.add(self.signature(fn) + ":")

@@ -67,7 +67,8 @@ class OpenCLPrinter(CPrinter):
             cycle = self.recursion_cycle()
             fn, callee = cycle[0], cycle[1]
             call = next(n for n in ast.walk(fn.tree) if isinstance(n, ast.Call)
-                        and fn.calls.get(id(n)) == ("helper", callee.c_name))
+                        and fn.calls.get(id(n)) in (("helper", callee.c_name),
+                                                ("method", callee.c_name)))
             if len(cycle) == 2:
                 what = "%s calls itself" % fn.name
             else:

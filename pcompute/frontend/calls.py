@@ -11,6 +11,10 @@ class CallTyper:
     """The call-typing methods of the function typer (a mixin)."""
 
     def expr_Call(self, node, allow_void=False):
+        if isinstance(node.func, ast.Attribute):
+            obj = self.struct_of(node.func.value)
+            if obj is not None:
+                return self.call_method(node, obj)
         kind, target = self.resolver.call_target(node)
         if kind == "helper":
             return self.call_helper(node, target)

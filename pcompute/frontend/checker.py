@@ -137,8 +137,11 @@ class _Marker:
 class Checker:
     """Walks one function and raises on the first construct outside the subset."""
 
-    def __init__(self, src):
+    def __init__(self, src, struct_params=()):
         self.src = src
+        # Parameters holding a user class's struct (``self`` of a method):
+        # their fields can be read and their methods called.
+        self.struct_params = frozenset(struct_params)
         self.loop_vars = []
         self.params = set()
         self.local_names = set()
@@ -285,6 +288,13 @@ class Checker:
         elif isinstance(target, ast.Subscript):
             self.check_Subscript(target)
         elif isinstance(target, ast.Attribute):
+            if isinstance(target.value, ast.Name) and target.value.id in self.struct_params:
+                self.fail(target, "cannot assign to %s.%s: the fields of an object are "
+                          "read-only in kernels (every work-item shares one copy, and "
+                          "compiled backends do not copy it back)"
+                          % (target.value.id, target.attr),
+                          "compute into a local, or write the result into an array "
+                          "argument; set the attribute outside the kernel")
             self.fail(target, "cannot assign to an attribute in a kernel",
                       "kernels work on numbers and arrays; assign to a local or to "
                       "an array element x[i]")
@@ -455,6 +465,8 @@ class Checker:
             self.fail(node, "attribute access is only allowed on modules "
                       "(math.pi, mymodule.CONSTANT) in kernels",
                       "import the value at module level, or pass it as an argument")
+        if base.id in self.struct_params:
+            return  # a field of the object (typed later)
         kind = self.local_kind(base.id)
         if kind == "the argument" and node.attr in ARRAY_ATTRIBUTES:
             return  # a.shape[d], a.ndim, a.size of an array argument (typed later)
@@ -542,6 +554,8 @@ class Checker:
                           "import the function at module level "
                           "(from package.module import f) and call f(...)")
             kind = self.local_kind(func.value.id)
+            if func.value.id in self.struct_params:
+                kind = None  # obj.method(...): the method of its class
             if kind is not None:
                 self.fail(func, "%s %r has no methods in a kernel: only functions of "
                           "modules (math.sqrt) can be called"
@@ -569,6 +583,10 @@ class Checker:
         self.visit_all(args)
 
 
-def check_function(src):
-    """Check ``src`` (a :class:`FunctionSource`) against the kernel subset."""
-    Checker(src).check_function(src.tree)
+def check_function(src, struct_params=()):
+    """Check ``src`` (a :class:`FunctionSource`) against the kernel subset.
+
+    ``struct_params`` names the parameters that hold an object of a user class
+    (``self`` of a method): ``p.field`` reads and ``p.method(...)`` calls are
+    allowed on them."""
+    Checker(src, struct_params).check_function(src.tree)

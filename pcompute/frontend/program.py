@@ -1,4 +1,6 @@
 """Typing a kernel and every helper it reaches into a TypedProgram."""
+import inspect
+import types as pytypes
 from dataclasses import replace
 
 from ..errors import InternalError, KernelTypeError
@@ -44,6 +46,11 @@ class ProgramTyper:
         self.float_type = FLOAT if single_literals else DOUBLE
         self.signatures = {}
         self.c_names = {}
+        # Methods of user classes: function -> printed name ``Class_method``.
+        self.method_names = {}
+        # (class name, method name) -> the function typed for it (the
+        # translator's copies of methods with their declared types).
+        self.methods = {}
 
     def fix(self, t):
         """Apply the precision decision: double becomes float when demoting."""
@@ -73,7 +80,9 @@ class ProgramTyper:
         if key not in self.c_names:
             func = _func_of(key)
             base = _printed_name(func.__name__, RESERVED_FUNCTIONS)
-            if func.__name__.startswith("pc_"):  # the prefix of pcompute's own names
+            if func in self.method_names:
+                base = self.method_names[func]
+            elif func.__name__.startswith("pc_"):  # the prefix of pcompute's own names
                 base = "pc_u_" + func.__name__
             if any(_func_of(k) is func for k in self.c_names):
                 # another version of the helper holds the plain name
@@ -87,6 +96,14 @@ class ProgramTyper:
                 k += 1
             self.c_names[key] = name
         return self.c_names[key]
+
+    def method_of(self, info, name):
+        """The function of method ``name`` of the struct ``info``'s class (a
+        translator's stand-in from ``methods`` first), or None."""
+        if (info.name, name) in self.methods:
+            return self.methods[(info.name, name)]
+        raw = inspect.getattr_static(info.cls, name, None) if info.cls else None
+        return raw if isinstance(raw, pytypes.FunctionType) else None
 
     def current_ret(self, key):
         return self.partial_ret.get(key)
@@ -213,7 +230,7 @@ class ProgramTyper:
                 self.partial_ret[key] = ann_ret
             return None
         if not entry:
-            check_function(src)
+            check_function(src, struct_names(types))
         self.in_progress.add(key)
         self.partial_ret.setdefault(key, ann_ret)
         typer = FunctionTyper(self, src, types, ann_ret)
@@ -263,8 +280,13 @@ def _with_feature(typed, feature):
     return replace(typed, features=typed.features | {feature})
 
 
+def struct_names(types):
+    """The names among ``types`` ({name: CType}) that hold a struct."""
+    return {name for name, t in types.items() if t is not None and t.is_struct}
+
+
 def type_kernel(func, arg_types=None, use_double=True, demote_double=False,
-                single_literals=None):
+                single_literals=None, method_names=None, methods=None):
     """Check and type ``func`` and its helpers; return a :class:`TypedProgram`.
 
     ``arg_types`` maps argument names to types for arguments without
@@ -274,9 +296,20 @@ def type_kernel(func, arg_types=None, use_double=True, demote_double=False,
     in single precision, i.e. without ``use_double``).  ``single_literals``
     (default: ``demote_double``) makes those float without demoting the rest
     (the translator's OpenCL/CUDA text for a single-precision device).
-    ``use_double`` is recorded in the program.
+    ``use_double`` is recorded in the program.  ``method_names`` maps
+    functions that are methods of a user class to their printed names
+    (``Class_method``; the methods a kernel calls are named so anyway);
+    ``methods`` maps (class name, method name) to the function that stands
+    for the method (see :meth:`ProgramTyper.method_of`).
     """
     src = read_function(func)
-    check_function(src)
-    return ProgramTyper(use_double, demote_double, single_literals).type_program(
-        func, arg_types)
+    try:
+        given = {k: parse_type(v) for k, v in (arg_types or {}).items()}
+        given.update(annotation_types(func, src)[0])
+    except KernelTypeError:
+        given = {}  # reported, located, when the kernel is typed
+    check_function(src, struct_names(given))
+    typer = ProgramTyper(use_double, demote_double, single_literals)
+    typer.method_names.update(method_names or {})
+    typer.methods.update(methods or {})
+    return typer.type_program(func, arg_types)

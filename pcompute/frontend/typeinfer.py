@@ -17,6 +17,7 @@ from .calls import CallTyper
 from .callgraph import Resolver
 from .ir import LoopInfo, TypedFunction, _join
 from .names import WORK_ITEM_NAMES, _printed_name
+from .structs import StructTyper
 
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -80,7 +81,7 @@ def _fold_int(node):
 
 
 
-class FunctionTyper(ArrayTyper, CallTyper):
+class FunctionTyper(StructTyper, ArrayTyper, CallTyper):
     """Types one function for one set of argument types."""
 
     def __init__(self, program, src, arg_types, ret_hint):
@@ -301,6 +302,10 @@ class FunctionTyper(ArrayTyper, CallTyper):
 
     def assign_target(self, target, vtype, node):
         if isinstance(target, ast.Name):
+            if vtype is not None and vtype.is_struct:
+                self.fail(KernelTypeError, node, "an object cannot be assigned to a "
+                          "local name in a kernel", "use %s itself"
+                          % ast.unparse(node.value))
             if vtype is not None and vtype.is_ndarray:
                 self.fail(KernelTypeError, node, "an n-D array cannot be assigned to a "
                           "local name", "use the argument itself: %s"

@@ -11,13 +11,22 @@ import numpy as np
 from ..arraybase import ArrayBase
 from ..errors import KernelTypeError, KernelValueError
 from ..frontend.source import check_is_function
-from ..types import CType, LONG, DOUBLE, FLOAT, MAX_NDIM, dtype_to_ctype, ndarray_type
+from ..cstruct import (field_kinds, is_object_argument, single_precision, struct_info,
+                       struct_record)
+from ..types import (CType, LONG, DOUBLE, FLOAT, MAX_NDIM, dtype_to_ctype, ndarray_type,
+                     struct_pointer)
 
 
 def parameter_names(func):
     """The positional parameter names of ``func`` (a Python function)."""
     check_is_function(func)
     return [p.name for p in inspect.signature(func).parameters.values()]
+
+
+def is_object(value):
+    """True for an object of a user class (not an array or a number)."""
+    return not isinstance(value, (ArrayBase, np.ndarray, np.generic)) and \
+        is_object_argument(value)
 
 
 def value_type(value, name, where, float_type, nd=False):
@@ -48,6 +57,12 @@ def value_type(value, name, where, float_type, nd=False):
         return float_type
     if isinstance(value, np.generic):
         return _element_type(value.dtype, name, where)
+    if is_object(value):
+        try:
+            return struct_pointer(struct_info(value), "global")
+        except KernelTypeError as exc:
+            raise KernelTypeError("argument %r of %s: %s" % (name, where, exc.message),
+                                  hint=exc.hint)
     if value is None:
         raise KernelTypeError("argument %r of %s is None" % (name, where),
                               hint="pass an Array, a numpy array or a number")
@@ -98,7 +113,7 @@ def shaped(types, names):
     out = dict(types)
     for name in names:
         t = out.get(name)
-        if t is not None and t.is_pointer and not t.is_ndarray:
+        if t is not None and t.is_pointer and not t.is_ndarray and not t.is_struct:
             out[name] = ndarray_type(t.base, 1, "C")
     return out
 
@@ -149,7 +164,20 @@ def device_value(value, name, where, backend):
         if getattr(value, "ndim", 1) == 1:
             check_numpy_array(value, name, where)
         return value
+    if is_object(value):
+        return object_value(value, backend)
     return value
+
+
+def object_value(value, backend):
+    """What the backend's kernel takes for an object of a user class: a
+    record of its fields with its struct's layout (float32 fields on a device
+    computing in float32), or the object itself on the python backend."""
+    from ..config import get_config
+    info = struct_info(value)
+    if backend.demote_double(get_config()):
+        info = single_precision(info)
+    return backend.object_value(value, struct_record(value, info))
 
 
 def _layout(a):
@@ -165,7 +193,8 @@ def _layout(a):
 def signature(args):
     """A cheap key of the argument kinds: dtype, rank and layout for arrays,
     type for scalars."""
-    return tuple((type(a), getattr(a, "dtype", None), _layout(a)) for a in args)
+    return tuple((type(a), getattr(a, "dtype", None), _layout(a)) if not
+                 is_object(a) else (type(a), field_kinds(a)) for a in args)
 
 
 def device_values(names, args, where, backend):
@@ -283,6 +312,8 @@ def argument_types(names, values, declared, where, backend, config, strict=True,
     types = {}
     for name, value in zip(names, values):
         given = value_type(value, name, where, float_type, nd=nd)
+        if demote and given.is_struct:
+            given = struct_pointer(single_precision(given.struct), given.space)
         if demote and given.base == "double":
             given = (device_precision(given, name, where, backend, demote) if strict
                      else given.with_base("float"))

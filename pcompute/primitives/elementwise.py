@@ -119,7 +119,7 @@ class Elementwise(Primitive):
         dims = self._index_dims(args)
         types = self._types(args, backend, config, dims)
         key = (backend, backend.device_key(), config.codegen_key(), dims, tuple(sorted(
-            (k, str(v)) for k, v in types.items())))
+            (k, str(v), v.struct) for k, v in types.items())))
         built = self._built.get(key)
         if built is None:
             program = self._program(types, backend, config, dims)
