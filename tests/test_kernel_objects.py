@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import pcompute as pc
-from pcompute import Elementwise
+from pcompute import Elementwise, Reduction
 from pcompute.build.cuda_builder import check_cuda_source, nvcc_path
 from pcompute.config import use_config
 from pcompute.errors import KernelSyntaxError, KernelTypeError
@@ -32,6 +32,10 @@ def spring_kernel(i, x, y, s):
     y[i] = s.energy(x[i]) + s.turns * s.mass
 
 
+def spring_energy(i, x, s):
+    return s.energy(x[i])
+
+
 def reference(x, s):
     return np.array([s.energy(float(v)) + s.turns * s.mass for v in x])
 
@@ -52,6 +56,10 @@ def test_object_methods_and_fields(backend):
         e(x, y, obj)
         y.pull()
         np.testing.assert_allclose(y.data, reference(x.data, obj), rtol=backend.rtol)
+    if backend.precision == "float64":   # float32 objects: Elementwise above
+        total = Reduction("a + b", map_func=spring_energy)(x, other)
+        assert total == pytest.approx(sum(other.energy(float(v)) for v in x.data),
+                                      rel=1e-12)
 
 
 def test_object_kernel_cuda_source_compiles():
