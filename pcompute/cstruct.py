@@ -110,11 +110,11 @@ def struct_info(obj):
 
 def is_object_argument(value):
     """True for a call argument that is an object of a user class (passed to
-    kernels as a pointer to its struct)."""
-    return (hasattr(value, "__dict__") and not isinstance(
-        value, (type, pytypes.ModuleType, pytypes.FunctionType, pytypes.MethodType,
-                pytypes.BuiltinFunctionType))
-        and type(value).__module__ != "builtins")
+    kernels as a pointer to its struct): not a class, module or function,
+    nor anything array-like (with a ``shape``)."""
+    return (hasattr(value, "__dict__") and not hasattr(value, "shape")
+            and not isinstance(value, (type, pytypes.ModuleType, pytypes.FunctionType,
+                                       pytypes.MethodType, pytypes.BuiltinFunctionType)))
 
 
 def single_precision(info):
