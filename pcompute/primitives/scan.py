@@ -53,6 +53,7 @@ from ..types import LONG, dtype_to_ctype
 from .args import argument_types, device_values, parameter_names
 from .base import Primitive
 from .exprfunc import _NAMESPACE, make_function, neutral_value
+from .scan_check import check_functions
 
 # Parameters of output() filled by the scan itself, and those of input/is_segment.
 OUTPUT_SPECIALS = ("i", "item", "prev_item", "last_item", "N")
@@ -179,6 +180,7 @@ class Scan(Primitive):
                     order.append(p)
         self.arg_names = tuple(order)
         self.name = getattr(input, "__name__", None) or getattr(output, "__name__", "scan")
+        self._checkers = {}     # role -> (Reduction, its arguments): bounds checks
 
     @property
     def scan(self):
@@ -311,8 +313,12 @@ class Scan(Primitive):
         config, backend = self._call_setup()
         built = self._kernel(values, backend, config)
         dev, n = device_values(self.arg_names, values, self._where(), backend)
+        if config.bounds_check:         # the kernels cannot check: see scan_check.py
+            check_functions(self, values, n)
+            self._fast = None
         self._launch(built, backend, config, n, dev)
-        self._remember_fast(built, values, stamp, backend, config)
+        if not config.bounds_check:
+            self._remember_fast(built, values, stamp, backend, config)
 
     def generate(self, backend, *args, **kwargs):
         """The source the scan would compile on ``backend`` (a name) for these
