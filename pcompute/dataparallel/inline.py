@@ -8,7 +8,9 @@ NumPy scalar of its type) computed with the same Python operators, so the
 types are the plain-Python oracle's.  Inside an element function a segment
 (from ``split``) may be reduced (``sum``, ``len``, ``reduce`` with any
 operator or function of two scalars), also after ``map``/``gather`` or a
-comprehension over it: that becomes a sequential loop over the segment.
+comprehension over it: that becomes a sequential loop over the segment
+(``segments.py``).  Tuples (several values of one element) are Python tuples
+of Elems (``elems.py``).
 """
 import ast
 import builtins
@@ -19,11 +21,12 @@ import types
 import numpy as np
 
 from ..errors import KernelSyntaxError, KernelTypeError
-from ..numpy.dtypes import kernel_type_name
-from . import comprehension, operators, prelude
+from . import comprehension, prelude
+from .elems import Elem, proto_of, typed, typed_zero
 from .plan import value_of
-from .values import Seq, SegView
+from .segments import SEG_PRIMS, seg_map
 from .source import Closure, closure_of, located
+from .values import Seq, SegView
 
 _BINOPS = {ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub),
            ast.Mult: ("*", operator.mul), ast.Div: ("/", operator.truediv),
@@ -50,21 +53,6 @@ MATH[builtins.abs] = ("abs", np.abs)
 MATH[np.abs] = ("abs", np.abs)
 
 
-class Elem:
-    """A scalar element value: kernel expression text and its proto."""
-
-    def __init__(self, text, proto):
-        self.text, self.proto = text, proto
-
-
-def proto_of(value):
-    """The proto of a host scalar (weak Python scalars stay Python scalars)."""
-    value = value_of(value)
-    if isinstance(value, (bool, int, float)) and not isinstance(value, np.generic):
-        return value
-    return np.asarray(value).dtype.type(value)
-
-
 def _is_self_call(name, node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
         node.func.id == name
@@ -83,16 +71,6 @@ def _tail_calls(name, stmts):
                                        _tail_calls(name, st.orelse)):
             return True
     return False
-
-
-def _typed(e):
-    """``e`` converted to the type of its proto (loop variables keep one type)."""
-    return "cast(%s, '%s')" % (e.text, kernel_type_name(np.asarray(e.proto).dtype))
-
-
-def typed_zero(proto, value=0):
-    """A kernel expression of ``value`` in the type of ``proto``."""
-    return "cast(%r, '%s')" % (value, kernel_type_name(np.asarray(proto).dtype))
 
 
 class Inliner:
@@ -122,8 +100,8 @@ class Inliner:
             proto = func(*[e.proto for e in elems])
             return Elem(self.b.temp("%s(%s, %s)" % (func.__name__, elems[0].text,
                                                     elems[1].text)), proto)
-        if func in _SEG_PRIMS:
-            return _SEG_PRIMS[func](self, args, where)
+        if func in SEG_PRIMS:
+            return SEG_PRIMS[func](self, args, where)
         if isinstance(func, types.FunctionType) and \
                 getattr(func, "__module__", None) != prelude.__name__:
             return self.inline(closure_of(func), args)
@@ -174,7 +152,7 @@ class Inliner:
         for p in params:
             e = self.elem(env[p], func.where(func.node))
             name = self.b.fresh("v")
-            self.b.line("%s = %s" % (name, _typed(e)))
+            self.b.line("%s = %s" % (name, typed(e)))
             env[p] = Elem(name, e.proto)
             names.append(name)
         return names
@@ -206,7 +184,7 @@ class Inliner:
                             for a in value.args]
                     news = [Elem(self.b.temp(e.text), e.proto) for e in news]
                     for name, e in zip(loop, news):
-                        self.b.line("%s = %s" % (name, _typed(e)))
+                        self.b.line("%s = %s" % (name, typed(e)))
                     return None
                 got = self.expr(value, env, func)
                 if loop is None and not branch and isinstance(got, tuple):
@@ -377,119 +355,9 @@ class Inliner:
                                     np.int64(0)))
             else:
                 segs.append(it)
-        return _seg_map(self, [fn] + segs, where)
+        return seg_map(self, [fn] + segs, where)
 
     expr_GeneratorExp = expr_ListComp
 
     def expr_Lambda(self, node, env, func, where):
         return Closure(node, env, func.globals, func.filename, func.firstline)
-
-
-# -- primitives over segments, inside element functions ------------------------
-def _seg(value, inl, where):
-    if isinstance(value, SegView):
-        return value
-    if isinstance(value, Seq):
-        return SegView("0", inl.b.scalar(np.int64(value.n)),
-                       lambda il, k, s=value: Elem(*s.element(il.b, k)), value.proto)
-    raise located(KernelTypeError, "expected a segment (from split) or a sequence, "
-                  "got %s" % type(value).__name__, where, "")
-
-
-def _seg_map(inl, args, where):
-    f, segs = args[0], [_seg(a, inl, where) for a in args[1:]]
-    if not segs:
-        raise located(KernelTypeError, "map needs a sequence", where, "")
-    first = segs[0]
-
-    def elem(il, k):
-        items = [Elem(s.elem(il, "(%s - %s + %s)" % (k, first.start, s.start)).text,
-                      s.proto) if s is not first else s.elem(il, k) for s in segs]
-        items = [Elem(il.b.temp(it.text), it.proto) for it in items]
-        return il.apply(f, items, where)
-    proto = _dry(inl, lambda il: il.apply(f, [Elem(typed_zero(s.proto), s.proto)
-                                               for s in segs], where)).proto
-    return SegView(first.start, first.end, elem, proto)
-
-
-def _dry(inl, make):
-    """What ``make`` gives in a throwaway builder (for the proto only)."""
-    from .builder import Builder
-    return make(Inliner(Builder()))
-
-
-def _seg_gather(inl, args, where):
-    x, idx = args
-    seg = _seg(idx, inl, where)
-    if not isinstance(x, Seq):
-        raise located(KernelTypeError, "gather reads a sequence argument", where, "")
-
-    def elem(il, k):
-        j = il.b.temp(seg.elem(il, k).text)
-        return Elem(*x.element(il.b, j))
-    return SegView(seg.start, seg.end, elem, x.proto)
-
-
-def _loop(inl, seg, init, step, proto):
-    b = inl.b
-    acc, k = b.fresh("acc"), b.fresh("k")
-    b.line("%s = %s" % (acc, typed_zero(proto, init)))
-    b.line("for %s in range(%s, %s):" % (k, seg.start, seg.end))
-    saved_indent, saved_memo = b.indent, b.memo
-    b.indent, b.memo = saved_indent + "    ", dict(saved_memo)
-    item = seg.elem(inl, k)
-    b.line("%s = %s" % (acc, step(acc, item.text)))
-    b.indent, b.memo = saved_indent, saved_memo
-    return Elem(acc, np.asarray(proto).dtype.type(init))
-
-
-def _seg_sum(inl, args, where):
-    seg = _seg(args[0], inl, where)
-    return _loop(inl, seg, 0, lambda a, x: "%s + %s" % (a, x), seg.proto)
-
-
-def _seg_len(inl, args, where):
-    seg = _seg(args[0], inl, where)
-    return Elem(inl.b.temp("(%s - %s)" % (seg.end, seg.start)), np.int64(0))
-
-
-def _seg_reduce(inl, args, where):
-    """``reduce(op, segment, init)`` in order, as the oracle does: ``op`` is
-    any operator or function of two scalars (a lambda, a def)."""
-    op, x, init = args
-    seg = _seg(x, inl, where)
-    first = inl.elem(init, where)
-    item0 = Elem(typed_zero(seg.proto), seg.proto)
-    if operators.known(op):
-        operators.check(op, np.asarray(seg.proto).dtype, where, "reduce")
-        step = np.result_type(first.proto, seg.proto).type(0) \
-            if op in (builtins.min, builtins.max, prelude.min, prelude.max) \
-            else op(first.proto, seg.proto)
-    else:
-        step = _dry(inl, lambda il: il.apply(op, [Elem(typed_zero(first.proto),
-                                                       first.proto), item0], where)).proto
-    proto = np.result_type(first.proto, step).type(0)
-    b = inl.b
-    acc, k = b.fresh("acc"), b.fresh("k")
-    b.line("%s = %s" % (acc, _typed(Elem(first.text, proto))))
-    b.line("for %s in range(%s, %s):" % (k, seg.start, seg.end))
-    with b.scope():
-        item = seg.elem(inl, k)
-        if operators.known(op):
-            new = operators.text(op, acc, item.text)
-        else:
-            new = inl.elem(inl.apply(op, [Elem(acc, proto), item], where), where).text
-        b.line("%s = %s" % (acc, new))
-    return Elem(acc, proto)
-
-
-def _seg_extreme(inl, args, where):
-    raise located(KernelTypeError, "min/max of a segment (which may be empty) is not "
-                  "compiled", where, "write reduce(min, segment, init) with the value "
-                  "an empty segment should give")
-
-
-_SEG_PRIMS = {prelude.map: _seg_map, prelude.gather: _seg_gather, prelude.sum: _seg_sum,
-              prelude.len: _seg_len, prelude.reduce: _seg_reduce, builtins.sum: _seg_sum,
-              builtins.len: _seg_len, prelude.min: _seg_extreme, prelude.max: _seg_extreme,
-              builtins.min: _seg_extreme, builtins.max: _seg_extreme}

@@ -20,7 +20,8 @@ import numpy as np
 from ..errors import KernelSyntaxError, KernelTypeError
 from . import operators, phases
 from .builder import Builder
-from .inline import Elem, Inliner
+from .elems import Elem
+from .inline import Inliner
 from .plan import value_of
 from .source import located
 from .values import Lazy, Tuples
