@@ -8,6 +8,9 @@ Every AST node type is dispatched explicitly; an unknown one is a bug.
 """
 import ast
 import math
+from fractions import Fraction
+
+import numpy as np
 
 from ..errors import InternalError, KernelTypeError
 from ..types import CType, LONG
@@ -33,6 +36,37 @@ C_TYPES = {"bool": "int", "char": "signed char", "uchar": "unsigned char",
            "uint": "unsigned int", "long": "long long", "ulong": "unsigned long long",
            "float": "float", "double": "double", "void": "void"}
 
+
+
+def float32_text(value):
+    """Decimal text of ``value`` rounded to float32 (as Python's
+    ``numpy.float32(value)`` rounds it) that every C compiler reads back as
+    that same float32.
+
+    A literal that float32 cannot hold exactly is written as the float32 it
+    rounds to, so that no compiler has to round it: they disagree on ties
+    (nvcc 13 reads ``16777217.0f``, halfway between two float32 values, as
+    16777218 where C and Python give 16777216).  The shortest text that
+    round-trips (``0.1``) is used unless it lies exactly halfway between two
+    float32 values itself; then the float32's exact double text is."""
+    value = float(value)
+    with np.errstate(over="ignore"):
+        single = np.float32(value)
+    if not np.isfinite(single) or float(single) == value:
+        return repr(value)
+    if single == 0:                    # underflow to a signed zero
+        return "-0.0" if np.signbit(single) else "0.0"
+    if 1e-4 <= abs(value) < 1e16:
+        short = np.format_float_positional(single, unique=True, trim="0")
+    else:
+        short = np.format_float_scientific(single, unique=True, trim="0")
+    exact = Fraction(float(single))
+    q = Fraction(short)
+    for other in (np.nextafter(single, np.float32(-np.inf)),
+                  np.nextafter(single, np.float32(np.inf))):
+        if np.isfinite(other) and q == (exact + Fraction(float(other))) / 2:
+            return repr(float(single))
+    return short
 
 class Code:
     """Lines with indentation."""
@@ -436,10 +470,11 @@ class CPrinter:
             return "INFINITY" if value > 0 else "(-INFINITY)"
         if math.isnan(value):
             return "NAN"
-        text = repr(float(value))
-        if "e" not in text and "." not in text:
+        single = t is not None and t.base == "float"
+        text = float32_text(value) if single else repr(float(value))
+        if "e" not in text and "." not in text and "inf" not in text:
             text += ".0"
-        return text + ("f" if t is not None and t.base == "float" else "")
+        return text + ("f" if single else "")
 
     def expr_Constant(self, node):
         t = self.fn.types.get(id(node))
