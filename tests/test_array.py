@@ -615,6 +615,10 @@ def test_empty_arrays(backend):
     a.pull().push()
     a.fill(1)
     check(a + 1, np.zeros(0, backend.dtype))
+    check(1 + a, np.zeros(0, backend.dtype))
+    check(a - a, np.zeros(0, backend.dtype))
+    mask = a < 1
+    assert len(mask) == 0 and mask.dtype.kind in "biu"
     check(a.copy(), np.zeros(0, backend.dtype))
     a.append(3)
     check(a, np.array([3], backend.dtype))

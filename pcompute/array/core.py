@@ -839,11 +839,24 @@ class Array(ArrayBase):
             return other
         return NotImplemented
 
-    def _binary(self, other, op, what, reflected=False):
+    def _binary(self, other, op, what, reflected=False, compare=False):
         b = self._operand(other, what)
         if b is NotImplemented:
             return NotImplemented
+        if self.length == 0:
+            # No launch for nothing (pycuda cannot pass an empty array's null
+            # pointer): the result's dtype is what numpy gives for the operands.
+            probe = np.zeros(0, self.dtype)
+            other_probe = b if _is_scalar(b) else np.zeros(0, b.dtype)
+            dtype = (op(other_probe, probe) if reflected else op(probe, other_probe)).dtype
+            if compare and not self._backend.on_host:
+                dtype = np.dtype(np.int8)
+            return Array._wrap_device(self._backend.empty(0, dtype), self._backend)
         result = op(b, self._dev) if reflected else op(self._dev, b)
+        if compare and np.dtype(result.dtype).kind not in "biu":
+            # pycuda's comparisons give 1.0/0.0 in the operands' dtype; pyopencl
+            # gives int8, numpy bool: a comparison is always an integer mask.
+            result = result.astype(np.int8)
         return Array._wrap_device(result, self._backend)
 
     def __add__(self, other):
@@ -859,22 +872,22 @@ class Array(ArrayBase):
         return self._binary(other, operator.sub, "-", reflected=True)
 
     def __lt__(self, other):
-        return self._binary(other, operator.lt, "<")
+        return self._binary(other, operator.lt, "<", compare=True)
 
     def __le__(self, other):
-        return self._binary(other, operator.le, "<=")
+        return self._binary(other, operator.le, "<=", compare=True)
 
     def __gt__(self, other):
-        return self._binary(other, operator.gt, ">")
+        return self._binary(other, operator.gt, ">", compare=True)
 
     def __ge__(self, other):
-        return self._binary(other, operator.ge, ">=")
+        return self._binary(other, operator.ge, ">=", compare=True)
 
     def __eq__(self, other):
-        return self._binary(other, operator.eq, "==")
+        return self._binary(other, operator.eq, "==", compare=True)
 
     def __ne__(self, other):
-        return self._binary(other, operator.ne, "!=")
+        return self._binary(other, operator.ne, "!=", compare=True)
 
     __hash__ = None
 
