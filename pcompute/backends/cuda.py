@@ -15,6 +15,7 @@ from ._device import CUDA_BLOCK, DeviceArrays, check_double, check_no_link, scal
 from . import scan_cuda, sort_cuda
 from .base import Backend, is_serial
 from .reduction_parts import device_record, reduction_programs, reduction_text
+from .reduce_ops import reduce_operator
 
 BLOCK = CUDA_BLOCK
 # Thread blocks of 2-D and 3-D index spaces: x (the last index) fastest.
@@ -42,6 +43,18 @@ def launch_values(types, args):
         else:
             values.append(a)
     return values
+
+
+def reduction_groups(wg):
+    """Thread blocks of a reduction's first stage: enough to fill the device
+    (two full waves of blocks of ``wg`` threads: 2 x multiprocessors x
+    resident blocks per multiprocessor); the second stage, one block, reduces
+    their partial results."""
+    import pycuda.driver as drv
+    device = drv.Context.get_device()
+    sms = device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+    per_sm = device.get_attribute(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR) // wg
+    return max(1, 2 * sms * max(1, per_sm))
 
 
 class CUDABackend(DeviceArrays, Backend):
@@ -161,10 +174,15 @@ class CUDABackend(DeviceArrays, Backend):
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
         cargs = expanded_names(entry, 1)
         wg = config.wgs or BLOCK
+        # An operator that commutes is reduced with strided (coalesced) reads;
+        # any other, a tuple of them or ordered=True keeps contiguous chunks
+        # combined in order.
+        coalesced = (spec.parts is None and not spec.ordered
+                     and reduce_operator(reduction_text(spec)) is not None)
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
-                        expr=reduction_text(spec), double=False, unpack=(), wg=wg,
-                        prelude=runtime, functions=functions, params=params, cargs=cargs,
-                        **device_record(spec, printer))
+                        expr=reduction_text(spec), coalesced=coalesced, double=False,
+                        unpack=(), wg=wg, prelude=runtime, functions=functions,
+                        params=params, cargs=cargs, **device_record(spec, printer))
         return GeneratedKernel("reduction", spec.name, "cuda", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),
                                tuple(entry.args[1:]), (("wg", wg),))
@@ -180,13 +198,14 @@ class CUDABackend(DeviceArrays, Backend):
         wg = generated.option("wg")
         parts = spec.parts
         dtype = spec.out_type.dtype if parts is None else parts.record_dtype()
-        partial = self.empty(wg, dtype)
+        max_groups = reduction_groups(wg)
+        partial = self.empty(max_groups, dtype)
         out = self.empty(1, dtype)
 
         def run(n, args):
             if n == 0:
                 return spec.neutral if parts is None else parts.empty()
-            groups = min(wg, (n + wg - 1) // wg)
+            groups = min(max_groups, (n + wg - 1) // wg)
             values = launch_values(types, args)
             stage1.prepared_call((groups, 1), (wg, 1, 1), np.int64(n), *values,
                                  partial.gpudata)

@@ -12,6 +12,7 @@ from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ..types import dtype_to_ctype
 from .base import Backend, is_serial
+from .reduce_ops import reduce_operator  # noqa: F401 (also imported from here)
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
                             launch_converter, pointer_launcher)
 from . import scan_cython, sort_cython
@@ -28,19 +29,6 @@ def schedule_clause(schedule):
     if chunk:
         text += ", chunksize=%d" % chunk
     return text
-
-
-# Reduce expressions whose operator commutes, written the ways users write
-# them: the Cython reduction may then interleave its SIMD lanes.
-_COMMUTING = {"a+b": "+", "b+a": "+", "a*b": "*", "b*a": "*", "min(a,b)": "min",
-              "min(b,a)": "min", "max(a,b)": "max", "max(b,a)": "max"}
-
-
-def reduce_operator(expr):
-    """'+', '*', 'min' or 'max' when the reduce expression is that
-    commutative operator on ``a`` and ``b``; None otherwise (an operator
-    that may not commute: its items are combined in order)."""
-    return _COMMUTING.get("".join(expr.split()).rstrip(";"))
 
 
 def kernel_build_options(func):

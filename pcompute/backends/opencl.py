@@ -191,6 +191,7 @@ class OpenCLBackend(DeviceArrays, Backend):
         double = any(uses_double(p) for p, _ in programs)
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
                         unpack=unpack, expr=reduction_text(spec),
+                        coalesced=False,     # contiguous chunks suit CPU devices
                         double=double, wg=reduction_wg(config), prelude=runtime,
                         functions=functions, params=params, cargs=cargs,
                         **device_record(spec, printer))

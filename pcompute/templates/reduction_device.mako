@@ -58,9 +58,26 @@ ${fn} pc_tuple pc_reduce(pc_tuple a, pc_tuple b)
 %endif
 
 <%def name="reduce_body(map_call)">
+    PC_LOCAL(${T}, pc_scratch, PC_WG);
+%if coalesced:
+    // The operator commutes: work-item g reduces items g, g + G, g + 2G, ...
+    // (G work-items in all), so neighbouring work-items read neighbouring
+    // items and a GPU's loads coalesce; 64 items at a time for accurate float
+    // sums; the group combines neighbours pairwise.
+    pc_idx pc_items = PC_GLOBAL_SIZE;
+    int pc_lid = (int)PC_LID;
+    ${T} pc_acc = ${neutral};
+    for (pc_idx pc_b = PC_GLOBAL_ID; pc_b < pc_n; pc_b += 64 * pc_items) {
+        ${T} pc_sub = ${neutral};
+        pc_idx pc_stop = min(pc_b + 64 * pc_items, pc_n);
+        for (pc_idx pc_i = pc_b; pc_i < pc_stop; pc_i += pc_items) {
+            pc_sub = pc_reduce(pc_sub, ${map_call});
+        }
+        pc_acc = pc_reduce(pc_acc, pc_sub);
+    }
+%else:
     // Each work-item reduces a contiguous chunk (in sub-blocks of 64 for
     // accurate float sums); the group combines neighbours in order.
-    PC_LOCAL(${T}, pc_scratch, PC_WG);
     pc_idx pc_items = PC_GLOBAL_SIZE;
     pc_idx pc_chunk = (pc_n + pc_items - 1) / pc_items;
     pc_idx pc_start = PC_GLOBAL_ID * pc_chunk;
@@ -75,6 +92,7 @@ ${fn} pc_tuple pc_reduce(pc_tuple a, pc_tuple b)
         }
         pc_acc = pc_reduce(pc_acc, pc_sub);
     }
+%endif
     pc_scratch[pc_lid] = pc_acc;
     PC_BARRIER();
     for (int pc_s = 1; pc_s < PC_WG; pc_s <<= 1) {
