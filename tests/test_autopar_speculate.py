@@ -50,6 +50,14 @@ SCENARIOS = {
 def test_three_violations_detected_and_recovered(backend):
     for kind, (w, r) in SCENARIOS.items():
         stats, _ = _run(loops.gather_scatter, _gs_args(w, r, backend.dtype), backend)
+        if kind == "anti" and backend.name == "cuda" and stats.violated == 0:
+            # One thread per iteration: iterations 0 and 1 share a warp and run
+            # in lock step, so 0's read of a[3] executes before 1's write and
+            # nothing ran out of order (seen on an H200); _run checked that the
+            # result is the sequential one.  CPU backends run the iterations of
+            # a thread in reverse order, so there it is always a violation.
+            assert stats.passed == 1 and stats.last == "passed"
+            continue
         assert stats.violated == 1, kind
         assert kind in stats.last, (kind, stats.last)
     stats, _ = _run(loops.gather_scatter, _gs_args([3, 8, 9, 10], [4, 5, 12, 13],

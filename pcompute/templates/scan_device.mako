@@ -114,7 +114,9 @@ PC_KERNEL pc_scan_pass3(pc_idx pc_n, pc_idx pc_chunk${extra},
 %else:
         ${T} pc_x = (${T})${input_call};
 %endif
+%if "pc_prev" in output_call:
         ${T} pc_prev = pc_acc;
+%endif
         pc_acc = pc_scan_op(pc_acc, pc_x);
         ${output_call};
     }

@@ -17,6 +17,9 @@ mkdir -p "$OUT"
 export CUDA_ROOT=${CUDA_ROOT:-/usr/local/cuda}
 export PATH="$CUDA_ROOT/bin:$PATH" PYTHONUNBUFFERED=1
 export PCOMPUTE_CACHE_DIR=${PCOMPUTE_CACHE_DIR:-/tmp/pcompute-cache}
+# The GPU machine runs commands as root and its mpiexec is Open MPI's, which
+# refuses root unless told (MPICH ignores these).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 3
 export PYTHONPATH=/tmp/site:$PWD${PYTHONPATH:+:$PYTHONPATH}
