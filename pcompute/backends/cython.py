@@ -14,7 +14,7 @@ from ..types import dtype_to_ctype
 from .base import Backend, is_serial
 from .reduce_ops import reduce_operator  # noqa: F401 (also imported from here)
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
-                            launch_converter, pointer_launcher)
+                            launch_converter, pointer_launcher, serial_below)
 from . import scan_cython, sort_cython
 from .cython_fast import binder, fast_arguments, fast_source
 from .reduction_parts import reduction_programs, reduction_text, tuple_fields
@@ -107,7 +107,8 @@ class CythonBackend(Backend):
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, param_names=[p.split()[-1] for p in params],
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
-            serial_below=SERIAL_BELOW, schedule=schedule_clause(config.omp_schedule))
+            serial_below=serial_below(program),
+            schedule=schedule_clause(config.omp_schedule))
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
                                (("openmp", openmp), ("index_dims", dims),

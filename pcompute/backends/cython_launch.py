@@ -1,10 +1,20 @@
 """Calling compiled Cython kernels: argument conversion shared by the
 cython backend's Elementwise, Reduction and Scan."""
 from ..codegen.arrays import meta_values
+from ..codegen.work import has_inner_loops
 
 # Below this many items an OpenMP loop runs serially: starting threads costs
 # more than the work.
 SERIAL_BELOW = 2048
+#: The same for an Elementwise whose items run inner loops
+#: (:func:`~pcompute.codegen.work.has_inner_loops`): a few hundred such
+#: items (an MD force or neighbour-list kernel at N = 1000) gain from threads.
+SERIAL_BELOW_LOOPS = 256
+
+
+def serial_below(program):
+    """Below how many items an OpenMP Elementwise of ``program`` runs serially."""
+    return SERIAL_BELOW_LOOPS if has_inner_loops(program) else SERIAL_BELOW
 
 
 def array_address(a):

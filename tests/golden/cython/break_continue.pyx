@@ -46,7 +46,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_x, size_t pc_a_out):
     cdef long long* out = <long long*>pc_a_out
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 break_continue(pc_i, x, out)
         else:

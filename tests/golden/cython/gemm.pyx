@@ -22,7 +22,7 @@ def run(long long pc_n0, long long pc_n1, size_t pc_a_c, long long pc_n0_c, long
     # The 2-D index space: pc_i0 outermost, pc_i1 innermost (contiguous).
     cdef long long pc_total = pc_n0 * pc_n1
     with nogil:
-        if pc_total < 2048:
+        if pc_total < 256:
             for pc_i0 in range(pc_n0):
                 for pc_i1 in range(pc_n1):
                     gemm(pc_i0, pc_i1, c, pc_n0_c, pc_n1_c, pc_s0_c, a, pc_n0_a, pc_n1_a, pc_s0_a, b, pc_n0_b, pc_n1_b, pc_s0_b)

@@ -42,7 +42,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_x, long long n, size_t pc_a_y):
     cdef double* y = <double*>pc_a_y
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 inf_search(pc_i, x, n, y)
         else:

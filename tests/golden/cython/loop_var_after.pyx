@@ -75,7 +75,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_out, size_t pc_a_out2, size_t pc_
     cdef long long* out4 = <long long*>pc_a_out4
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 loop_var_after(pc_i, out, out2, out3, out4)
         else:

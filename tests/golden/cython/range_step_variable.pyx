@@ -89,7 +89,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_start, size_t pc_a_stop, size_t p
     cdef long long* cnt = <long long*>pc_a_cnt
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 range_step_variable(pc_i, start, stop, step, step2, out, cnt)
         else:

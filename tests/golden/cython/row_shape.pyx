@@ -34,7 +34,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_a, long long pc_n0_a, long long p
     cdef int* info = <int*>pc_a_info
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 row_shape(pc_i, a, pc_n0_a, pc_n1_a, pc_s0_a, total, pc_n0_total, info)
         else:

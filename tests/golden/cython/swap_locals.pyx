@@ -52,7 +52,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_x, size_t pc_a_y, size_t pc_a_z, 
     cdef int* w = <int*>pc_a_w
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 swap_locals(pc_i, x, y, z, w)
         else:

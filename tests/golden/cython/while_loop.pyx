@@ -43,7 +43,7 @@ cdef object pc_run(long long pc_n, size_t pc_a_a, size_t pc_a_out):
     cdef int* out = <int*>pc_a_out
     cdef long long pc_i
     with nogil:
-        if pc_n < 2048:
+        if pc_n < 256:
             for pc_i in range(pc_n):
                 while_loop(pc_i, a, out)
         else:
