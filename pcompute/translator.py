@@ -194,13 +194,29 @@ def method_copy(func, info, space, known_types, detect):
     for p in params[1:]:
         if p not in annotations:
             value = known_types.get(p, defaults.get(p, Undefined))
-            declared[p] = parse_type(detect(p, value))
+            declared[p] = declared_type(p, value, detect)
     clone = types.FunctionType(func.__code__, func.__globals__, func.__name__, None,
                                func.__closure__)
     clone.__annotations__ = {**annotations, **declared}
     if isinstance(getattr(func, "source", None), str):
         clone.source = func.source
     return clone
+
+
+def declared_type(name, value, detect):
+    """The CType of an unannotated argument ``name`` whose default value (or
+    known type) is ``value``, through ``detect`` (see :func:`detect_type`)."""
+    try:
+        return parse_type(detect(name, value))
+    except KernelTypeError as exc:
+        if not isinstance(value, KnownType):
+            raise
+        raise KernelTypeError(
+            "argument %r: %s is not a type pcompute can translate (%s)"
+            % (name, value, exc.message),
+            hint="the translator calls the methods of the class it translates "
+                 "(self.m()), whose struct comes from an instance (parse_instance); "
+                 "pass the other object's fields as numbers") from None
 
 
 def prepare(func, known_types, detect):
@@ -217,7 +233,7 @@ def prepare(func, known_types, detect):
     for arg in node.args.args:
         if arg.arg not in annotations:
             value = known_types.get(arg.arg, defaults.get(arg.arg, Undefined))
-            arg_types[arg.arg] = parse_type(detect(arg.arg, value))
+            arg_types[arg.arg] = declared_type(arg.arg, value, detect)
     return _without_defaults(func, node), arg_types
 
 

@@ -12,7 +12,7 @@ from pcompute.build.cuda_builder import check_cuda_source, nvcc_path
 from pcompute.build.toolchain import compiler_command
 from pcompute.config import use_config
 from pcompute.errors import KernelSyntaxError, KernelTypeError
-from pcompute.translator import (CConverter, CStructHelper, CUDAConverter,
+from pcompute.translator import (CConverter, CStructHelper, CUDAConverter, KnownType,
                                  OpenCLConverter, py2c)
 
 
@@ -188,5 +188,10 @@ def test_unsupported_class_constructs_are_located_errors():
         CConverter().parse_instance(Reader(), ignore_methods=["get", "alias"])
     with pytest.raises(KernelTypeError, match="the fields of class Reader are not known"):
         CConverter().parse(Reader)
+    # Compyle's test_calling_method_of_known_type_in_method: a class it cannot see
+    with pytest.raises(KernelTypeError, match=r"argument 'obj': KnownType\(\"SomeClass\*\", "
+                       r"\"SomeClass\"\) is not a type pcompute can translate"):
+        py2c("class Foo:\n    def f(self, obj):\n        obj.method(1, 2)\n",
+             known_types={"obj": KnownType("SomeClass*", base_type="SomeClass")})
     with pytest.raises(KernelTypeError, match=r"line 3: class B\(A\): kernels cannot"):
         py2c("class A:\n    pass\nclass B(A):\n    def f(self):\n        pass\n")
