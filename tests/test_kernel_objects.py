@@ -62,6 +62,29 @@ def test_object_methods_and_fields(backend):
                                       rel=1e-12)
 
 
+class Grid:
+    def __init__(self, n):
+        self.n = n
+
+    def cells(self):
+        return self.n * self.n          # int fields are int32: wraps as C's
+
+
+def grid_kernel(i, y, g):
+    y[i] = g.cells() + i
+
+
+@pytest.mark.integer_data
+def test_object_int_fields_wrap_as_c_ints(backend):
+    """An int field is a C int on every backend: the python backend's methods
+    see the struct's values (a plain Python method would give 10**10)."""
+    y = pc.zeros(3, np.int64)
+    Elementwise(grid_kernel)(y, Grid(100000))
+    with np.errstate(over="ignore"):
+        cells = np.int32(100000) * np.int32(100000)
+    np.testing.assert_array_equal(y.get(), [cells, cells + 1, cells + 2])
+
+
 def test_object_kernel_cuda_source_compiles():
     if nvcc_path() is None:
         pytest.skip("nvcc is not installed: CUDA code cannot be compile-checked here")

@@ -13,6 +13,7 @@ from ..records import BuiltKernel, GeneratedKernel
 from . import scan_python, sort_python
 from .base import Backend, is_serial
 from .pychecks import checked_args
+from .pyobjects import KernelObject
 from .pyexec import python_callable, python_source
 from .pyrace import Recorder, recorded_args
 from .pyints import I64
@@ -26,8 +27,9 @@ class PythonBackend(Backend):
     dialect = None
 
     def object_value(self, obj, record):
-        """The object itself: its methods run as Python."""
-        return obj
+        """The object as kernels see it (:class:`.pyobjects.KernelObject`):
+        the struct's field values, the methods run as helpers are."""
+        return KernelObject(obj, record)
 
     def generate_elementwise(self, program, func, config):
         dims = program.index_dims
