@@ -73,7 +73,7 @@ class CStructHelper:
         return array
 
 
-def _where(cls):
+def class_location(cls):
     """``file:line: `` of a class's definition, or ``""`` when unknown."""
     try:
         return "%s:%d: " % (inspect.getsourcefile(cls), inspect.getsourcelines(cls)[1])
@@ -90,7 +90,7 @@ def check_class(cls):
         raise KernelTypeError(
             "%sclass %s(%s): kernels cannot use classes that inherit (the methods are "
             "taken from the class's own body)"
-            % (_where(cls), cls.__name__, ", ".join(b.__name__ for b in bases)),
+            % (class_location(cls), cls.__name__, ", ".join(b.__name__ for b in bases)),
             hint="define every method the kernel calls in %s itself, deriving from "
                  "object only" % cls.__name__)
 

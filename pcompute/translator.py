@@ -44,7 +44,7 @@ import textwrap
 import types
 
 from .codegen import print_programs
-from .cstruct import CStructHelper, struct_info
+from .cstruct import CStructHelper, class_location, struct_info
 from .config import get_config
 from .errors import KernelTypeError, KernelValueError
 from .frontend import type_kernel
@@ -157,7 +157,6 @@ def _class_methods(cls, ignore_methods=()):
     """(name, function) of the methods of ``cls`` to translate, in the order
     of the class body: public ones (no ``_``/``py_`` prefix, as Compyle), not
     in ``ignore_methods``."""
-    from .cstruct import _where
     out = []
     for name, raw in vars(cls).items():
         if name.startswith(("_", "py_")) or name in (ignore_methods or ()):
@@ -165,7 +164,7 @@ def _class_methods(cls, ignore_methods=()):
         if isinstance(raw, (staticmethod, classmethod)):
             raise KernelTypeError(
                 "%s%s.%s is a %s: the translator turns plain methods into "
-                "%s_%s(%s* self, ...)" % (_where(cls), cls.__name__, name,
+                "%s_%s(%s* self, ...)" % (class_location(cls), cls.__name__, name,
                                           type(raw).__name__, cls.__name__, name,
                                           cls.__name__),
                 hint="make it a plain method or a module-level function, or pass "
