@@ -619,6 +619,7 @@ def test_empty_arrays(backend):
     check(a - a, np.zeros(0, backend.dtype))
     mask = a < 1
     assert len(mask) == 0 and mask.dtype.kind in "biu"
+    check(a.get_view(0, 0), np.zeros(0, backend.dtype))
     check(a.copy(), np.zeros(0, backend.dtype))
     a.append(3)
     check(a, np.array([3], backend.dtype))

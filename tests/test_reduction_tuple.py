@@ -56,6 +56,21 @@ def test_argmin_and_argmax_keep_the_first_index(backend):
         assert argmax(wrap(x)) == (x.max(), np.argmax(x)), len(x)
 
 
+def test_record_passes_through_the_array_interface():
+    """The accumulator record of (float32, int64) is padded; pycuda's ``get``
+    rebuilds arrays through ``__array_interface__`` (numpy's as_strided),
+    which failed on the H200 while the fields were called f0, f1 (numpy's
+    names of padding)."""
+    from pcompute.primitives.tuple_reduction import TupleParts
+    from pcompute.types import dtype_to_ctype
+    for dtypes in ((np.float32, np.int64), (np.int8, np.float64, np.int32)):
+        for neutrals in (None, tuple(np.dtype(d).type(0) for d in dtypes)):
+            parts = TupleParts((), (), tuple(dtype_to_ctype(np.dtype(d)) for d in dtypes),
+                               neutrals, (), ())
+            record = np.zeros(3, parts.record_dtype())
+            np.lib.stride_tricks.as_strided(record)
+
+
 def test_no_items_without_neutral_elements_is_an_error(backend):
     with pytest.raises(KernelValueError, match="no items"):
         _argmin(backend.dtype)(wrap(np.zeros(0, backend.dtype)))

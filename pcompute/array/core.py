@@ -670,7 +670,10 @@ class Array(ArrayBase):
             raise KernelValueError("get_view(): [%d, %d) is not inside [0, %d)"
                                    % (start, stop, self.length))
         slicer = getattr(self._backend, "view", None)
-        dev = slicer(self._dev, start, stop) if slicer else self._dev[start:stop]
+        if start == stop:          # pycuda cannot slice an empty array (no pointer)
+            dev = self._backend.empty(0, self.dtype)
+        else:
+            dev = slicer(self._dev, start, stop) if slicer else self._dev[start:stop]
         view = Array._wrap_device(dev, self._backend)
         view._base = self
         return view

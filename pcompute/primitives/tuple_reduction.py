@@ -38,8 +38,11 @@ class TupleParts:
 
     @property
     def fields(self):
-        """(name, CType) of the record's value fields."""
-        return [("f%d" % k, t) for k, t in enumerate(self.out_types)]
+        """(name, CType) of the record's value fields (not ``f0``, ``f1``:
+        NumPy names the padding of an aligned record so, and a record with a
+        padded field called ``f1`` cannot pass through ``__array_interface__``,
+        which pycuda's ``get`` does)."""
+        return [("c%d" % k, t) for k, t in enumerate(self.out_types)]
 
     @property
     def flagged(self):
