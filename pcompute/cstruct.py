@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .errors import KernelTypeError
+from .errors import KernelTypeError, KernelValueError
 from .types import DOUBLE, FLOAT, INT, StructInfo
 
 __all__ = ["CStructHelper"]
@@ -136,6 +136,13 @@ def struct_record(obj, info):
     dtype = np.dtype([(n, t.dtype) for n, t in info.fields] or [("pc_empty", np.int32)],
                      align=True)
     record = np.zeros(1, dtype)
-    for name, _ in info.fields:
-        record[name][0] = getattr(obj, name)
+    for name, t in info.fields:
+        value = getattr(obj, name)
+        if t.is_int and not -2 ** 31 <= value < 2 ** 31:
+            raise KernelValueError(
+                "%s.%s is %d, which does not fit the C int field of the struct of "
+                "class %s" % (type(obj).__name__, name, value, info.name),
+                hint="keep integers of this size in an int64 array argument, or store "
+                     "the attribute as a float")
+        record[name][0] = value
     return record

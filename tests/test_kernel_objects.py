@@ -8,7 +8,7 @@ import pcompute as pc
 from pcompute import Elementwise, Reduction
 from pcompute.build.cuda_builder import check_cuda_source, nvcc_path
 from pcompute.config import use_config
-from pcompute.errors import KernelSyntaxError, KernelTypeError
+from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
 
 
 class Spring:
@@ -150,3 +150,6 @@ def test_object_mistakes_are_located_errors():
                            r"test_kernel_objects.py:\d+: class Child\(Base\): kernels "
                            r"cannot use classes that inherit"):
             Elementwise(child_kernel)(y, Child())
+        with pytest.raises(KernelValueError, match="Grid.n is 1099511627776, which does "
+                           "not fit the C int field of the struct of class Grid"):
+            Elementwise(grid_kernel)(np.zeros(3, np.int64), Grid(2 ** 40))
