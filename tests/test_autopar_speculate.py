@@ -65,6 +65,26 @@ def test_three_violations_detected_and_recovered(backend):
     assert stats.passed == 1 and stats.last == "passed"
 
 
+def test_copy_before_buffer_reused_across_calls_restores_each_calls_values(backend):
+    """The copy-before buffer is kept from call to call: a violating call
+    restores its own arrays' values (not an earlier call's), and a call on
+    arrays of another size gets a new buffer."""
+    f = parallelize(loops.gather_scatter, speculate=True)
+    calls = [(SCENARIOS["flow"], 16, 0.5), (([3, 8, 9, 10], [4, 5, 12, 13]), 16, 2.0),
+             (SCENARIOS["anti"], 16, -1.0), (SCENARIOS["output"], 24, 3.0)]
+    for (w, r), size, scale in calls:
+        args = _gs_args(w, r, backend.dtype, size)
+        args[0] = (args[0] * scale + 1).astype(backend.dtype)
+        ref = copy.deepcopy(args)
+        loops.gather_scatter(*ref)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpeculationWarning)
+            f(*args)
+        np.testing.assert_allclose(args[0], ref[0], rtol=backend.rtol)
+    (stats,) = f.speculation_stats().values()
+    assert (stats.runs, stats.violated) == (4, 3)
+
+
 def test_differential_random_index_arrays(backend):
     """Random index arrays: always the sequential result; never a violation
     when no two iterations meet (the loop is in fact parallel)."""
