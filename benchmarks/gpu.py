@@ -212,12 +212,15 @@ def machine():
         info["cuda_driver"] = drv.get_driver_version()
     except Exception as exc:       # the run still records the CPU rows
         info["gpu"] = "unavailable: %s" % exc
-    try:
-        info["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                                        capture_output=True, text=True).stdout.strip()
-    except OSError:
-        info["commit"] = os.environ.get("PCOMPUTE_COMMIT", "")
-    info["commit"] = info["commit"] or os.environ.get("PCOMPUTE_COMMIT", "")
+    # A tree copied to the GPU machine may carry a stale .git: the caller's
+    # PCOMPUTE_COMMIT names the commit measured.
+    info["commit"] = os.environ.get("PCOMPUTE_COMMIT", "")
+    if not info["commit"]:
+        try:
+            info["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                            capture_output=True, text=True).stdout.strip()
+        except OSError:
+            pass
     return info
 
 
@@ -246,7 +249,8 @@ def main(argv=None):
             failed += 1
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"machine": info, "rows": rows.rows}, f, indent=1)
+            json.dump({"machine": info, "samples": args.samples, "rows": rows.rows}, f,
+                      indent=1)
     return 1 if failed else 0
 
 

@@ -22,6 +22,19 @@ def test_published_tables_match_the_results_file(capsys):
     assert publish.main(["--check"]) == 0, capsys.readouterr().out
 
 
+def test_gpu_table_matches_its_results_file(capsys):
+    from benchmarks import gpu_publish
+    assert gpu_publish.main(["--check"]) == 0, capsys.readouterr().out
+
+
+def test_gpu_table_check_catches_a_hand_edit(tmp_path, monkeypatch):
+    from benchmarks import gpu_publish
+    doc = tmp_path / "benchmarks.rst"
+    doc.write_text(gpu_publish.DOC.read_text().replace("   * - sum", "   * - summ", 1))
+    monkeypatch.setattr(gpu_publish, "DOC", doc)
+    assert gpu_publish.main(["--check"]) == 1
+
+
 def test_publish_check_catches_a_hand_edit(tmp_path, monkeypatch):
     readme = tmp_path / "README.md"
     text = publish.README.read_text()
