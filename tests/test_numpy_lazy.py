@@ -115,6 +115,29 @@ def test_reductions_match_numpy(lazy, op):
         check(got, want, lazy)
 
 
+def test_sums_along_an_axis_with_few_lines(lazy):
+    """A sum along a long axis with few items kept is one map+reduce kernel
+    launched per item; along a short axis (x.sum(axis=0) of a (3, N) array)
+    it is one elementwise kernel adding the lines in NumPy's order."""
+    from pcompute.numpy import reduce as reduce_mod
+    rng = np.random.default_rng(12)
+    long = reduce_mod.LONG_AXIS + 3
+    x = rng.standard_normal((3, long)).astype(lazy.dtype)
+    px = pnp.asarray(x)
+    pnp.reset_stats()
+    check((px * 0.5 - 1).sum(axis=1), (x * 0.5 - 1).sum(axis=1), lazy)
+    assert pnp.stats()["kernels"] == 3 and pnp.stats()["compiles"] <= 1
+    check((px * 0.5 - 1).mean(axis=-1, keepdims=True),
+          (x * 0.5 - 1).mean(axis=-1, keepdims=True), lazy)
+    check(pnp.prod(1 + 1e-4 * px[:2], axis=1), np.prod(1 + 1e-4 * x[:2], axis=1), lazy)
+    pnp.reset_stats()
+    check((px * 0.5 - 1).sum(axis=0), (x * 0.5 - 1).sum(axis=0), lazy)
+    assert pnp.stats()["kernels"] == 1
+    i = rng.integers(-50, 50, (5, 7, 3)).astype(np.int32)
+    check(pnp.asarray(i).sum(axis=1), i.sum(axis=1), lazy)
+    check((pnp.asarray(i) > 0).sum(axis=2), (i > 0).sum(axis=2), lazy)
+    check(pnp.asarray(i[:, :1]).prod(axis=1), i[:, :1].prod(axis=1), lazy)
+
 def test_float_max_min_with_infinities_and_nan(lazy):
     """max/min over all axes treat NaN as the extreme's infinity in the kernel
     and tell the two apart in a second pass: NaN wins, as in NumPy."""

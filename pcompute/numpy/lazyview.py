@@ -91,6 +91,16 @@ def view_of(node, view):
     return _push(node, node.shape, view, {})
 
 
+def push_view(node, view):
+    """``view`` of ``node`` whatever its cost: the node of its value seen
+    through the view, or the pending expression over views of its inputs
+    (for views that do not overlap, such as the lines of a reduction, this
+    computes nothing twice)."""
+    if isinstance(node, Map) and node.result is None:
+        return _push(node, node.shape, view, {})
+    return _view_source(evaluate(node), node.shape, view)
+
+
 def _push(node, shape, view, done):
     """``view`` of ``node`` broadcast to ``shape``."""
     if node.result is not None:
