@@ -55,6 +55,31 @@ def test_new_values_and_shapes_reuse_the_kernel(lazy):
     assert pnp.stats()["compiles"] <= 1
 
 
+def test_the_same_chain_on_new_data_is_not_lowered_again(lazy):
+    """A region's lowering is kept per graph shape (pcompute.numpy.plans): the
+    same chain on new data, new sizes, new strides or new scalars takes its
+    kernel text and arguments from the plan; a constant that changes the
+    text (x ** 2 is x * x) is a new lowering."""
+    from pcompute.numpy import plans
+    plans.clear()                   # plans are shared by every backend (same text)
+    rng = np.random.default_rng(13)
+
+    def chain(xp, a, b, k):
+        return ((a[:, ::2] * b + k) / 3.0 - a[:, 1::2]) * (b - b.mean())
+
+    for rows, cols, k in ((4, 12, 1.5), (3, 20, -2.0), (6, 8, 0.25)):
+        a = rng.standard_normal((rows, cols)).astype(lazy.dtype)
+        b = rng.standard_normal(cols // 2).astype(lazy.dtype)
+        pnp.reset_stats()
+        check(chain(pnp, pnp.asarray(a), pnp.asarray(b), k), chain(np, a, b, k), lazy)
+        if rows != 4:
+            assert pnp.stats()["lowerings"] == 0, pnp.stats()
+    pnp.reset_stats()
+    a = rng.standard_normal(30).astype(lazy.dtype)
+    check(pnp.asarray(a) ** 2 + 1, a ** 2 + 1, lazy)
+    check(pnp.asarray(a) ** 3 + 1, a ** 3 + 1, lazy)
+    assert pnp.stats()["lowerings"] == 2
+
 def test_integer_division_and_modulo_signs(lazy):
     a = np.array([7, -7, 7, -7, 0, 5, -128], dtype=np.int32)
     b = np.array([2, 2, -2, -2, 3, 0, -1], dtype=np.int32)

@@ -61,6 +61,7 @@ def run(ctx):
     for name in PROGRAMS:
         _program(ctx, name, medians)
     _summary(ctx, medians)
+    _axis_sums(ctx)
     _overhead(ctx)
 
 
@@ -198,6 +199,37 @@ def _summary(ctx, medians):
             print("  geometric mean %-30s %.2fx numexpr over %d programs" % (label, gm, len(ne)))
 
 
+def _axis_sums(ctx):
+    """Sums along an axis with few lines (not in the geometric means): a
+    (3, n/3) array summed along its long axis (3 items kept: one parallel
+    map+reduce per item) and along its short one (an elementwise kernel
+    adding the 3 lines)."""
+    for n in ctx.sizes(8 * 2, NAME):
+        host = np.random.default_rng(0).random((3, max(n // 3, 1)))
+        for axis in (1, 0):
+            case = "sum(axis=%d) of (3, n/3)" % axis
+            want = host.sum(axis=axis)
+            with ctx.group(NAME, case, n) as g:
+                g.time("numpy", "reference", lambda axis=axis: host.sum(axis=axis),
+                       is_ref=True)
+                for variant in VARIANTS:
+                    why = variant.why_unavailable()
+                    if why:
+                        continue
+                    label = _label(variant)
+                    with g.guard(label, "pcompute"):
+                        with variant.use():
+                            lazy = pnp.asarray(host)
+                        result = {}
+
+                        def call(lazy=lazy, axis=axis):
+                            result["v"] = pnp.evaluate(lazy.sum(axis=axis))
+                        g.time(label, "pcompute", call, using=variant.use, sync=variant.sync(),
+                               verify=lambda: close(np.asarray(result["v"]), want,
+                                                    rtol=1e-9, atol=1e-12),
+                               target=("ratio", 1.0) if variant is pc.OMP else None)
+
+
 def _overhead(ctx):
     """A cached 5-operation chain at n = 1 (the eager path below eager_below)."""
     x = pnp.asarray(np.ones(1))
@@ -208,3 +240,27 @@ def _overhead(ctx):
         g.time("pcompute.numpy (eager below threshold)", "pcompute",
                lambda: pnp.evaluate(((x * y + 1.0) / 3.0 - x) * y),
                target=("time", OVERHEAD))
+    # Above the eager threshold: one fused kernel per call, its lowering
+    # taken from the plan kept for this graph shape (none is lowered again).
+    n = max(pnp.get_options()["eager_below"], 1)
+    hx, hy = np.ones(n), np.full(n, 2.0)
+    with ctx.group(NAME, "5-op chain, one fused kernel", n) as g:
+        g.time("numpy", "reference", lambda: ((hx * hy + 1.0) / 3.0 - hx) * hy, is_ref=True)
+        for variant in (pc.SERIAL,):     # (threads would time their wake-up)
+            if variant.why_unavailable():
+                continue
+            with variant.use():
+                x, y = pnp.asarray(hx), pnp.asarray(hy)
+            before = {}
+
+            def call(x=x, y=y):
+                pnp.evaluate(((x * y + 1.0) / 3.0 - x) * y)
+
+            def lowered(before=before):
+                return "lowerings in the warm calls: %d" % (
+                    pnp.stats()["lowerings"] - before["n"])
+            with variant.use():
+                call()
+            before["n"] = pnp.stats()["lowerings"]
+            row = g.time(_label(variant), "pcompute", call, using=variant.use)
+            row["note"] = lowered()

@@ -357,7 +357,9 @@ def evaluate(*arrays):
 
 def stats():
     """What the layer did so far: kernels, fused operations, compiles,
-    eager (small) evaluations, fallbacks and fusion boundaries with reasons."""
+    lowerings (regions lowered to kernel text: a structure seen before reuses
+    its plan), eager (small) evaluations, fallbacks and fusion boundaries
+    with reasons."""
     return STATS.as_dict()
 
 

@@ -17,7 +17,7 @@ from .graph import Const, Map, Reduce, Source, c_strides
 from .lower import SCALAR_FIRST, Emitter, NotFusable
 from .options import OPTIONS
 from .stats import STATS, FallbackError, logger
-from . import kernels, reduce as reduce_mod
+from . import kernels, plans, reduce as reduce_mod
 
 
 def backend_now():
@@ -129,23 +129,31 @@ def evaluate(node):
         STATS.eager += 1
         return host_eval(node)
     be = backend_now()
-    while True:
-        emitter = Emitter(node.shape, device_view, max_leaves=OPTIONS["max_inputs"])
-        try:
-            out_expr = emitter.value(node)
-            break
-        except NotFusable as stop:
-            _boundary(node, stop)
-            if node.result is not None:      # the root itself ran in NumPy
-                return node.result
     if node.dtype == np.float64 and not be.supports_double():
         fallback(node, "the %s device has no float64" % be.name)
         return host_eval(node)
-    source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr], nd=True)
+    fp = plans.fingerprint(node, node.shape, device_view, evaluate, OPTIONS["max_inputs"],
+                           ("pc_fused", OPTIONS["vector_math"]))
+    plan = plans.get(fp)
+    if plan is not None:                     # this structure was lowered before
+        source, args, nodes = plan.source, plan.arguments(fp, node.shape), plan.nodes
+        size = node.shape if plan.nd else None
+    else:
+        while True:
+            emitter = Emitter(node.shape, device_view, max_leaves=OPTIONS["max_inputs"])
+            try:
+                out_expr = emitter.value(node)
+                break
+            except NotFusable as stop:
+                _boundary(node, stop)
+                if node.result is not None:      # the root itself ran in NumPy
+                    return node.result
+        source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr], nd=True)
+        plans.keep(fp, emitter, source)
+        args, nodes, size = emitter.args, emitter.nodes, emitter.index_space
     with _precision():
         out = new_output(node.size, node.dtype)
-        kernels.run_elementwise(source, out, emitter.args, emitter.nodes,
-                                size=emitter.index_space)
+        kernels.run_elementwise(source, out, args, nodes, size=size)
     return _finish(node, Source(node.shape, node.dtype, dev=out, backend=be.name))
 
 
@@ -230,10 +238,9 @@ class _Tools:
         STATS.eager += 1
 
     @staticmethod
-    def run_reduction(source, reduce_expr, acc, neutral, emitter):
+    def run_reduction(source, reduce_expr, acc, neutral, args, nodes):
         with _precision():
-            return kernels.run_reduction(source, reduce_expr, acc, neutral,
-                                         emitter.args, emitter.nodes)
+            return kernels.run_reduction(source, reduce_expr, acc, neutral, args, nodes)
 
     @staticmethod
     def run_kernel(source, node, emitter):

@@ -15,6 +15,7 @@ import numpy as np
 from . import ufuncs
 from .dtypes import in_kernel, kernel_type_name
 from .graph import Const, Map, Source, broadcast_strides, c_strides
+from .stats import STATS
 
 
 class NotFusable(Exception):
@@ -74,6 +75,7 @@ class Emitter:
         self.direct_ok = direct_ok and axis is None
         self.max_leaves = max_leaves
         self.params, self.args = [], []
+        self.origins = []                 # where each argument comes from (see .plans)
         self.pre, self.body = [], []
         self.names, self.leaf_names = {}, {}
         self.leaves = []
@@ -82,16 +84,21 @@ class Emitter:
         self.first_exact = False
 
     # -- parameters ------------------------------------------------------------
-    def _param(self, name, value):
+    def _param(self, name, value, origin=None):
+        """A kernel parameter ``name`` with the argument ``value``; ``origin``
+        says how to find the value again in another graph of the same shape
+        (None: it cannot be, and the lowering is not kept as a plan)."""
         self.params.append(name)
         self.args.append(value)
+        self.origins.append(origin)
         return name
 
-    def _scalar(self, value, dtype):
+    def _scalar(self, value, dtype, origin=None):
         dtype = np.dtype(dtype)
+        origin = origin and origin + (dtype,)
         if dtype.kind == "b":       # kernels take truth values as int arguments
-            return self._param("c%d" % len(self.args), np.int32(bool(value)))
-        return self._param("c%d" % len(self.args), dtype.type(value))
+            return self._param("c%d" % len(self.args), np.int32(bool(value)), origin)
+        return self._param("c%d" % len(self.args), dtype.type(value), origin)
 
     def _leaf(self, src):
         key = id(src)
@@ -99,7 +106,7 @@ class Emitter:
             return self.leaf_names[key]
         if src.dev is None and src.host is not None and src.host.ndim == 0 \
                 and src.dtype.kind in "biuf":
-            return self._scalar(src.host[()], src.dtype)
+            return self._scalar(src.host[()], src.dtype, ("scalar", src))
         if self.max_leaves is not None and len(self.leaves) >= self.max_leaves:
             raise NotFusable(src, "the kernel input cap (%d arrays) is reached"
                              % self.max_leaves)
@@ -107,8 +114,8 @@ class Emitter:
         name = "a%d" % len(self.leaves)
         self.leaves.append(src)
         bstrides = broadcast_strides(src.shape, strides, self.shape)
-        self._param(name, buf)
-        off = self._param(name + "_o", int(offset))
+        self._param(name, buf, ("buf", src))
+        off = self._param(name + "_o", int(offset), ("offset", src))
         if self.direct_ok and src.shape == self.shape and \
                 bstrides == c_strides(self.shape):
             access = "%s[%s + i]" % (name, off)
@@ -118,12 +125,14 @@ class Emitter:
             access = "%s[%s]" % (name, off)
         else:
             self.uses_digits = True
-            terms = [off] + [self._term(k, "%s_s%d" % (name, k), bstrides[d])
+            terms = [off] + [self._term(k, "%s_s%d" % (name, k), bstrides[d],
+                                        ("stride", src, d))
                              for k, d in enumerate(self.outer) if bstrides[d]]
             base = name + "_b"
             self.pre.append("%s = %s" % (base, " + ".join(terms)))
             if self.axis is not None and bstrides[self.axis]:
-                step = self._term(0, name + "_r", bstrides[self.axis]).replace("x0", "r", 1)
+                step = self._term(0, name + "_r", bstrides[self.axis],
+                                  ("stride", src, self.axis)).replace("x0", "r", 1)
                 access = "%s[%s + %s]" % (name, base, step)
             else:
                 access = "%s[%s]" % (name, base)
@@ -134,7 +143,7 @@ class Emitter:
     def operand(self, node, loop_dtype):
         """The expression of ``node`` converted to ``loop_dtype``."""
         if isinstance(node, Const):
-            return self._scalar(node.value, loop_dtype)
+            return self._scalar(node.value, loop_dtype, ("const", node))
         if not in_kernel(node.dtype) and in_kernel(loop_dtype):
             # e.g. a float16 value (computed by NumPy) read as float32
             if node.result is None:
@@ -205,17 +214,18 @@ class Emitter:
         array argument, for primitives that take n from their first array."""
         self.params.insert(0, "n_items")
         self.args.insert(0, items)
+        self.origins.insert(0, ("items",))
         self.first_exact = True
 
     def store_index(self, strides, offset):
         """The index expression of a strided output view of this index space."""
         self.uses_digits = True
-        off = self._param("o_o", int(offset))
-        terms = [off] + [self._term(k, "o_s%d" % k, strides[d])
+        off = self._param("o_o", int(offset), ("target_offset",))
+        terms = [off] + [self._term(k, "o_s%d" % k, strides[d], ("target_stride", d))
                          for k, d in enumerate(self.outer)]
         return " + ".join(terms)
 
-    def _term(self, k, name, stride):
+    def _term(self, k, name, stride, origin=None):
         """``x<k> * <stride>`` of an index expression: a stride argument, or
         ``x<k>`` alone for a stride of 1 (the innermost axis of a contiguous
         view: the loop over it then reads memory in order, and vectorises).
@@ -223,7 +233,7 @@ class Emitter:
         values are arguments."""
         if stride == 1:
             return "x%d" % k
-        return "x%d * %s" % (k, self._param(name, int(stride)))
+        return "x%d * %s" % (k, self._param(name, int(stride), origin))
 
     # -- assembling --------------------------------------------------------------
     def digits(self):
@@ -238,7 +248,7 @@ class Emitter:
         dims = self.outer
         lines = ["q = cast(i, 'ulong')"]
         for k in reversed(range(1, len(dims))):
-            n = self._param("d%d" % k, np.uint64(self.shape[dims[k]]))
+            n = self._param("d%d" % k, np.uint64(self.shape[dims[k]]), ("extent64", dims[k]))
             lines.append("x%d = cast(q %% %s, 'long')" % (k, n))
             lines.append("q = q // %s" % n)
         if dims:
@@ -251,11 +261,13 @@ class Emitter:
         ``def name(x0, x1[, x2], <head>, <params>)`` over an n-D index space
         (its indices are the digits: no division); ``index_space`` is then
         its shape, else None."""
+        STATS.lowerings += 1
         self.index_space = None
         if nd and self.uses_digits and self.axis is None and 2 <= len(self.shape) <= 3:
             self.index_space = self.shape
             nd = len(self.shape)
-            dims = [self._param("d%d" % k, int(self.shape[k])) for k in range(1, nd)]
+            dims = [self._param("d%d" % k, int(self.shape[k]), ("extent", k))
+                    for k in range(1, nd)]
             flat = "x0"
             for k in range(1, nd):
                 flat = "%s * %s + x%d" % (flat if k == 1 else "(%s)" % flat, dims[k - 1], k)

@@ -9,6 +9,7 @@ as NumPy does; ``argmin``/``argmax`` return the first index of the extreme
 """
 import numpy as np
 
+from . import plans
 from .dtypes import in_kernel
 from .graph import Source
 from .lower import Emitter, NotFusable, convert
@@ -132,43 +133,57 @@ def _full(node, tools):
     acc = acc_dtype(node.op, arg.dtype, node.dtype)
     if node.op in ("argmin", "argmax"):
         return _arg_full(node, tools)
+    isfloat = acc.kind == "f"
+    if node.op in ("max", "min") and isfloat:
+        return _float_extreme(node, tools, acc)
+    if node.op in ("any", "all"):
+        body = lambda e: "return cast(%s, 'uchar')" % convert(e, arg.dtype, np.bool_)  # noqa
+        reduce_expr, neutral = _FULL[node.op][1], _FULL[node.op][2]
+    else:
+        body = lambda e: "return %s" % convert(e, arg.dtype, acc)  # noqa
+        floats, ints, neutral = _FULL[node.op]
+        reduce_expr = floats if isfloat else ints
+    source, args, nodes = _map_kernel(node, tools, "value", body, acc)
+    result = tools.run_reduction(source, reduce_expr, acc, neutral, args, nodes)
+    return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
+
+
+def _map_kernel(node, tools, tag, body, acc):
+    """(source, arguments, operations) of the map function of a reduction of
+    ``node.arg`` over all axes whose last line is ``body(expression)``
+    (``tag`` names the body: the plan of the lowering is kept under it)."""
+    arg = node.arg
+    fp = plans.fingerprint(arg, arg.shape, tools.device, tools.evaluate, tools.max_inputs,
+                           ("pc_map", tag, node.op, arg.dtype, acc))
+    plan = plans.get(fp)
+    if plan is not None:
+        return plan.source, plan.arguments(fp, arg.shape, lambda: tools.items(arg.size)), \
+            plan.nodes
     make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
     emitter, expr = _emit(tools, node, make)
     if not emitter.first_exact:
         emitter.count_first(tools.items(arg.size))
-    isfloat = acc.kind == "f"
-    if node.op in ("max", "min") and isfloat:
-        return _float_extreme(node, tools, emitter, expr, acc)
-    if node.op in ("any", "all"):
-        value = "cast(%s, 'uchar')" % convert(expr, arg.dtype, np.bool_)
-        reduce_expr, neutral = _FULL[node.op][1], _FULL[node.op][2]
-    else:
-        value = convert(expr, arg.dtype, acc)
-        floats, ints, neutral = _FULL[node.op]
-        reduce_expr = floats if isfloat else ints
-    source = emitter.function("pc_map", [], ["return %s" % value])
-    result = tools.run_reduction(source, reduce_expr, acc, neutral, emitter)
-    return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
+    source = emitter.function("pc_map", [], [body(expr)])
+    plans.keep(fp, emitter, source)
+    return source, emitter.args, emitter.nodes
 
 
-def _float_extreme(node, tools, emitter, expr, acc):
+def _float_extreme(node, tools, acc):
     """max/min of floats over all axes: NaN counts as the infinity of the
     extreme's side, so the kernel is a plain ``max(a, b)`` reduction (one
     that the compiler vectorises); only when the result is that infinity does
     a second pass tell a NaN (NumPy's answer then) from a real infinity."""
     arg = node.arg
     inf = "INFINITY" if node.op == "max" else "-INFINITY"
-    value = convert("(%s if isnan(%s) else %s)" % (inf, expr, expr), arg.dtype, acc)
-    source = emitter.function("pc_map", [], ["return %s" % value])
+    body = lambda e: "return %s" % convert("(%s if isnan(%s) else %s)" % (inf, e, e),  # noqa
+                                           arg.dtype, acc)
+    source, args, nodes = _map_kernel(node, tools, "extreme", body, acc)
     result = tools.run_reduction(source, "%s(a, b)" % node.op, acc,
-                                 "-INFINITY" if node.op == "max" else "INFINITY", emitter)
+                                 "-INFINITY" if node.op == "max" else "INFINITY", args, nodes)
     if np.isinf(result) and (result > 0) == (node.op == "max"):
-        make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
-        emitter, expr = _emit(tools, node, make)
-        if not emitter.first_exact:
-            emitter.count_first(tools.items(arg.size))
-        source = emitter.function("pc_map", [], ["return cast(isnan(%s), 'uchar')" % expr])
-        if tools.run_reduction(source, "max(a, b)", np.dtype(np.uint8), "0", emitter):
+        body = lambda e: "return cast(isnan(%s), 'uchar')" % e  # noqa
+        source, args, nodes = _map_kernel(node, tools, "isnan", body, acc)
+        if tools.run_reduction(source, "max(a, b)", np.dtype(np.uint8), "0", args, nodes):
             result = np.nan
     return Source((), node.dtype, host=np.asarray(result).astype(node.dtype))
 
@@ -192,7 +207,7 @@ def _arg_full(node, tools):
         test = "%s == %s" % (expr, target)
     source = emitter.function("pc_map", [], ["return i if %s else %s" % (test, n)])
     result = tools.run_reduction(source, "min(a, b)", np.dtype(np.int64), "INFINITY",
-                                 emitter)
+                                 emitter.args, emitter.nodes)
     return Source((), node.dtype, host=np.asarray(result, dtype=node.dtype))
 
 

@@ -22,6 +22,7 @@ class Stats:
         self.kernels = 0            # fused kernels launched
         self.fused_ops = 0          # operations inside those kernels
         self.compiles = 0           # kernel-cache misses (new structures)
+        self.lowerings = 0          # regions lowered to kernel text (plan-cache misses)
         self.eager = 0              # small regions run by NumPy on purpose
         self.fallbacks = collections.Counter()   # reason -> count
         self.boundaries = collections.Counter()  # why fusion stopped -> count
@@ -29,7 +30,7 @@ class Stats:
 
     def as_dict(self):
         return {"kernels": self.kernels, "fused_ops": self.fused_ops,
-                "compiles": self.compiles, "eager": self.eager,
+                "compiles": self.compiles, "lowerings": self.lowerings, "eager": self.eager,
                 "fallbacks": dict(self.fallbacks), "boundaries": dict(self.boundaries),
                 "forced": self.forced}
 
