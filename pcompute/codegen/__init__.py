@@ -1,11 +1,17 @@
-"""Printers of typed kernels: Cython (+OpenMP), OpenCL C, CUDA C and plain C."""
+"""Printers of typed kernels: Cython (+OpenMP), OpenCL C, CUDA C and plain C.
+
+Each printer class names its own dialect (``dialect``) and answers what a
+module of several programs needs in it (``function_separator``,
+``module_header``, ``check_recursion``, ``forward_declarations``,
+``module_runtime``, ``module_prelude``), so nothing here depends on which
+dialect it prints."""
 from .cfamily import CPrinter
 from .cuda import CUDAPrinter
 from .cython import CythonPrinter
 from .opencl import OpenCLPrinter
 
-PRINTERS = {"cython": CythonPrinter, "opencl": OpenCLPrinter, "cuda": CUDAPrinter,
-            "c": CPrinter}
+PRINTERS = {cls.dialect: cls for cls in (CythonPrinter, OpenCLPrinter, CUDAPrinter,
+                                         CPrinter)}
 
 
 def printer_for(program, dialect):
@@ -37,10 +43,8 @@ def print_programs(programs, dialect, structs=True):
                               functions=program.functions[:-1] + (entry,))
         printer.program = program
         if program.recursive:
-            if dialect == "opencl":
-                printer.print_program()  # raises the recursion error
-            if dialect != "cython":
-                texts.extend(printer.prototypes())
+            printer.check_recursion()
+            texts.extend(printer.forward_declarations())
         for fn in program.functions:
             text = printer.print_function(fn)
             if fn.c_name in seen:
@@ -52,23 +56,7 @@ def print_programs(programs, dialect, structs=True):
                 continue
             seen[fn.c_name] = text
             texts.append(text)
-    from .runtime import runtime_source
-    if dialect == "cython":
-        runtime = printer.with_externs(printer.runtime_block())
-    else:
-        runtime = printer.with_externs(runtime_source(printer.needed, printer))
-    sep = "\n\n\n" if dialect == "cython" else "\n\n"
-    return runtime, sep.join(texts), printer
-
-
-#: What a module of translated functions starts with, per dialect.
-_FUNCTION_HEADERS = {
-    "cython": "# cython: language_level=3, boundscheck=False, wraparound=False, "
-              "cdivision=True\n",
-    "opencl": "",
-    "cuda": "",
-    "c": "",
-}
+    return printer.module_runtime(), printer.function_separator.join(texts), printer
 
 
 def functions_module(program, dialect):
@@ -77,10 +65,7 @@ def functions_module(program, dialect):
     cimports (Cython), runtime helpers, then the functions."""
     printer = printer_for(program, dialect)
     runtime, functions = printer.print_program()
-    parts = [_FUNCTION_HEADERS[dialect]]
-    if dialect == "opencl" and "double" in functions + runtime:
-        parts.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
-    if dialect == "cython":
-        parts.extend(line + "\n" for line in printer.cimports())
+    parts = [printer.module_header]
+    parts.extend(printer.module_prelude(runtime, functions))
     parts += [runtime, "\n\n" if runtime else "", functions, "\n"]
     return "".join(parts).lstrip("\n")

@@ -230,7 +230,31 @@ class CPrinter:
         bodies = [self.print_function(fn) for fn in self.program.functions]
         if self.program.recursive:
             bodies = ["\n".join(p.strip() for p in self.prototypes())] + bodies
-        return self.with_externs(runtime_source(self.needed, self)), "\n\n".join(bodies)
+        return self.module_runtime(), "\n\n".join(bodies)
+
+    # -- what a module of several programs needs from its dialect ------------
+    #: between two printed functions of a module
+    function_separator = "\n\n"
+    #: the first line(s) of a module of translated functions
+    module_header = ""
+
+    def check_recursion(self):
+        """Raise a located error when the dialect cannot run the program's
+        recursion (called for recursive programs only)."""
+
+    def forward_declarations(self):
+        """What a module prints before the functions of a recursive
+        program: C needs their prototypes."""
+        return self.prototypes()
+
+    def module_runtime(self):
+        """The runtime helpers and Extern code the printed functions use."""
+        return self.with_externs(runtime_source(self.needed, self))
+
+    def module_prelude(self, runtime, functions):
+        """The lines a module of translated functions starts with after its
+        header (``runtime`` and ``functions`` are its text)."""
+        return []
 
     def with_externs(self, runtime):
         """``runtime`` preceded by the code of the Extern functions called."""

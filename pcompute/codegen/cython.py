@@ -90,9 +90,22 @@ class CythonPrinter(CPrinter):
         if len(code.lines) == before:
             code.add("pass")
 
+    function_separator = "\n\n\n"
+    module_header = ("# cython: language_level=3, boundscheck=False, wraparound=False, "
+                     "cdivision=True\n")
+
     def print_program(self):
         bodies = [self.print_function(fn) for fn in self.program.functions]
-        return self.with_externs(self.runtime_block()), "\n\n\n".join(bodies)
+        return self.module_runtime(), self.function_separator.join(bodies)
+
+    def forward_declarations(self):
+        return []                       # Cython resolves names module-wide
+
+    def module_runtime(self):
+        return self.with_externs(self.runtime_block())
+
+    def module_prelude(self, runtime, functions):
+        return [line + "\n" for line in self.cimports()]
 
     def runtime_block(self):
         """The `cdef extern from *` block with the C runtime helpers used."""

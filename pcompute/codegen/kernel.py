@@ -8,8 +8,12 @@ from ..templates import render
 from .cuda import CUDAPrinter
 from .opencl import OpenCLPrinter
 
-WORK_ITEM_MACROS = {
-    "opencl": """#define LID_0 get_local_id(0)
+
+class OpenCLKernelPrinter(OpenCLPrinter):
+    """The entry becomes a __kernel function."""
+
+    #: the work-item names as macros
+    work_item_macros = """#define LID_0 get_local_id(0)
 #define LID_1 get_local_id(1)
 #define LID_2 get_local_id(2)
 #define GID_0 get_group_id(0)
@@ -21,8 +25,18 @@ WORK_ITEM_MACROS = {
 #define GDIM_0 get_num_groups(0)
 #define GDIM_1 get_num_groups(1)
 #define GDIM_2 get_num_groups(2)
-#define local_barrier() barrier(CLK_LOCAL_MEM_FENCE)""",
-    "cuda": """#define LID_0 threadIdx.x
+#define local_barrier() barrier(CLK_LOCAL_MEM_FENCE)"""
+
+    def function_prefix(self, fn):
+        return "__kernel" if fn is self.program.entry else OpenCLPrinter.function_prefix(
+            self, fn)
+
+
+class CUDAKernelPrinter(CUDAPrinter):
+    """The entry becomes a __global__ function; local pointers come from the
+    dynamic shared-memory buffer at byte offsets passed as arguments."""
+
+    work_item_macros = """#define LID_0 threadIdx.x
 #define LID_1 threadIdx.y
 #define LID_2 threadIdx.z
 #define GID_0 blockIdx.x
@@ -34,19 +48,7 @@ WORK_ITEM_MACROS = {
 #define GDIM_0 gridDim.x
 #define GDIM_1 gridDim.y
 #define GDIM_2 gridDim.z
-#define local_barrier() __syncthreads()""",
-}
-
-
-class OpenCLKernelPrinter(OpenCLPrinter):
-    def function_prefix(self, fn):
-        return "__kernel" if fn is self.program.entry else OpenCLPrinter.function_prefix(
-            self, fn)
-
-
-class CUDAKernelPrinter(CUDAPrinter):
-    """The entry becomes a __global__ function; local pointers come from the
-    dynamic shared-memory buffer at byte offsets passed as arguments."""
+#define local_barrier() __syncthreads()"""
 
     def function_prefix(self, fn):
         if fn is self.program.entry:
@@ -78,13 +80,15 @@ class CUDAKernelPrinter(CUDAPrinter):
         return out
 
 
-KERNEL_PRINTERS = {"opencl": OpenCLKernelPrinter, "cuda": CUDAKernelPrinter}
+KERNEL_PRINTERS = {cls.dialect: cls
+                   for cls in (OpenCLKernelPrinter, CUDAKernelPrinter)}
 
 
 def kernel_source(program, dialect, name):
-    """The complete source of low-level kernel ``program`` in ``dialect``."""
+    """The complete source of low-level kernel ``program`` in ``dialect``
+    (template ``kernel_<dialect>``)."""
     printer = KERNEL_PRINTERS[dialect](program)
     runtime, functions = printer.print_program()
     double = any("double" in text for text in (runtime, functions))
-    return render("kernel_" + dialect, name=name, double=double,
-                  macros=WORK_ITEM_MACROS[dialect], runtime=runtime, functions=functions)
+    return render("kernel_" + printer.dialect, name=name, double=double,
+                  macros=printer.work_item_macros, runtime=runtime, functions=functions)

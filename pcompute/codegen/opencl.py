@@ -62,7 +62,16 @@ class OpenCLPrinter(CPrinter):
                 "    mem_fence(CLK_GLOBAL_MEM_FENCE);\n    return old;\n}"
                 % (self.helper_qualifier, T, helper_name("atomic_max", base), T, T, T))
 
+    def module_prelude(self, runtime, functions):
+        if "double" in functions + runtime:
+            return ["#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"]
+        return []
+
     def print_program(self):
+        self.check_recursion()
+        return CPrinter.print_program(self)
+
+    def check_recursion(self):
         if self.program.recursive:
             cycle = self.recursion_cycle()
             fn, callee = cycle[0], cycle[1]
@@ -77,7 +86,6 @@ class OpenCLPrinter(CPrinter):
             raise fn.src.error(KernelSyntaxError, call,
                                "recursion is not supported on OpenCL (%s)" % what,
                                "rewrite it as a loop, or use the cython or cuda backend")
-        return CPrinter.print_program(self)
 
     def recursion_cycle(self):
         """The functions of one call cycle, the first repeated at the end."""
