@@ -121,3 +121,16 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def precheck_cuda(sources):
+    """Compile-check CUDA ``sources`` with one nvcc run (``check_cuda_sources``)
+    so that the tests checking them one by one afterwards find them checked.
+    A failure is left to those tests: each then compiles its own source
+    alone and reports its own error."""
+    from pcompute.build import cuda_builder
+    from pcompute.errors import BuildError
+    try:
+        cuda_builder.check_cuda_sources(sources)
+    except BuildError:
+        pass

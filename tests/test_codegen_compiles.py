@@ -67,6 +67,9 @@ def nvcc():
     path = cuda_builder.nvcc_path()
     if path is None:
         pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
+    from conftest import precheck_cuda
+    precheck_cuda([source_of(CORPUS[name], "cuda", use_double) for name in NAMES
+                   for use_double in PRECISIONS.values()])
     return path
 
 

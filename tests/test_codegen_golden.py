@@ -145,13 +145,26 @@ def test_generated_source_is_identical_across_hash_seeds(openmp_everywhere):
     assert here == first
 
 
-@pytest.mark.parametrize("name", sorted(n for n in CORPUS
-                                        if os.path.exists(golden_path("cuda", n))))
-def test_cuda_golden_file_compiles_with_nvcc(name):
+CUDA_GOLDEN = sorted(n for n in CORPUS if os.path.exists(golden_path("cuda", n)))
+
+
+def _golden_cuda(name):
+    with open(golden_path("cuda", name), encoding="utf-8") as f:
+        return f.read()
+
+
+@pytest.fixture(scope="module")
+def nvcc_checked():
+    """nvcc is here; the golden CUDA files went through one nvcc run."""
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
+    from conftest import precheck_cuda
+    precheck_cuda([_golden_cuda(name) for name in CUDA_GOLDEN])
+
+
+@pytest.mark.parametrize("name", CUDA_GOLDEN)
+def test_cuda_golden_file_compiles_with_nvcc(name, nvcc_checked):
     """The pinned CUDA text itself goes through ``nvcc --ptx`` (cached: the
     same text as test_codegen_compiles' float64 source), so a golden file
     accepted with --update-golden cannot hold CUDA that does not compile."""
-    if cuda_builder.nvcc_path() is None:
-        pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
-    with open(golden_path("cuda", name), encoding="utf-8") as f:
-        cuda_builder.check_cuda_source(f.read())
+    cuda_builder.check_cuda_source(_golden_cuda(name))

@@ -131,6 +131,7 @@ def test_tuple_phases_compile_as_cuda(precision):
     if cuda_builder.nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
     x = np.arange(6).astype(precision)
+    sources = []
     with use_config(backend="python", use_double=precision == "float64"):
         for f, args in ((argmin, (x,)), (moments, (x, 2)), (polar, (x, x))):
             f(*args)
@@ -144,4 +145,5 @@ def test_tuple_phases_compile_as_cuda(precision):
                 types = {n: dtype_to_ctype(v.dtype).pointer_to("global")
                          for n, v in zip(names, values)}
                 source = generate_source(prim.func, "cuda", types=dict(types))
-            cuda_builder.check_cuda_source(source)
+            sources.append(source)
+    cuda_builder.check_cuda_sources(sources)            # one nvcc run for all

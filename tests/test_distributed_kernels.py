@@ -57,18 +57,20 @@ def nvcc():
 
 @pytest.mark.parametrize("real", [np.float32, np.float64], ids=["float32", "float64"])
 def test_kernels_compile_as_cuda(nvcc, real):
+    sources = []
     with use_config(use_double=real == np.float64):
         for func, values in _kernels(real):
             source = generate_source(func, backend="cuda", types=_types(func, values))
             if real == np.float32:
                 assert "double" not in source, func.__name__
-            cuda_builder.check_cuda_source(source)
+            sources.append(source)
         a, i32 = np.zeros(4, real), np.zeros(4, np.int32)
         select = Scan(input=packing.in_slab, output=packing.selected_output,
                       dtype=np.int32)
-        cuda_builder.check_cuda_source(select.generate(
+        sources.append(select.generate(
             "cuda", x=a, lo=real(0), hi=real(1), sel_idx=i32, sel_count=i32))
         carry = Scan(output=_carry_output("max(a, b)", exclusive=True), dtype=np.int32,
                      scan_expr="max(a, b)", neutral="-INFINITY")
-        cuda_builder.check_cuda_source(carry.generate(
+        sources.append(carry.generate(
             "cuda", input=i32, dscan_out=i32, dscan_carry=np.int32(3)))
+    cuda_builder.check_cuda_sources(sources)            # one nvcc run for all

@@ -334,6 +334,7 @@ def test_md_kernels_compile_as_cuda(monkeypatch, dtype):
         pytest.skip("nvcc not found")
     calls = _recorded_kernel_calls(monkeypatch, dtype)
     assert len(calls) >= 10
+    sources = []
     with use_config(use_double=dtype == np.float64):
         for func, args in calls.items():
             names = func.__code__.co_varnames[1:func.__code__.co_argcount]
@@ -345,4 +346,5 @@ def test_md_kernels_compile_as_cuda(monkeypatch, dtype):
             source = generate_source(func, backend="cuda", types=types)
             if dtype == np.float32:
                 assert "double" not in source, func.__name__
-            cuda_builder.check_cuda_source(source)
+            sources.append(source)
+    cuda_builder.check_cuda_sources(sources)            # one nvcc run for all

@@ -61,7 +61,7 @@ def test_fused_kernels_compile_for_cuda(monkeypatch):
     seen = _captured(monkeypatch, build)
     assert len(seen) >= 3
     assert any(dims == 2 for _, dims, _ in seen)      # an n-D index space among them
-    for func, dims, types in seen:
-        source = generate_source(func, backend="cuda", types=types, index_dims=dims,
-                                 config=Config(read_environment=False, use_double=True))
-        cuda_builder.check_cuda_source(source)
+    cuda_builder.check_cuda_sources([        # one nvcc run for all
+        generate_source(func, backend="cuda", types=types, index_dims=dims,
+                        config=Config(read_environment=False, use_double=True))
+        for func, dims, types in seen])

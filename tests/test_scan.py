@@ -464,12 +464,14 @@ def test_generated_cuda_compiles_with_nvcc(use_double):
         (Scan(named_input, named_output, scan_expr="max(a, b)", neutral="-INFINITY",
               dtype=np.int32), dict(a=i32, b=i32, c=i32)),
     ]
+    sources = []
     with use_config(use_double=use_double):
         for scan, args in scans:
             source = scan.generate("cuda", **args)
             if not use_double:
                 assert "double" not in source
-            cuda_builder.check_cuda_source(source)
+            sources.append(source)
+    cuda_builder.check_cuda_sources(sources)            # one nvcc run for all
 
 
 def test_generate_needs_a_compiled_backend():

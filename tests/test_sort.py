@@ -318,17 +318,28 @@ def test_int64_permutations(backend, monkeypatch):
     np.testing.assert_array_equal(perm.get(), np.argsort(keys, kind="stable"))
 
 
+CUDA_SORT_VALUES = ([np.float64, np.int8, np.uint16, np.float32], [])
+
+
+@pytest.fixture(scope="module")
+def cuda_sorts_prechecked():
+    """Every sort source below, through one nvcc run."""
+    from pcompute.build.cuda_builder import nvcc_path
+    from conftest import precheck_cuda
+    if nvcc_path() is not None:
+        precheck_cuda([sort_cuda.generate_sort(dtype, idx, values) for dtype in KEY_TYPES
+                       for idx in (np.int32, np.int64) for values in CUDA_SORT_VALUES])
+
+
 @pytest.mark.parametrize("dtype", KEY_TYPES)
 @pytest.mark.parametrize("idx", [np.int32, np.int64])
-def test_cuda_sort_kernels_compile_with_nvcc(dtype, idx):
+def test_cuda_sort_kernels_compile_with_nvcc(dtype, idx, cuda_sorts_prechecked):
     from pcompute.build.cuda_builder import check_cuda_source
-    source = sort_cuda.generate_sort(dtype, idx, [np.float64, np.int8, np.uint16,
-                                                  np.float32])
-    try:
-        check_cuda_source(source)
-    except BackendUnavailableError as exc:
-        pytest.skip(str(exc))
-    check_cuda_source(sort_cuda.generate_sort(dtype, idx, []))
+    for values in CUDA_SORT_VALUES:
+        try:
+            check_cuda_source(sort_cuda.generate_sort(dtype, idx, values))
+        except BackendUnavailableError as exc:
+            pytest.skip(str(exc))
 
 
 @pytest.mark.parametrize("name", ["cython", "opencl"])

@@ -8,6 +8,7 @@ pycuda's ``SourceModule`` is called with ``no_extern_c=True``.
 import functools
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -55,6 +56,57 @@ def default_arch(nvcc=None):
     return "sm_70"
 
 
+def _ptx_key(source, arch, options, nvcc):
+    return cache.make_key("nvcc-ptx", source, arch, list(options), nvcc,
+                          cache.pcompute_version())
+
+
+def _nvcc_ptx(nvcc, arch, options, text, work, source):
+    """Run ``nvcc --ptx`` on ``text`` in ``work``; the PTX path.  A failure
+    raises :class:`BuildError` carrying ``source`` (the text the user
+    gave)."""
+    src = os.path.join(str(work), "kernel.cu")
+    ptx = os.path.join(str(work), "kernel.ptx")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(text)
+    args = [nvcc, "--ptx", "-arch=%s" % arch, *options, "-o", ptx, src]
+    try:
+        out = subprocess.run(args, capture_output=True, text=True,
+                             errors="replace", cwd=str(work), timeout=300)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise BuildError("could not run nvcc: %s" % exc, source=source,
+                         backend="cuda") from None
+    if out.returncode != 0:
+        raise BuildError("nvcc failed (exit status %d)" % out.returncode,
+                         log="$ %s\n%s%s" % (shlex.join(args), out.stdout,
+                                             out.stderr),
+                         source=source, backend="cuda")
+    return ptx
+
+
+def _known(key):
+    """True when the source of ``key`` passed a check before: in this
+    process, or (kept in the compile cache) alone or in a batch."""
+    with _lock:
+        if key in _checked:
+            return True
+    store = cache.Cache()
+    if store.lookup("nvcc", key, suffix=".ptx") is None and \
+            store.lookup("nvcc", key, suffix=".checked") is None:
+        return False
+    with _lock:
+        _checked.add(key)
+    return True
+
+
+def _nvcc_and_arch(arch):
+    nvcc = nvcc_path()
+    if nvcc is None:
+        raise BackendUnavailableError(
+            "nvcc not found (install the CUDA toolkit or put nvcc on PATH)")
+    return nvcc, arch or default_arch(nvcc)
+
+
 def check_cuda_source(source, arch=None, options=()):
     """Compile ``source`` to PTX with nvcc; raise BuildError if it fails.
 
@@ -62,41 +114,85 @@ def check_cuda_source(source, arch=None, options=()):
     a successful check is kept in the compile cache, so the same source is
     not compiled again.
     """
-    nvcc = nvcc_path()
-    if nvcc is None:
-        raise BackendUnavailableError(
-            "nvcc not found (install the CUDA toolkit or put nvcc on PATH)")
-    arch = arch or default_arch(nvcc)
-    key = cache.make_key("nvcc-ptx", source, arch, list(options), nvcc,
-                         cache.pcompute_version())
-    with _lock:
-        if key in _checked:
-            return
-
-    def compile_ptx(work):
-        src = os.path.join(str(work), "kernel.cu")
-        ptx = os.path.join(str(work), "kernel.ptx")
-        with open(src, "w", encoding="utf-8") as f:
-            f.write(source)
-        args = [nvcc, "--ptx", "-arch=%s" % arch, *options, "-o", ptx, src]
-        try:
-            out = subprocess.run(args, capture_output=True, text=True,
-                                 errors="replace", cwd=str(work), timeout=300)
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise BuildError("could not run nvcc: %s" % exc, source=source,
-                             backend="cuda") from None
-        if out.returncode != 0:
-            raise BuildError("nvcc failed (exit status %d)" % out.returncode,
-                             log="$ %s\n%s%s" % (shlex.join(args), out.stdout,
-                                                 out.stderr),
-                             source=source, backend="cuda")
-        return ptx
-
+    nvcc, arch = _nvcc_and_arch(arch)
+    key = _ptx_key(source, arch, options, nvcc)
+    if _known(key):
+        return
     # The PTX is kept in the compile cache: a source checked once is not
     # compiled again by later processes.
-    cache.get_or_build("nvcc", key, compile_ptx, suffix=".ptx")
+    cache.get_or_build("nvcc", key, lambda work: _nvcc_ptx(
+        nvcc, arch, options, source, work, source), suffix=".ptx")
     with _lock:
         _checked.add(key)
+
+
+_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include\b.*$", re.M)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
+
+
+def combined_source(sources):
+    """One translation unit holding every source of ``sources`` (which share
+    the same ``#include`` lines): the includes once at the top, then each
+    source in a namespace of its own with ``extern "C"`` removed (generated
+    sources all name their kernel ``pc_elementwise``; C linkage would make
+    them one function) and its macros undefined after it, so that no source
+    sees another's names."""
+    includes = _INCLUDE.findall(sources[0]) if sources else []
+    parts = ["".join(line.strip() + "\n" for line in includes)]
+    for k, source in enumerate(sources):
+        body = _INCLUDE.sub("", source).replace('extern "C"', "")
+        parts.append("namespace pc_check_%d {\n%s\n}\n" % (k, body))
+        parts.extend("#undef %s\n" % name for name in
+                     sorted(set(_DEFINE.findall(source))))
+    return "".join(parts)
+
+
+def check_cuda_sources(sources, arch=None, options=()):
+    """:func:`check_cuda_source` for several sources, with one nvcc run for
+    all those not checked before that have the same ``#include`` lines
+    (:func:`combined_source`; each nvcc run costs a few hundred
+    milliseconds of CPU however small the source).  When the combined
+    check fails, each source is checked alone, so the error names the
+    source at fault.  A source that passes is not compiled again in this
+    process nor, through a marker in the compile cache (the combined PTX
+    is kept there too), in later ones.
+    """
+    nvcc, arch = _nvcc_and_arch(arch)
+    groups = {}
+    for source in dict.fromkeys(sources):
+        key = _ptx_key(source, arch, options, nvcc)
+        if _known(key):
+            continue
+        includes = tuple(line.strip() for line in _INCLUDE.findall(source))
+        groups.setdefault(includes, []).append((key, source))
+    for members in groups.values():
+        if len(members) == 1:
+            check_cuda_source(members[0][1], arch, options)
+            continue
+        text = combined_source([source for _, source in members])
+        batch = cache.make_key("nvcc-ptx-batch", [k for k, _ in members], arch,
+                               list(options), nvcc, cache.pcompute_version())
+        try:
+            cache.get_or_build("nvcc", batch, lambda work: _nvcc_ptx(
+                nvcc, arch, options, text, work, text), suffix=".ptx")
+        except BuildError:
+            log.debug("combined nvcc check of %d sources failed; checking "
+                      "each alone", len(members))
+            for _, source in members:
+                check_cuda_source(source, arch, options)
+            continue
+        for key, _ in members:      # later processes: checked, in this batch
+            cache.get_or_build("nvcc", key, functools.partial(
+                _marker, batch), suffix=".checked")
+        with _lock:
+            _checked.update(k for k, _ in members)
+
+
+def _marker(batch, work):
+    path = os.path.join(str(work), "checked")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("passed nvcc --ptx in batch %s\n" % batch)
+    return path
 
 
 def cuda_why_unavailable():

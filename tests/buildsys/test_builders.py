@@ -284,6 +284,65 @@ def test_cuda_check_rejects_invalid_source():
     assert "1 | extern" in str(info.value)
 
 
+def _kernel_cu(value, helper="pc_helper"):
+    """A source shaped like a generated one: a macro, a static helper and an
+    ``extern "C"`` kernel named as every generated kernel is."""
+    return ("#define PC_VALUE %s\nstatic __device__ inline double %s(double a)"
+            " { return a + PC_VALUE; }\n"
+            'extern "C" __global__ void pc_elementwise(long long n, double* x)\n'
+            "{ long long i = blockIdx.x; if (i < n) x[i] = %s(x[i]); }\n"
+            % (value, helper, helper))
+
+
+@needs_nvcc
+def test_cuda_sources_checked_in_one_nvcc_run(monkeypatch, cache_root):
+    """Sources that would clash in one file (same kernel and helper names,
+    different macro values) pass in one nvcc run; then each counts as
+    checked (no further nvcc run), and a new run of the same batch is a
+    cache hit."""
+    sources = [_kernel_cu(v) for v in ("1.0", "2.0", "3.0")] + [
+        "#include <cuda_fp16.h>\n" + _kernel_cu("4.0"),
+        "#include <cuda_fp16.h>\n" + _kernel_cu("5.0")]
+    runs = []
+    original = cuda_builder._nvcc_ptx
+
+    def counting(nvcc, arch, options, text, work, source):
+        runs.append(text)
+        return original(nvcc, arch, options, text, work, source)
+    monkeypatch.setattr(cuda_builder, "_nvcc_ptx", counting)
+    monkeypatch.setattr(cuda_builder, "_checked", set())
+    cuda_builder.check_cuda_sources(sources)
+    assert len(runs) == 2                       # one per set of #include lines
+    assert [text.count("namespace pc_check_") for text in runs] == [3, 2]
+    assert all(text.count("#include <cuda_fp16.h>") == ("fp16" in text) for text in runs)
+    for source in sources:
+        cuda_builder.check_cuda_source(source)
+    assert len(runs) == 2
+    monkeypatch.setattr(cuda_builder, "_checked", set())
+    cuda_builder.check_cuda_sources(sources)
+    assert len(runs) == 2
+
+
+@needs_nvcc
+def test_cuda_sources_name_the_failing_source(monkeypatch, cache_root):
+    """A failing batch is checked source by source: the error is the one
+    of the source at fault, with its own text numbered; sources that
+    share a macro value, or need a macro another source defines, are not
+    excused by the batch."""
+    monkeypatch.setattr(cuda_builder, "_checked", set())
+    bad = _kernel_cu("nope_cuda_batch")
+    with pytest.raises(BuildError) as info:
+        cuda_builder.check_cuda_sources([_kernel_cu("1.0"), bad, _kernel_cu("2.0")])
+    assert "nope_cuda_batch" in info.value.log
+    assert info.value.source == bad
+    # the second source uses the first's macro and helper: alone it fails
+    uses_other = ('extern "C" __global__ void k(double* x) '
+                  "{ x[0] = pc_helper(PC_VALUE); }\n")
+    with pytest.raises(BuildError) as info:
+        cuda_builder.check_cuda_sources([_kernel_cu("7.0"), uses_other])
+    assert info.value.source == uses_other
+
+
 def _fake_pycuda(monkeypatch, driver):
     """Make ``import pycuda.driver`` give ``driver`` (None: an ImportError)."""
     package = types.ModuleType("pycuda")
