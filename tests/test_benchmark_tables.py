@@ -268,3 +268,52 @@ def test_a_forced_smoke_run_says_it_is_no_measurement():
     data = {"machine": {"cores": 2}, "profile": "smoke", "notes": [], "rows": []}
     assert "not a measurement" in publish.provenance(data)
     assert "not a measurement" not in publish.provenance(dict(data, profile="quick"))
+
+
+# ---------------------------------------------------------- suites and A/B runs
+
+def test_every_suite_is_found_under_its_name_and_imported_on_lookup():
+    import subprocess
+    from benchmarks.suites import ORDER, SUITES
+    assert list(SUITES) == [name for name, _ in ORDER] and len(SUITES) == 16
+    for name, module in ORDER:
+        assert (ROOT / "benchmarks" / "suites" / (module + ".py")).exists()
+    code = ("import sys, benchmarks.suites as s; s.SUITES['scan']; "
+            "print(sorted(m for m in sys.modules if m.startswith('benchmarks.suites.')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), check=True,
+                         capture_output=True, text=True).stdout
+    assert out.strip() == "['benchmarks.suites.scan']"
+    assert SUITES["segscan"].NAME == "segscan"
+    with pytest.raises(KeyError):
+        SUITES["nope"]
+
+
+def test_ab_compares_rows_of_both_trees():
+    from benchmarks import ab
+    samples = {"A": {"sum/f/n=1/pc": [(2.0, 1.0, "ok"), (4.0, 1.5, "ok"), (3.0, 2.0, "ok")],
+                     "only/A": [(1.0, 1.0, "ok")]},
+               "B": {"sum/f/n=1/pc": [(3.0, 1.2, "ok"), (6.0, 2.0, "WRONG"),
+                                      (4.5, 3.0, "ok")]}}
+    (row,) = ab.compare(samples)
+    assert row["row"] == "sum/f/n=1/pc" and row["rounds"] == 3
+    assert row["ratio_median"] == pytest.approx(4.5 / 3.0)
+    assert row["ratio_best"] == pytest.approx(1.2 / 1.0)
+    assert row["checks"] == ["WRONG"]
+    meta = dict(before="a", after="b", only="sum", n="1e6", rounds=3, cpu="X", cores=2,
+                load_start=0.1, load_end=0.2, elapsed_s=5.0)
+    text = "\n".join(ab.report([row], meta))
+    assert "1.500" in text and "1.200" in text and "check: WRONG" in text
+    assert "load average 0.1 at the start" in text
+
+
+def test_ab_times_the_tree_it_extracted(tmp_path):
+    """The harness process imports pcompute from the extracted tree, not from
+    this checkout or an editable install."""
+    from benchmarks import ab
+    tree = tmp_path / "tree"
+    assert ab.extract("WORKTREE", tree).startswith("worktree of ")
+    work = tmp_path / "work"
+    work.mkdir()
+    ab.check_imports(tree, work)
+    with pytest.raises(SystemExit, match="not the trees under test"):
+        ab.check_imports(tmp_path / "missing", work)
