@@ -1,9 +1,11 @@
 """Scan on the cuda backend: the three passes of the opencl backend in CUDA C.
 
-P threads each own one contiguous chunk of the n items: pass 1 reduces every
-chunk (segment-aware), pass 2 (one block) scans the P results into carries
-and the total (``last_item``, kept on the device), pass 3 rescans every chunk
-from its carry and calls the output.  The generated source is complete CUDA C
+G thread blocks each own one contiguous chunk of the n items and walk it in
+tiles of one item per thread (coalesced loads and stores): pass 1 reduces
+every chunk (segment-aware, each tile in order in shared memory), pass 2 (one
+block) scans the G results into carries and the total (``last_item``, kept on
+the device), pass 3 rescans every chunk tile by tile from its carry and calls
+the output.  The generated source is complete CUDA C
 (``generate_scan``), so it is compile-checked with nvcc where no GPU exists.
 """
 import numpy as np
@@ -16,8 +18,14 @@ from ._device import CUDA_BLOCK as BLOCK, check_double, check_no_link, scalar_dt
 from .scan_opencl import kernel_params
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
-#: threads of passes 1 and 3 (chunks) at most.
-THREADS = 65536
+
+
+def tile_groups(block):
+    """Thread blocks of passes 1 and 3 at most: two waves of resident blocks
+    (the device's multiprocessors x the blocks of ``block`` threads each
+    holds), each walking its chunk tile by tile."""
+    from .cuda import reduction_groups
+    return reduction_groups(block)
 
 
 def scan_block(config):
@@ -39,9 +47,10 @@ def generate_scan(backend, spec, config):
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
         params=kernel_params(spec, printer), complex_map=spec.complex_map,
         need_last=spec.needs("last_item"), segment_call=segment_call,
-        input_call=spec.call_text("input", i="pc_i", N="pc_n"),
-        output_call=spec.call_text("output", i="pc_i", item="pc_acc", prev_item="pc_prev",
-                                   last_item="pc_last", N="pc_n"))
+        input_call=spec.call_text("input", i="pc_i", N="pc_n"), tiled=True,
+        output_call="", output_call_tiled=spec.call_text(
+            "output", i="pc_i", item="pc_item", prev_item="pc_prev", last_item="pc_last",
+            N="pc_n"))
     return GeneratedKernel("scan", spec.name, "cuda", source, tuple(KERNELS),
                            tuple(zip(spec.arg_names, spec.arg_types)), ())
 
@@ -60,7 +69,7 @@ def build_scan(backend, spec, config):
     pass2.prepare("qPPPP")
     pass3.prepare("qq" + user + "PP" + mapped)
     block = scan_block(config)
-    most = (THREADS + block - 1) // block * block
+    most = tile_groups(block)
     dtype = spec.out_type.dtype
     sums = backend.empty(most, dtype)
     carry = backend.empty(most, dtype)
@@ -77,17 +86,16 @@ def build_scan(backend, spec, config):
     def run(n, args):
         if n == 0:
             return
-        chunk = (n + most - 1) // most
-        p = (n + chunk - 1) // chunk
-        grid = ((p + block - 1) // block, 1)
-        p = grid[0] * block
+        tiles = (n + most * block - 1) // (most * block)    # per block
+        groups = (n + tiles * block - 1) // (tiles * block)
+        grid = (groups, 1)
         values = [a.gpudata if ptr else a for ptr, a in zip(pointers, args)]
         extra = mapped_buffer(n) if spec.complex_map else []
-        n64, chunk64 = np.int64(n), np.int64(chunk)
-        pass1.prepared_async_call(grid, (block, 1, 1), None, n64, chunk64, *values,
+        n64, tiles64 = np.int64(n), np.int64(tiles)
+        pass1.prepared_async_call(grid, (block, 1, 1), None, n64, tiles64, *values,
                                   sums.gpudata, flags.gpudata, *extra)
-        pass2.prepared_async_call((1, 1), (block, 1, 1), None, np.int64(p), sums.gpudata,
-                                  flags.gpudata, carry.gpudata, total.gpudata)
-        pass3.prepared_async_call(grid, (block, 1, 1), None, n64, chunk64, *values,
+        pass2.prepared_async_call((1, 1), (block, 1, 1), None, np.int64(groups),
+                                  sums.gpudata, flags.gpudata, carry.gpudata, total.gpudata)
+        pass3.prepared_async_call(grid, (block, 1, 1), None, n64, tiles64, *values,
                                   carry.gpudata, total.gpudata, *extra)
     return BuiltKernel(generated, backend.name, run)

@@ -23,6 +23,23 @@ CPU_ITEMS_PER_UNIT = 8
 GPU_ITEMS = 65536
 
 
+#: The tiled layout of passes 1 and 3 (a work-group per chunk, one item per
+#: work-item per tile: coalesced on GPUs): None chooses it for devices that
+#: are not CPUs; True or False forces it (the tests run it on CPU devices).
+TILES = None
+
+
+def use_tiles(backend):
+    """True when scans on ``backend``'s device use the tiled layout."""
+    if TILES is not None:
+        return TILES
+    try:
+        import pyopencl as cl
+        return not backend.queue.device.type & cl.device_type.CPU
+    except Exception:           # no device: the source of a CPU device
+        return False
+
+
 def scan_wg(config):
     """Work-group size of the carry pass: the configured one, else 64."""
     return config.wgs or 64
@@ -51,11 +68,14 @@ def generate_scan(backend, spec, config):
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
         params=kernel_params(spec, printer), complex_map=spec.complex_map,
         need_last=spec.needs("last_item"), segment_call=segment_call,
-        input_call=spec.call_text("input", i="pc_i", N="pc_n"),
+        input_call=spec.call_text("input", i="pc_i", N="pc_n"), tiled=use_tiles(backend),
         output_call=spec.call_text("output", i="pc_i", item="pc_acc", prev_item="pc_prev",
-                                   last_item="pc_last", N="pc_n"))
+                                   last_item="pc_last", N="pc_n"),
+        output_call_tiled=spec.call_text("output", i="pc_i", item="pc_item",
+                                         prev_item="pc_prev", last_item="pc_last", N="pc_n"))
     return GeneratedKernel("scan", spec.name, "opencl", source, tuple(KERNELS),
-                           tuple(zip(spec.arg_names, spec.arg_types)), ())
+                           tuple(zip(spec.arg_names, spec.arg_types)),
+                           (("tiled", use_tiles(backend)),))
 
 
 def work_items(device):
@@ -78,10 +98,14 @@ def build_scan(backend, spec, config):
                       pointer=(whole_buffer, lambda t: 1))
     queue = backend.queue
     wg = scan_wg(config)
+    tiled = generated.option("tiled")
     local = (config.wgs,) if config.wgs else None
     most = work_items(queue.device)
-    if config.wgs:
+    if config.wgs or tiled:
         most = (most + wg - 1) // wg * wg
+    if tiled:     # enough work-groups to fill a GPU (and several on a CPU device)
+        local = (wg,)
+        most = max(most, 64 * wg)
     dtype = spec.out_type.dtype
     sums = backend.empty(most, dtype)
     carry = backend.empty(most, dtype)
@@ -106,10 +130,13 @@ def build_scan(backend, spec, config):
             p = (n + chunk - 1) // chunk
             if local:
                 p = (p + wg - 1) // wg * wg
+            if tiled:     # chunk: tiles of wg items per work-group
+                chunk = (n + most - 1) // most
+                p = (n + chunk * wg - 1) // (chunk * wg) * wg
             for kernel in (pass1, pass3):
                 kernel.set_arg(0, np.int64(n))
                 kernel.set_arg(1, np.int64(chunk))
-            pass2.set_arg(0, np.int64(p))
+            pass2.set_arg(0, np.int64(p // wg if tiled else p))
             if spec.complex_map and (state[2] is None or len(state[2]) < n):
                 state[2] = backend.empty(max(n, 1), dtype)
                 pass1.set_arg(after + 2, state[2].data)

@@ -4,6 +4,13 @@
 //    and whether a segment starts in it); 2. one work-group scans the P
 //    results (exclusively, restarting after segment starts); 3. each work-item
 //    rescans its chunk from its carry and calls the output.
+%if tiled:
+// Tiled layout (GPUs): a work-group owns one contiguous chunk of PC_WG x
+// pc_chunk items and walks it as tiles of PC_WG neighbouring items, one per
+// work-item, so that loads and stores coalesce; each tile is reduced (pass 1)
+// or scanned (pass 3) in local memory, in order; pass 2 scans one total per
+// work-group.
+%endif
 <%include file="device_preamble.mako" args="dialect=dialect, double=double"/>
 typedef pc_i64 pc_idx;
 #define PC_WG ${wg}
@@ -16,6 +23,64 @@ ${functions}
     extra = "".join(", " + p for p in params)
     mapped = ", PC_GLOBAL %s* pc_mapped" % T if complex_map else ""
 %>
+%if tiled:
+// (value, segment-start flag) pairs: b after a, in order.
+#define PC_PAIR_AFTER(av, af, bv, bf, ov, of) \
+    do { if (bf) { ov = (bv); of = 1; } else { ov = pc_scan_op((av), (bv)); of = (af); } } while (0)
+
+PC_GROUP_KERNEL pc_scan_pass1(pc_idx pc_n, pc_idx pc_chunk${extra},
+                              PC_GLOBAL ${T}* pc_sums, PC_GLOBAL int* pc_flags${mapped})
+{
+    PC_LOCAL(${T}, pc_tv, PC_WG);
+    PC_LOCAL(int, pc_tf, PC_WG);
+    int pc_lid = (int)PC_LID;
+    pc_idx pc_b0 = PC_GID * PC_WG * pc_chunk;
+    ${T} pc_acc = ${neutral};
+    int pc_has = 0;
+    for (pc_idx pc_j = 0; pc_j < pc_chunk && pc_b0 + pc_j * PC_WG < pc_n; pc_j++) {
+        pc_idx pc_i = pc_b0 + pc_j * PC_WG + pc_lid;
+        ${T} pc_v = ${neutral};
+        int pc_f = 0;
+        if (pc_i < pc_n) {
+%if segment_call:
+            pc_f = (${segment_call}) ? 1 : 0;
+%endif
+            ${T} pc_x = (${T})${input_call};
+%if complex_map:
+            pc_mapped[pc_i] = pc_x;
+%endif
+            pc_v = pc_f ? pc_scan_op(${neutral}, pc_x) : pc_x;
+        }
+        pc_tv[pc_lid] = pc_v;
+        pc_tf[pc_lid] = pc_f;
+        PC_BARRIER();
+        for (int pc_s = 1; pc_s < PC_WG; pc_s <<= 1) {
+            if (pc_lid % (2 * pc_s) == 0 && pc_lid + pc_s < PC_WG) {
+                ${T} pc_ov;
+                int pc_of;
+                PC_PAIR_AFTER(pc_tv[pc_lid], pc_tf[pc_lid], pc_tv[pc_lid + pc_s],
+                              pc_tf[pc_lid + pc_s], pc_ov, pc_of);
+                pc_tv[pc_lid] = pc_ov;
+                pc_tf[pc_lid] = pc_of;
+            }
+            PC_BARRIER();
+        }
+        if (pc_lid == 0) {
+            ${T} pc_ov;
+            int pc_of;
+            PC_PAIR_AFTER(pc_acc, pc_has, pc_tv[0], pc_tf[0], pc_ov, pc_of);
+            pc_acc = pc_ov;
+            pc_has = pc_of;
+        }
+        PC_BARRIER();
+    }
+    // One slot per work-group: pass 2 scans the groups' totals.
+    if (pc_lid == 0) {
+        pc_sums[PC_GID] = pc_acc;
+        pc_flags[PC_GID] = pc_has;
+    }
+}
+%else:
 PC_KERNEL pc_scan_pass1(pc_idx pc_n, pc_idx pc_chunk${extra},
                         PC_GLOBAL ${T}* pc_sums, PC_GLOBAL int* pc_flags${mapped})
 {
@@ -40,6 +105,7 @@ PC_KERNEL pc_scan_pass1(pc_idx pc_n, pc_idx pc_chunk${extra},
     pc_sums[pc_g] = pc_acc;
     pc_flags[pc_g] = pc_has;
 }
+%endif
 
 PC_GROUP_KERNEL pc_scan_pass2(pc_idx pc_p, PC_GLOBAL const ${T}* pc_sums,
                               PC_GLOBAL const int* pc_flags, PC_GLOBAL ${T}* pc_carry,
@@ -93,6 +159,80 @@ PC_GROUP_KERNEL pc_scan_pass2(pc_idx pc_p, PC_GLOBAL const ${T}* pc_sums,
     }
 }
 
+%if tiled:
+PC_GROUP_KERNEL pc_scan_pass3(pc_idx pc_n, pc_idx pc_chunk${extra},
+                              PC_GLOBAL const ${T}* pc_carry, PC_GLOBAL const ${T}* pc_total${mapped})
+{
+    PC_LOCAL(${T}, pc_tv, PC_WG);
+    PC_LOCAL(int, pc_tf, PC_WG);
+    int pc_lid = (int)PC_LID;
+    pc_idx pc_b0 = PC_GID * PC_WG * pc_chunk;
+    ${T} pc_acc = pc_carry[PC_GID];
+%if need_last:
+    ${T} pc_last = pc_total[0];
+%endif
+    for (pc_idx pc_j = 0; pc_j < pc_chunk && pc_b0 + pc_j * PC_WG < pc_n; pc_j++) {
+        pc_idx pc_i = pc_b0 + pc_j * PC_WG + pc_lid;
+        ${T} pc_v = ${neutral};
+        int pc_own = 0;
+        if (pc_i < pc_n) {
+%if segment_call:
+            pc_own = (${segment_call}) ? 1 : 0;
+%endif
+%if complex_map:
+            ${T} pc_x = pc_mapped[pc_i];
+%else:
+            ${T} pc_x = (${T})${input_call};
+%endif
+            pc_v = pc_own ? pc_scan_op(${neutral}, pc_x) : pc_x;
+        }
+        pc_tv[pc_lid] = pc_v;
+        pc_tf[pc_lid] = pc_own;
+        PC_BARRIER();
+        // Inclusive scan of the tile's (value, segment flag) pairs.
+        for (int pc_s = 1; pc_s < PC_WG; pc_s <<= 1) {
+            ${T} pc_sv = pc_tv[pc_lid];
+            int pc_sf = pc_tf[pc_lid];
+            if (pc_lid >= pc_s) {
+                ${T} pc_ov;
+                int pc_of;
+                PC_PAIR_AFTER(pc_tv[pc_lid - pc_s], pc_tf[pc_lid - pc_s], pc_sv, pc_sf,
+                              pc_ov, pc_of);
+                pc_sv = pc_ov;
+                pc_sf = pc_of;
+            }
+            PC_BARRIER();
+            pc_tv[pc_lid] = pc_sv;
+            pc_tf[pc_lid] = pc_sf;
+            PC_BARRIER();
+        }
+        if (pc_i < pc_n) {
+%if "pc_item" in output_call_tiled:
+            ${T} pc_item = pc_tf[pc_lid] ? pc_tv[pc_lid] : pc_scan_op(pc_acc, pc_tv[pc_lid]);
+%endif
+%if "pc_prev" in output_call_tiled:
+            ${T} pc_prev = ${neutral};
+            if (!pc_own) {
+                if (pc_lid == 0) {
+                    pc_prev = pc_acc;
+                } else {
+                    pc_prev = pc_tf[pc_lid - 1] ? pc_tv[pc_lid - 1]
+                                                : pc_scan_op(pc_acc, pc_tv[pc_lid - 1]);
+                }
+            }
+%endif
+            ${output_call_tiled};
+        }
+        {
+            ${T} pc_ov;
+            int pc_of;
+            PC_PAIR_AFTER(pc_acc, 0, pc_tv[PC_WG - 1], pc_tf[PC_WG - 1], pc_ov, pc_of);
+            pc_acc = pc_ov;
+        }
+        PC_BARRIER();
+    }
+}
+%else:
 PC_KERNEL pc_scan_pass3(pc_idx pc_n, pc_idx pc_chunk${extra},
                         PC_GLOBAL const ${T}* pc_carry, PC_GLOBAL const ${T}* pc_total${mapped})
 {
@@ -121,3 +261,4 @@ PC_KERNEL pc_scan_pass3(pc_idx pc_n, pc_idx pc_chunk${extra},
         ${output_call};
     }
 }
+%endif
