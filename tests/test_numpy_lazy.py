@@ -74,6 +74,14 @@ def test_the_same_chain_on_new_data_is_not_lowered_again(lazy):
         check(chain(pnp, pnp.asarray(a), pnp.asarray(b), k), chain(np, a, b, k), lazy)
         if rows != 4:
             assert pnp.stats()["lowerings"] == 0, pnp.stats()
+    u, pu = a.copy(), pnp.asarray(a.copy())       # stores into views (a time loop)
+    for step in range(3):
+        if step == 1:
+            pnp.reset_stats()
+        u[1:-1, ::2] = u[:-2, ::2] + 0.5 * step * u[2:, 1::2]
+        pu[1:-1, ::2] = pu[:-2, ::2] + 0.5 * step * pu[2:, 1::2]
+    check(pu, u, lazy)
+    assert pnp.stats()["lowerings"] == 0, pnp.stats()
     pnp.reset_stats()
     a = rng.standard_normal(30).astype(lazy.dtype)
     check(pnp.asarray(a) ** 2 + 1, a ** 2 + 1, lazy)

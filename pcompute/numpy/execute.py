@@ -162,19 +162,30 @@ def write_view(target, value):
     device view ``target``, fusing ``value``'s elementwise work into the store."""
     if target.size == 0:
         return
-    while True:
-        emitter = Emitter(target.shape, device_view, max_leaves=OPTIONS["max_inputs"])
-        try:
-            expr = emitter.operand(value, target.dtype)
-            break
-        except NotFusable as stop:
-            _boundary(value, stop)
-    index = emitter.store_index(target.strides, target.offset)
-    source = emitter.function("pc_store", ["out"], ["out[%s] = %s" % (index, expr)],
-                              nd=True)
+    fp = plans.fingerprint(value, target.shape, device_view, evaluate, OPTIONS["max_inputs"],
+                           ("pc_store", target.dtype,
+                            tuple(s == 1 for s in target.strides)))
+    plan = plans.get(fp)
+    if plan is not None:                     # this structure was lowered before
+        source, nodes = plan.source, plan.nodes
+        args = plan.arguments(fp, target.shape, target=(target.offset, target.strides))
+        size = target.shape if plan.nd else target.size
+    else:
+        while True:
+            emitter = Emitter(target.shape, device_view, max_leaves=OPTIONS["max_inputs"])
+            try:
+                expr = emitter.operand(value, target.dtype)
+                break
+            except NotFusable as stop:
+                _boundary(value, stop)
+        index = emitter.store_index(target.strides, target.offset)
+        source = emitter.function("pc_store", ["out"], ["out[%s] = %s" % (index, expr)],
+                                  nd=True)
+        plans.keep(fp, emitter, source)
+        args, nodes = emitter.args, emitter.nodes
+        size = emitter.index_space or target.size
     with _precision():
-        kernels.run_elementwise(source, target.dev, emitter.args, emitter.nodes,
-                                size=emitter.index_space or target.size)
+        kernels.run_elementwise(source, target.dev, args, nodes, size=size)
 
 
 def _boundary(root, stop):

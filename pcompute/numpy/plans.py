@@ -65,11 +65,10 @@ def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
                 evaluate(node)              # a 0-d value: a scalar argument
                 return visit(node.result)
             head = _map_head(node)
-            token = (head, tuple([visit(a) for a in node.args]))
+            token = (head, tuple([_const_token(fp, a, node.op) if type(a) is Const
+                                  else visit(a) for a in node.args]))
         elif kind is Const:
-            v = node.value
-            token = ("c", type(v) is bool, v == 0, v == 2, v == 0.5)
-            _add(fp, node, None)
+            return _const_token(fp, node, None)
         elif kind is Source:
             token = _source_token(fp, node, shape, cstrides, size, device, arrays,
                                   max_leaves)
@@ -91,6 +90,20 @@ def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
 
 
 _HEADS = {}
+_DIVISIONS = frozenset(ufuncs._PLAIN_DIVISION)
+
+
+def _const_token(fp, const, op):
+    """The token of a constant operand of ``op``: what of its value changes
+    the kernel text there (0 as a divisor: the by-zero branch; 2 and 0.5 as
+    an exponent: x * x and sqrt).  Each use is its own argument."""
+    _add(fp, const, None)
+    v = const.value
+    if op in _DIVISIONS:
+        return ("c", type(v) is bool, v == 0)
+    if op == "power":
+        return ("c", type(v) is bool, v == 2, v == 0.5)
+    return ("c", type(v) is bool)
 
 
 def _map_head(node):
