@@ -136,6 +136,11 @@ def test_scatter_permutation_passes_and_duplicates_recover(backend):
     stats, f = _run(loops.scatter, [x, y, p, n], backend)
     assert stats.violated == 1 and "output" in stats.last
     assert f.last_plans[0].overwrite_only
+    assert "no copy needed (but under bounds_check): the loop only overwrites x" in f.explain(
+        x, y, p, n)
+    strict = parallelize(loops.scatter, speculate=True, strict=True)
+    strict(np.zeros(n, backend.dtype), y, rng.permutation(n).astype(np.int32), n)
+    assert not strict.last_plans[0].overwrite_only      # strict hands back the old arrays
 
 
 @pytest.mark.parametrize("func, expected", [

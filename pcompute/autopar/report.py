@@ -99,10 +99,12 @@ def _plans(plan):
 
 def _describe(plan):
     if plan.kind == "speculate":
+        undo = ("no copy needed (but under bounds_check): the loop only overwrites %s, "
+                "so " % ", ".join(plan.written) if plan.overwrite_only else "restore, then ")
         return ("speculative parallel kernel with dependence checks on %s (%s); on a "
-                "violation: restore, then %s" % (
+                "violation: %s%s" % (
                     ", ".join(sorted({c for _, c in plan.canon})), plan.kernel[0].name,
-                    _describe(plan.children[0])))
+                    undo, _describe(plan.children[0])))
     if plan.kind == "launch":
         ew, text = plan.kernel
         text = "one kernel over %d parallel loop(s) (%s)" % (text.dims, plan.kernel[0].name)

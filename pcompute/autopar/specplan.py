@@ -70,7 +70,8 @@ class SpeculativeMixin:
             self.filename, loop.lineno)
         plan = Plan("speculate", loop, self._kernel(text, filename), (serial,),
                     tuple(verdict.reasons), (), written, users)
-        plan.overwrite_only = overwrite_only(loop.node, {canon(n) for n in written}, canon)
+        plan.overwrite_only = not self.strict and overwrite_only(
+            loop.node, {canon(n) for n in written}, canon)
         return plan
 
     def _speculate(self, plan, values, scope, residency):
@@ -93,8 +94,7 @@ class SpeculativeMixin:
         # An overwrite-only loop needs no copy: its sequential rerun writes
         # every element the failed run wrote (unless that run may stop early,
         # bounds_check, or strict must hand back the arrays as before).
-        keep = [] if (plan.overwrite_only and not self.strict
-                      and not get_config().bounds_check) else written
+        keep = [] if plan.overwrite_only and not get_config().bounds_check else written
 
         def launch(state):
             if self._profiling:
