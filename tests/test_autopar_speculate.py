@@ -70,8 +70,10 @@ def test_copy_before_buffer_reused_across_calls_restores_each_calls_values(backe
     restores its own arrays' values (not an earlier call's), and a call on
     arrays of another size gets a new buffer."""
     f = parallelize(loops.gather_scatter, speculate=True)
+    # flow and output dependences violate on every backend (an anti one can
+    # run in order inside a GPU warp: see the test above)
     calls = [(SCENARIOS["flow"], 16, 0.5), (([3, 8, 9, 10], [4, 5, 12, 13]), 16, 2.0),
-             (SCENARIOS["anti"], 16, -1.0), (SCENARIOS["output"], 24, 3.0)]
+             (SCENARIOS["output"], 16, -1.0), (SCENARIOS["flow"], 24, 3.0)]
     for (w, r), size, scale in calls:
         args = _gs_args(w, r, backend.dtype, size)
         args[0] = (args[0] * scale + 1).astype(backend.dtype)

@@ -223,12 +223,8 @@ PC_GROUP_KERNEL pc_scan_pass3(pc_idx pc_n, pc_idx pc_chunk${extra},
 %endif
             ${output_call_tiled};
         }
-        {
-            ${T} pc_ov;
-            int pc_of;
-            PC_PAIR_AFTER(pc_acc, 0, pc_tv[PC_WG - 1], pc_tf[PC_WG - 1], pc_ov, pc_of);
-            pc_acc = pc_ov;
-        }
+        // The carry into the next tile: the tile's last item.
+        pc_acc = pc_tf[PC_WG - 1] ? pc_tv[PC_WG - 1] : pc_scan_op(pc_acc, pc_tv[PC_WG - 1]);
         PC_BARRIER();
     }
 }
