@@ -188,6 +188,9 @@ def test_reduction_inside_an_expression(lazy):
     px = pnp.asarray(x)
     got = (px - px.mean()) / pnp.sqrt(((px - px.mean()) ** 2).sum() / 50)
     check(got, (x - x.mean()) / np.sqrt(((x - x.mean()) ** 2).sum() / 50), lazy)
+    from pcompute.numpy.lower import SCALAR_FIRST
+    assert pnp.stats()["boundaries"].get(SCALAR_FIRST) == 3, \
+        pnp.stats()                 # the mean and the norm: computed first, counted
 
 
 def test_views_slicing_transpose_reshape(lazy):

@@ -132,7 +132,7 @@ def evaluate(node):
     if node.dtype == np.float64 and not be.supports_double():
         fallback(node, "the %s device has no float64" % be.name)
         return host_eval(node)
-    fp = plans.fingerprint(node, node.shape, device_view, evaluate, OPTIONS["max_inputs"],
+    fp = plans.fingerprint(node, node.shape, device_view, _first, OPTIONS["max_inputs"],
                            ("pc_fused", OPTIONS["vector_math"]))
     plan = plans.get(fp)
     if plan is not None:                     # this structure was lowered before
@@ -162,7 +162,7 @@ def write_view(target, value):
     device view ``target``, fusing ``value``'s elementwise work into the store."""
     if target.size == 0:
         return
-    fp = plans.fingerprint(value, target.shape, device_view, evaluate, OPTIONS["max_inputs"],
+    fp = plans.fingerprint(value, target.shape, device_view, _first, OPTIONS["max_inputs"],
                            ("pc_store", target.dtype,
                             tuple(s == 1 for s in target.strides)))
     plan = plans.get(fp)
@@ -186,6 +186,14 @@ def write_view(target, value):
         size = emitter.index_space or target.size
     with _precision():
         kernels.run_elementwise(source, target.dev, args, nodes, size=size)
+
+
+def _first(node, reason):
+    """Evaluate ``node`` before the region reading it (a boundary of fusion
+    met by :func:`.plans.fingerprint`), counted and logged as the emitter's."""
+    STATS.boundaries[reason] += 1
+    logger.debug("fusion stops at %s: %s", describe(node), reason)
+    return evaluate(node)
 
 
 def _boundary(root, stop):
@@ -221,6 +229,7 @@ class _Tools:
 
     device = staticmethod(device_view)
     evaluate = staticmethod(evaluate)
+    first = staticmethod(_first)
     eager = staticmethod(_eager)
     fallback = staticmethod(fallback)
     host = staticmethod(host_eval)

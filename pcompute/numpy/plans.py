@@ -17,6 +17,7 @@ import numpy as np
 from . import ufuncs
 from .dtypes import in_kernel
 from .graph import Const, Map, Reduce, Source, broadcast_strides, c_strides
+from .lower import SCALAR_FIRST
 
 #: Plans kept (the oldest are dropped past this many).
 MAX_PLANS = 1024
@@ -43,7 +44,8 @@ def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
     the index space ``shape``, or None when the region needs the emitter's
     own decisions (an operation without a kernel form, a dtype kernels do not
     have, more than ``max_leaves`` inputs).  Reductions and 0-d values met in
-    the region are evaluated first (``evaluate``), as the emitter would;
+    the region are evaluated first (``evaluate(node, reason)``), as the
+    emitter would;
     ``device(src)`` gives an input's (buffer, offset, strides)."""
     fp = Fingerprint()
     parts = []
@@ -62,7 +64,7 @@ def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
             return number
         if kind is Map:
             if not node.shape and shape:
-                evaluate(node)              # a 0-d value: a scalar argument
+                evaluate(node, SCALAR_FIRST)   # a 0-d value: a scalar argument
                 return visit(node.result)
             head = _map_head(node)
             token = (head, tuple([_const_token(fp, a, node.op) if type(a) is Const
@@ -73,7 +75,7 @@ def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
             token = _source_token(fp, node, shape, cstrides, size, device, arrays,
                                   max_leaves)
         elif kind is Reduce:
-            evaluate(node)                  # its own kernel first
+            evaluate(node, "a Reduce must be evaluated first")   # its own kernel first
             return visit(node.result)
         else:
             raise _Skip

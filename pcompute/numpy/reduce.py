@@ -153,7 +153,7 @@ def _map_kernel(node, tools, tag, body, acc):
     ``node.arg`` over all axes whose last line is ``body(expression)``
     (``tag`` names the body: the plan of the lowering is kept under it)."""
     arg = node.arg
-    fp = plans.fingerprint(arg, arg.shape, tools.device, tools.evaluate, tools.max_inputs,
+    fp = plans.fingerprint(arg, arg.shape, tools.device, tools.first, tools.max_inputs,
                            ("pc_map", tag, node.op, arg.dtype, acc))
     plan = plans.get(fp)
     if plan is not None:
