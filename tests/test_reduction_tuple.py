@@ -12,16 +12,16 @@ from pcompute.errors import KernelTypeError, KernelValueError
 from pcompute.primitives.reduction import Reduction
 
 
-def value(i, x):
-    return x[i]
+def value(i, r):          # r: a name the generated wrappers must not clash with
+    return r[i]
 
 
-def index(i, x):
+def index(i, r):
     return i
 
 
-def square(i, x):
-    return x[i] * x[i]
+def square(i, r):
+    return r[i] * r[i]
 
 
 def picked(i, x, idx):

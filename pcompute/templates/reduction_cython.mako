@@ -25,40 +25,40 @@ cdef struct pc_tuple:
 
 
 cdef inline pc_tuple pc_neutral() noexcept nogil:
-    cdef pc_tuple r
+    cdef pc_tuple pc_r
 %for (fname, ftype), value in zip(fields, neutrals):
-    r.${fname} = ${value}
+    pc_r.${fname} = ${value}
 %endfor
 %if flagged:
-    r.valid = 0
+    pc_r.valid = 0
 %endif
-    return r
+    return pc_r
 
 
 cdef inline pc_tuple pc_map(long long pc_i${"".join(", " + p for p in cparams)}) noexcept nogil:
-    cdef pc_tuple r
+    cdef pc_tuple pc_r
 %for k, (fname, ftype) in enumerate(fields):
-    r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in cargs)})
+    pc_r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in cargs)})
 %endfor
 %if flagged:
-    r.valid = 1
+    pc_r.valid = 1
 %endif
-    return r
+    return pc_r
 
 
-cdef inline pc_tuple pc_reduce(pc_tuple a, pc_tuple b) noexcept nogil:
-    cdef pc_tuple r
+cdef inline pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b) noexcept nogil:
+    cdef pc_tuple pc_r
 %if flagged:
-    if not a.valid:
-        return b
-    if not b.valid:
-        return a
-    r.valid = 1
+    if not pc_a.valid:
+        return pc_b
+    if not pc_b.valid:
+        return pc_a
+    pc_r.valid = 1
 %endif
 %for k, (fname, ftype) in enumerate(fields):
-    r.${fname} = pc_reduce${k}(${", ".join(["a." + f for f, _ in fields] + ["b." + f for f, _ in fields])})
+    pc_r.${fname} = pc_reduce${k}(${", ".join(["pc_a." + f for f, _ in fields] + ["pc_b." + f for f, _ in fields])})
 %endfor
-    return r
+    return pc_r
 
 %endif
 cdef inline ${W} pc_combine(${W} a, ${W} b) noexcept nogil:

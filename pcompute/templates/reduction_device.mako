@@ -20,40 +20,40 @@ typedef struct {
 
 ${fn} pc_tuple pc_neutral(void)
 {
-    pc_tuple r;
+    pc_tuple pc_r;
 %for (fname, ftype), value in zip(fields, neutrals):
-    r.${fname} = ${value};
+    pc_r.${fname} = ${value};
 %endfor
 %if flagged:
-    r.valid = 0;
+    pc_r.valid = 0;
 %endif
-    return r;
+    return pc_r;
 }
 
 ${fn} pc_tuple pc_map(pc_idx pc_i${"".join(", " + p for p in mparams)})
 {
-    pc_tuple r;
+    pc_tuple pc_r;
 %for k, (fname, ftype) in enumerate(fields):
-    r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in margs)});
+    pc_r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in margs)});
 %endfor
 %if flagged:
-    r.valid = 1;
+    pc_r.valid = 1;
 %endif
-    return r;
+    return pc_r;
 }
 
-${fn} pc_tuple pc_reduce(pc_tuple a, pc_tuple b)
+${fn} pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b)
 {
-    pc_tuple r;
+    pc_tuple pc_r;
 %if flagged:
-    if (!a.valid) return b;
-    if (!b.valid) return a;
-    r.valid = 1;
+    if (!pc_a.valid) return pc_b;
+    if (!pc_b.valid) return pc_a;
+    pc_r.valid = 1;
 %endif
 %for k, (fname, ftype) in enumerate(fields):
-    r.${fname} = pc_reduce${k}(${", ".join(["a." + f for f, _ in fields] + ["b." + f for f, _ in fields])});
+    pc_r.${fname} = pc_reduce${k}(${", ".join(["pc_a." + f for f, _ in fields] + ["pc_b." + f for f, _ in fields])});
 %endfor
-    return r;
+    return pc_r;
 }
 %endif
 
