@@ -1,5 +1,6 @@
 """The cython backend: Cython compiled with the C compiler, serial or OpenMP."""
 import logging
+import re
 
 import numpy as np
 
@@ -29,6 +30,21 @@ def schedule_clause(schedule):
     if chunk:
         text += ", chunksize=%d" % chunk
     return text
+
+
+def componentwise(parts):
+    """True when a tuple accumulator with neutral elements combines each
+    component with itself only, by an operator that commutes (``a0 + b0``,
+    ``min(a1, b1)``, ...): its lanes may then be interleaved like a scalar
+    sum's."""
+    if parts is None or parts.flagged:
+        return False
+    for k, func in enumerate(parts.reduce_funcs):
+        expr = func.source.split("return ")[1].strip()
+        plain = re.sub(r"\bb%d\b" % k, "b", re.sub(r"\ba%d\b" % k, "a", expr))
+        if re.search(r"\b[ab]\d+\b", plain) or reduce_operator(plain) is None:
+            return False
+    return True
 
 
 def kernel_build_options(func):
@@ -145,7 +161,8 @@ class CythonBackend(Backend):
         openmp = self.use_openmp(config)
         expr = reduction_text(spec)
         op = None if parts else reduce_operator(expr)
-        interleave = op is not None and not getattr(spec, "ordered", False)
+        interleave = op is not None and not getattr(spec, "ordered", False) or \
+            componentwise(parts)
         acc_type = spec.out_type
         if op == "+" and spec.out_type.is_float:
             acc_type = dtype_to_ctype(np.float64)   # float32 sums accumulate in double

@@ -44,14 +44,14 @@ def reduction(trace, source, reduce_expr, dtype, neutral, args):
     return trace.launch("reduction", source, prim, args)
 
 
-def tuple_reduction(trace, sources, reduce_exprs, dtypes, args):
+def tuple_reduction(trace, sources, reduce_exprs, dtypes, args, neutrals=None):
     """Run a reduction of tuples (one map function per component, each
     ``def dp_reduce(i, ...)`` over the same arguments); returns the tuple of
-    host scalars.  Items are combined in order, no neutral elements needed."""
-    key = ("tuple", tuple(sources), tuple(reduce_exprs), tuple(map(str, dtypes)))
+    host scalars.  Without ``neutrals`` items are combined in order."""
+    key = ("tuple", tuple(sources), tuple(reduce_exprs), tuple(map(str, dtypes)), neutrals)
     prim = _cached(key, lambda: Reduction(
         tuple(reduce_exprs), tuple(make_function(s, "dp_reduce") for s in sources),
-        dtype_out=tuple(dtypes), neutral=None))
+        dtype_out=tuple(dtypes), neutral=neutrals))
     return trace.launch("reduction", "\n".join(sources), prim, args)
 
 

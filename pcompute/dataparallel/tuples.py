@@ -116,7 +116,10 @@ def reduce_tuples(prog, op, x, init, where):
     texts = [c.element(b, "i")[0] for c in x.components]
     b.lead(x.n, prog.trace.empty)
     sources = [b.function("dp_reduce", ["i"], ["return %s" % t]) for t in texts]
-    total = phases.tuple_reduction(prog.trace, sources, exprs, dtypes, b.args)
+    neutrals = _neutrals(exprs, dtypes)
+    if neutrals is not None:        # as users write them: backends recognise these
+        exprs = [e[1:-1] for e in exprs]
+    total = phases.tuple_reduction(prog.trace, sources, exprs, dtypes, b.args, neutrals)
     fns = [phases.make_function(_op_source(m, e), "dp_op") for e in exprs]
     both = prog.trace.host(_combiner(fns, dtypes), *init, total)
     return tuple(prog.trace.host(operator.getitem, both, k) for k in range(m))
@@ -156,6 +159,23 @@ def _substitute(lines, text, where):
         name, expr = found.groups()
         text = re.sub(r"\b%s\b" % name, "(%s)" % expr, text)
     return text
+
+
+_OWN = {"(a{k} + b{k})": operator.add, "(a{k} * b{k})": operator.mul,
+        "(min(a{k}, b{k}))": min, "(max(a{k}, b{k}))": max}
+
+
+def _neutrals(exprs, dtypes):
+    """Neutral elements when every component combines with itself only by
+    +, *, min or max (the backends may then interleave SIMD lanes); else
+    None (no neutral elements needed)."""
+    out = []
+    for k, (expr, dtype) in enumerate(zip(exprs, dtypes)):
+        op = next((f for text, f in _OWN.items() if text.format(k=k) == expr), None)
+        if op is None:
+            return None
+        out.append(operators.neutral(op, dtype))
+    return tuple(out)
 
 
 def _op_source(m, expr):

@@ -64,8 +64,9 @@ class Reduction(Primitive):
     is ``map_func[k](i, *args)``), ``dtype_out`` a tuple of dtypes and
     ``neutral`` a tuple of neutral elements or None (then any associative
     operator works: it is applied to items only, and no items is an
-    error).  The call returns a tuple; items are combined in order.  See
-    :mod:`pcompute.primitives.tuple_reduction`.
+    error).  The call returns a tuple; items are combined in order (unless
+    every component is combined with itself by +, *, min or max and has a
+    neutral element).  See :mod:`pcompute.primitives.tuple_reduction`.
     """
 
     def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral=None,

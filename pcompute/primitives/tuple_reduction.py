@@ -11,7 +11,10 @@ record (a C struct) whose fields are ``f0 .. f<m-1>``.
 Without neutral elements (``neutral=None``) the record has a ``valid`` flag
 as well: the operator is only ever applied to items, so any associative
 operator works (a reduction of no items is then an error).  Items are
-combined in order, as for operators that may not commute.
+combined in order, as for operators that may not commute; except that with
+neutral elements and every component combined with itself only by ``+``,
+``*``, ``min`` or ``max`` (``a0 + b0``, ``max(a1, b1)``) the Cython backend
+interleaves SIMD lanes, as for a scalar sum.
 """
 from dataclasses import dataclass
 
