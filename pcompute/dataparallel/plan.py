@@ -20,7 +20,9 @@ makes the call unplannable: every call is walked.
 """
 import numpy as np
 
-from ..array import Array, empty
+from ..array import Array, empty, wrap
+from ..backends import host_pool
+from ..backends.registry import get_backend
 from ..errors import InternalError
 
 
@@ -104,7 +106,7 @@ class Tape:
     # -- arrays and launches -------------------------------------------------
     def empty(self, n, dtype):
         """A new Array of ``n`` items of ``dtype``, allocated again in each replay."""
-        arr = empty(n, dtype)
+        arr = new_array(n, dtype)
         self.steps.append(("alloc", (n, np.dtype(dtype)), None, self._slot(arr)))
         return arr
 
@@ -150,6 +152,17 @@ class Tape:
         return self._spec(v)
 
 
+def new_array(n, dtype):
+    """A new Array for a phase to write.  On a host backend its memory comes
+    from :mod:`~pcompute.backends.host_pool` (buffers already touched, given
+    back when no array uses them), so a loop that drops its previous results
+    (an iterative solver) does not pay the zeroing of fresh pages on every
+    call: an extra write pass over every large output."""
+    if get_backend(None).on_host:
+        return wrap(host_pool.empty(n, dtype))
+    return empty(n, dtype)
+
+
 class Plan:
     """The recorded steps of one call, replayed for a call of the same
     signature (:meth:`run`)."""
@@ -185,7 +198,7 @@ class Plan:
             elif op == "host":
                 env[slot] = what(*[get(a) for a in operands])
             elif op == "alloc":
-                env[slot] = empty(*what)
+                env[slot] = new_array(*what)
             elif op == "copy":
                 env[slot] = get(operands).copy()
             elif op == "const":
