@@ -44,7 +44,7 @@ def rows():
         ("axpy", code_lines(dp_axpy.axpy), code_lines(pc.axpy), "one Elementwise kernel"),
         ("spmv csr", code_lines(spmv.spmv_csr), code_lines(dp_hand.spmv_by_hand),
          "one Elementwise kernel"),
-        ("pcg (jacobi)", code_lines(pcg.pcg, pcg.product_and_curvature, pcg.update,
+        ("pcg (jacobi)", code_lines(pcg.pcg, pcg.product_and_curvature, pcg.norms, pcg.update,
                                     pcg.direction, pcg.diagonal_inverse, spmv.spmv_csr),
          code_lines(dp_hand.HandPCG, dp_hand.spmv_by_hand, dp_hand.dot_map,
                     dp_hand.weighted_square_map, dp_hand.square_map, dp_hand.update_xr,

@@ -2,10 +2,11 @@
 2-D Laplacian in CSR form.  The loop runs in Python; each step is a
 ``@dataparallel`` function: the CSR product (stored: it is read twice) and
 ``p.q`` (2 kernels), the updates of x and r with the new ``r.z`` and ``r.r``
-(3 kernels), the new direction (1)."""
+(2 kernels: ``r.z`` and ``r.r`` are one reduction of pairs), the new
+direction (1)."""
 import numpy as np
 
-from pcompute.dataparallel import dataparallel, indices, map, split, sum
+from pcompute.dataparallel import dataparallel, indices, map, reduce, split, sum
 
 from .spmv import spmv_csr
 
@@ -17,10 +18,16 @@ def product_and_curvature(data, cols, offsets, p):
 
 
 @dataparallel
+def norms(r, dinv):
+    """``(r.z, r.r)`` with ``z = dinv * r``, in one pass."""
+    return reduce(lambda s, t: (s[0] + t[0], s[1] + t[1]),
+                  map(lambda a, d: (a * a * d, a * a), r, dinv), (0.0, 0.0))
+
+
+@dataparallel
 def update(x, r, p, q, alpha, dinv):
     r2 = map(lambda a, b: a - alpha * b, r, q)
-    rz = sum(map(lambda a, d: a * a * d, r2, dinv))
-    rr = sum(map(lambda a: a * a, r2))
+    rz, rr = norms(r2, dinv)
     return map(lambda a, b: a + alpha * b, x, p), r2, rz, rr
 
 
@@ -58,10 +65,9 @@ def pcg(data, cols, offsets, b, tol=1e-6, maxiter=1000):
     """Solve ``A x = b`` (A symmetric positive definite, in CSR) to a relative
     residual ``tol``; returns ``(x, iterations)`` (x a pcompute Array)."""
     dinv = diagonal_inverse(data, cols, offsets, b)
-    zero = np.zeros_like(b)
-    x, r = zero, b
-    p = direction(r, dinv, zero, 0.0)
-    _, _, rz, rr = update(zero, r, zero, zero, 0.0, dinv)
+    x, r = np.zeros_like(b), b
+    p = direction(r, dinv, r, 0.0)
+    rz, rr = norms(r, dinv)
     stop = tol * tol * float(rr)
     for it in range(1, maxiter + 1):
         q, pq = product_and_curvature(data, cols, offsets, p)
