@@ -167,7 +167,7 @@ _OWN = {"(a{k} + b{k})": operator.add, "(a{k} * b{k})": operator.mul,
 
 def _neutrals(exprs, dtypes):
     """Neutral elements when every component combines with itself only by
-    +, *, min or max (the backends may then interleave SIMD lanes); else
+    ``+``, ``*``, ``min`` or ``max`` (the backends may then interleave SIMD lanes); else
     None (no neutral elements needed)."""
     out = []
     for k, (expr, dtype) in enumerate(zip(exprs, dtypes)):

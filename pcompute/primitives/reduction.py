@@ -65,8 +65,8 @@ class Reduction(Primitive):
     ``neutral`` a tuple of neutral elements or None (then any associative
     operator works: it is applied to items only, and no items is an
     error).  The call returns a tuple; items are combined in order (unless
-    every component is combined with itself by +, *, min or max and has a
-    neutral element).  See :mod:`pcompute.primitives.tuple_reduction`.
+    every component is combined with itself by ``+``, ``*``, ``min`` or
+    ``max`` and has a neutral element).  See :mod:`pcompute.primitives.tuple_reduction`.
     """
 
     def __init__(self, reduce_expr, map_func=None, dtype_out=np.float64, neutral=None,
