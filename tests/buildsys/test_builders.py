@@ -143,6 +143,39 @@ def test_cython_error_raises_build_error(cache_root):
         for e in cache.Cache().list_entries("cython"))
 
 
+def test_shared_cython_context_gives_the_c_of_a_fresh_one(tmp_path, monkeypatch):
+    """Modules compiled one after another share Cython's context (the
+    cimported .pxd files are parsed once); each one's C text is the text a
+    fresh context gives, also for a module compiled a second time in the
+    process and for one compiled after a failing module."""
+    from Cython.Compiler import Main
+    fast = AXPY + "\nfrom cpython.ref cimport PyObject\nfrom libc.math cimport sqrt\n"
+    sources = {"m_a": fast, "m_b": fast.replace("a * x[i]", "sqrt(a) * x[i]"),
+               "m_bad": "def f(:\n    pass\n"}
+
+    def c_text(name, fresh):
+        work = tmp_path / ("%s-%s-%d" % (name, fresh, len(list(tmp_path.iterdir()))))
+        work.mkdir()
+        pyx = work / (name + ".pyx")
+        pyx.write_text(sources[name])
+        if fresh:
+            monkeypatch.setattr(cython_builder, "_context", None)
+        return cython_builder._cythonize(pyx, name, sources[name]).read_text()
+
+    want = {name: c_text(name, True) for name in ("m_a", "m_b")}
+    monkeypatch.setattr(cython_builder, "_context", None)
+    assert c_text("m_a", False) == want["m_a"]
+    context = cython_builder._context
+    assert context is not None and "m_a" not in context.modules
+    assert c_text("m_b", False) == want["m_b"]
+    assert c_text("m_a", False) == want["m_a"]           # the same name again
+    assert cython_builder._context is context           # shared all along
+    with pytest.raises(BuildError):
+        c_text("m_bad", False)
+    assert cython_builder._context is None              # dropped after a failure
+    assert c_text("m_b", False) == want["m_b"]
+
+
 def test_key_depends_on_flags(cache_root):
     base = cython_builder.build_key(AXPY, True)[0]
     assert cython_builder.build_key(AXPY, False)[0] != base
