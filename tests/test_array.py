@@ -630,7 +630,7 @@ def test_empty_arrays(backend):
 @pytest.fixture
 def fresh_precision_warning(monkeypatch):
     """Let the once-per-process PrecisionWarning be emitted again."""
-    monkeypatch.setattr(pa.core, "_precision_warned", False)
+    monkeypatch.setattr(pa.checks, "_precision_warned", False)
 
 
 def test_float64_is_float32_on_gpu_without_use_double(fresh_precision_warning):
