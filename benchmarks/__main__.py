@@ -51,7 +51,7 @@ def parse(argv):
                    "build suites ignore it")
     p.add_argument("--md-n", metavar="N[,N...]", type=_sizes, dest="md_n",
                    help="the MD suite's particle counts (default 1e3,1e4,1e5; --full adds "
-                   "1e6); 3-D runs when 1e4 is among them")
+                   "1e6); 3-D runs at those of 1e4 and 1e5 among them")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="where to write the results (default: %s, --smoke: its smoke/)"
                    % RESULTS)

@@ -44,7 +44,7 @@ class Profile:
     min_sample: float = 0.002
     sizes: tuple = (10**7,)     # n of the primitives
     md_sizes: tuple = (10**3, 10**4, 10**5)     # MD particle counts (2-D)
-    md_3d_n: int = 10**4        # 3-D MD at this N, when it is among the MD sizes
+    md_3d_sizes: tuple = (10**4, 10**5)   # 3-D MD at these N, those among the MD sizes
     md_samples: int = 7         # samples per MD implementation, at least
     build_reps: int = 3         # cold + warm build processes
 
@@ -56,7 +56,7 @@ FULL = Profile("full", min_reps=5, max_reps=30, budget=2.0,
 # Checks the harness end to end in a few minutes (tiny sizes, 2 samples):
 # its figures mean nothing and ``benchmarks.publish`` refuses to publish it.
 SMOKE = Profile("smoke", min_reps=2, max_reps=2, budget=0.0, min_sample=0.0005,
-                sizes=(10**4,), md_sizes=(10**3,), md_3d_n=10**3, md_samples=2,
+                sizes=(10**4,), md_sizes=(10**3,), md_3d_sizes=(10**3,), md_samples=2,
                 build_reps=1)
 PROFILES = {p.name: p for p in (SMOKE, QUICK, FULL)}
 

@@ -3,7 +3,8 @@
 2-D default set-up (lattice spacing 1.5, walls, dt 0.02, double), every
 neighbour strategy (``simple`` only at N <= 10^4), N = 10^3, 10^4, 10^5
 (10^6 with ``--full``); 3-D with walls and periodic, ``cells`` and ``count``,
-at N = 10^4.  pcompute runs on cython + OpenMP.
+at N = 10^4 and 10^5 (those of them among the MD sizes).  pcompute runs on
+cython + OpenMP.
 
 How a sample is made: every implementation is put back to the initial
 lattice (untimed: positions, zero velocities, first neighbour search and
@@ -179,8 +180,9 @@ def run(ctx):
         _group(ctx, "2-D count/sort lists, skin %.1f" % SKIN, n,
                _impls(ctx, n, 2, False, pos, side, "count", SKIN, have_c, ge4, sort=True,
                       lammps=True), STEPS)
-    n = ctx.profile.md_3d_n
-    if n in ns:
+    for n in ctx.profile.md_3d_sizes:
+        if n not in ns:
+            continue
         pos, side = lattice_positions(n, 3), box_side(n, 3)
         for periodic in (False, True):
             for nnps in ("count", "cells"):
