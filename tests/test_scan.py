@@ -9,6 +9,7 @@ import pytest
 
 from pcompute.array import wrap, zeros
 from pcompute.backends.registry import get_backend
+from pcompute.backends.scan_cython import SCAN_SERIAL_BELOW
 from pcompute.build import cuda_builder
 from pcompute.config import get_config, use_config
 from pcompute.errors import KernelSyntaxError, KernelTypeError, KernelValueError
@@ -189,11 +190,14 @@ def test_segmented_scan(backend, n, density):
 
 
 def test_segmented_scan_with_segment_in_every_block(backend):
-    # Segment starts exactly at block boundaries and at the first element.
-    n = 8192
+    # Segment starts exactly at block boundaries and at the first element
+    # (blocks of n / 8 items on 2 threads; the OpenMP scan is serial below
+    # SCAN_SERIAL_BELOW items).
+    n = 8 * 5120
+    assert n >= SCAN_SERIAL_BELOW
     x = small_ints(n, backend.dtype, seed=7)
     flags = np.zeros(n, np.int32)
-    flags[[0, 1, 1024, 2048, 4095, 4096, 4097, n - 1]] = 1
+    flags[[0, 1, 1024, 2048, 4095, 4096, 4097, 5120, 10239, 10240, 10241, 20480, n - 1]] = 1
     inc = zeros(n, backend.dtype)
     Scan(scan_input, write_inclusive, is_segment=segment_flag, dtype=backend.dtype)(
         x=wrap(x.copy()), flags=wrap(flags), y=inc)
@@ -360,7 +364,7 @@ def test_repeated_scans_while_toggling_config(backend):
                 np.testing.assert_array_equal(y.get(), ref)
                 source = scan.source
                 if backend.name == "cython":
-                    assert ("prange" in source) == \
+                    assert ("cython.parallel" in source) == \
                         get_backend("cython").use_openmp(get_config())
                 elif backend.name in ("opencl", "cuda"):
                     assert ("double" in source) == use_double
