@@ -15,7 +15,11 @@ differs from the original in these ways only:
   "weak" float that takes the precision of a float32 value it meets;
 * a value assigned to a local name (not an argument or a declare()d name)
   goes through ``pc_local``: a literal's value becomes the typed value C's
-  local holds (:func:`.pyvalues.local_value`).
+  local holds (:func:`.pyvalues.local_value`);
+* given the typed program of the compiled backends (:class:`Typing`), a
+  value assigned to a scalar local (``=``, ``+=``), a parameter on entry and
+  a returned value are converted to that name's C type (``pc_as``), and a bool
+  operand of arithmetic becomes the int C computes with (``pc_bool_int``).
 
 The names ``range``, ``int``, ``min``, ``max``, ``float`` and the math
 functions give values of the types the compiled backends give them
@@ -69,21 +73,121 @@ def pc_atomic_max(array, index, value):
     return old
 
 
+def _call(name, node, *extra):
+    return ast.copy_location(ast.Call(func=ast.Name(name, ast.Load()),
+                                      args=[node] + [ast.Constant(e) for e in extra],
+                                      keywords=[]), node)
+
+
+def _is_declare(value):
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+        value.func.id == "declare"
+
+
+def _position(node):
+    return (type(node).__name__, node.lineno, node.col_offset,
+            getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
+
+
+class Typing:
+    """What the compiled backends' types say about one function, as far as all
+    its typed versions (one per call signature) agree: the C type of each
+    scalar local, parameter and the return value (``as_ctype`` converts to
+    them, as C's assignments do), and the positions of the bool-typed
+    expressions (an arithmetic operand there is C's int 0 or 1)."""
+
+    def __init__(self, functions, skip_args=0):
+        def agreed(pairs_per_fn):
+            out = dict(pairs_per_fn[0])
+            for pairs in pairs_per_fn[1:]:
+                other = dict(pairs)
+                out = {k: v for k, v in out.items() if other.get(k) == v}
+            return out
+
+        def scalar(pairs):
+            return [(n, t.base) for n, t in pairs if t.is_scalar and not t.pointer
+                    and not t.shape]
+        self.locals = agreed([scalar(f.locals) for f in functions])
+        self.args = [(n, b) for n, b in agreed([scalar(f.args[skip_args:])
+                                                for f in functions]).items()]
+        rets = {f.ret.base if f.ret.is_scalar else None for f in functions}
+        self.ret = rets.pop() if len(rets) == 1 else None
+        self.bools = frozenset(
+            _position(node) for f in functions for node in ast.walk(f.tree)
+            if isinstance(node, ast.expr) and hasattr(node, "lineno") and
+            getattr(f.types.get(id(node)), "base", None) == "bool")
+        self.key = (tuple(sorted(self.locals.items())), tuple(self.args), self.ret,
+                    self.bools)
+
+
+def _typing(func, program):
+    if program is None:
+        return None
+    src = read_function(func)
+    functions = [f for f in program.functions if f.src is src]
+    if not functions:
+        return None
+    skip = program.index_dims if program.entry.src is src else 0
+    return Typing(functions, skip)
+
+
 class _Rewrite(ast.NodeTransformer):
-    def __init__(self, fixed=()):
+    def __init__(self, fixed=(), typing=None):
         self.literals = {}
         self.fixed = frozenset(fixed)   # arguments and declare()d names
+        self.typing = typing
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        if self.typing is not None and self.typing.args:
+            # parameters hold what C's parameters hold (a long passed to an int
+            # parameter is narrowed, an int passed to a double one converted)
+            start = [ast.copy_location(ast.Assign(
+                targets=[ast.Name(name, ast.Store())],
+                value=_call("pc_as", ast.Name(name, ast.Load()), base)), node.body[0])
+                for name, base in self.typing.args]
+            node.body = start + node.body
+        return node
+
+    def visit_Return(self, node):
+        self.generic_visit(node)
+        if node.value is not None and self.typing is not None and self.typing.ret:
+            node.value = _call("pc_as", node.value, self.typing.ret)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if self.typing is not None and _position(node.left) in self.typing.bools:
+            node.left = _call("pc_bool_int", node.left)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        target = node.target
+        base = None if self.typing is None or not isinstance(target, ast.Name) else \
+            self.typing.locals.get(target.id, dict(self.typing.args).get(target.id))
+        if base is None:
+            return node
+        # `t += v` stores t + v converted to t's C type (a wider sum wraps)
+        value = ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op,
+                                            node.value), node)
+        return ast.copy_location(ast.Assign(targets=[ast.Name(target.id, ast.Store())],
+                                            value=_call("pc_as", value, base)), node)
 
     def visit_Assign(self, node):
         # `k = 100000` makes k an int local in C (a literal's type), so k * k
-        # wraps there: the value becomes a typed one (pyints.local_value)
+        # wraps there: the value becomes a typed one (pyints.local_value); with
+        # the compiled backends' types known, the local's own C type
         self.generic_visit(node)
         target = node.targets[0]
-        if len(node.targets) == 1 and isinstance(target, ast.Name) and \
-                target.id not in self.fixed:
-            node.value = ast.copy_location(ast.Call(
-                func=ast.Name("pc_local", ast.Load()), args=[node.value], keywords=[]),
-                node.value)
+        if len(node.targets) != 1 or not isinstance(target, ast.Name) or \
+                _is_declare(node.value):
+            return node
+        base = self.typing.locals.get(target.id) if self.typing is not None else None
+        if base is not None:
+            node.value = _call("pc_as", node.value, base)
+        elif target.id not in self.fixed:
+            node.value = _call("pc_local", node.value)
         return node
 
     def visit_Constant(self, node):
@@ -160,16 +264,20 @@ def _oracle_names(namespace):
     namespace["max"] = pyvalues.max_
 
 
-def python_callable(func, _seen=None):
-    """The copy of ``func`` the python backend runs (see the module's text)."""
-    if func in _CACHE:
-        return _CACHE[func]
+def python_callable(func, program=None, _seen=None):
+    """The copy of ``func`` the python backend runs (see the module's text);
+    ``program``: the typed program of the compiled backends, whose types of
+    locals, parameters and bool values the copy then follows (:class:`Typing`)."""
+    typing = _typing(func, program)
+    key = func if typing is None else (func, typing.key)
+    if key in _CACHE:
+        return _CACHE[key]
     seen = _seen if _seen is not None else set()
     seen.add(func)
     src = read_function(func)
-    helpers = {name: python_callable(h, seen) for name, h in _user_helpers(func, src).items()
-               if h not in seen}
-    rewrite = _Rewrite(_fixed_names(src.tree))
+    helpers = {name: python_callable(h, program, seen)
+               for name, h in _user_helpers(func, src).items() if h not in seen}
+    rewrite = _Rewrite(_fixed_names(src.tree), typing)
     tree = rewrite.visit(copy.deepcopy(src.tree))
     ast.increment_lineno(tree, src.first_line - 1)
     module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
@@ -182,9 +290,11 @@ def python_callable(func, _seen=None):
     namespace["pc_atomic_max"] = pc_atomic_max
     namespace.update(rewrite.literals)
     namespace["pc_local"] = pyvalues.local_value
+    namespace["pc_as"] = pyvalues.as_ctype
+    namespace["pc_bool_int"] = pyvalues.bool_as_int
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]
-    _CACHE[func] = result
+    _CACHE[key] = result
     return result
 
 

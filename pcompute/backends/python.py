@@ -38,7 +38,7 @@ class PythonBackend(Backend):
                                (("index_dims", dims),))
 
     def build_elementwise(self, program, func, config):
-        kernel = python_callable(func)
+        kernel = python_callable(func, program)
 
         def run(n, args):
             args = kernel_values(args)
@@ -75,7 +75,7 @@ class PythonBackend(Backend):
         if spec.parts is not None:
             return BuiltKernel(self.generate_reduction(spec, config), self.name,
                                _tuple_reduction(spec))
-        map_fn = python_callable(spec.map_func)
+        map_fn = python_callable(spec.map_func, spec.map_program)
         reduce_fn = spec.reduce_func
         dtype = spec.out_type.dtype
 

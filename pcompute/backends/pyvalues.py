@@ -312,6 +312,34 @@ def local_value(value):
     return value
 
 
+_SMALL_INTS = {"char": (8, True), "uchar": (8, False), "short": (16, True),
+               "ushort": (16, False)}
+
+
+def as_ctype(value, base):
+    """``value`` converted as C converts it on assignment to a variable of the
+    scalar type ``base`` (a local, a parameter, a return value): integers wrap
+    to the width (smaller types are then held as ``int``, as C promotes them),
+    floats round to the precision, a bool is the ``int`` 0 or 1."""
+    cls = pyints.BY_TYPE.get(base)
+    if cls is not None:
+        return cls(value if isinstance(value, int) else int(value))
+    if base == "double":
+        return F64(value)
+    if base == "float":
+        return F32(_f32(value))
+    if base == "bool":
+        return pyints.I32(1 if value else 0)
+    bits, signed = _SMALL_INTS[base]
+    return pyints.I32(pyints._wrap(int(value), bits, signed))
+
+
+def bool_as_int(value):
+    """A bool operand of arithmetic as the ``int`` C computes with (``True +
+    x`` for an ``int32`` ``x`` wraps as ``1 + x`` does); anything else as is."""
+    return pyints.I32(value) if type(value) is bool else value
+
+
 def min_(*values):
     """``min`` of kernel numbers, in the joined type of its arguments."""
     return _joined(values, min)

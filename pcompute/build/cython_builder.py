@@ -8,7 +8,9 @@ The module is named ``pc_<hint>_<key[:16]>`` and stored as
 matches its file name.
 
 Flags: ``-O3 -g0`` (sysconfig's ``-g`` only slows the build; ``-O2`` builds
-no faster here).  ``-march=native`` is not used by default (it would change
+no faster here) and ``-fwrapv``: signed integer overflow wraps around, as the
+kernel language defines it (the OpenCL and CUDA printers compute signed
+arithmetic in unsigned types for the same result).  MSVC has no such flag.  ``-march=native`` is not used by default (it would change
 floating-point results through FMA contraction against the other backends,
 and the code would not run on an older CPU): ``Config.march`` /
 ``PCOMPUTE_MARCH=native`` turns it on (``toolchain.arch_flags``), as does
@@ -39,7 +41,7 @@ from pcompute.errors import BuildError
 log = logging.getLogger("pcompute.build.cython")
 
 DEFAULT_DIRECTIVES = {"binding": False}
-UNIX_CFLAGS = ["-O3", "-g0"]
+UNIX_CFLAGS = ["-O3", "-g0", "-fwrapv"]
 MSVC_CFLAGS = ["/O2"]
 
 #: counters, for tests and ``pcompute info``: modules compiled, loaded.

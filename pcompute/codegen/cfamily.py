@@ -91,6 +91,12 @@ class CPrinter:
     # True where the dialect reads `a < b == c` as a chain (Cython): a
     # comparison operand of a comparison is then parenthesised on both sides.
     chained_comparisons = False
+    # Signed integer + - * << and unary - wrap around (two's complement), as
+    # the python backend computes them.  True where the compiler is told so
+    # (Cython's C is built with -fwrapv); OpenCL C and CUDA have no such
+    # option, so their printers compute these in the unsigned type of the
+    # same width (defined to wrap) and convert back (see wrapping_text).
+    signed_wraps_natively = False
     type_names = C_TYPES
     helper_qualifier = "static inline"
     function_qualifier = "static"
@@ -107,6 +113,7 @@ class CPrinter:
         # its own (define_structs False).
         self.structs = {}
         self.define_structs = True
+        self.unsigned_forms = {}    # see wrapping_text
 
     # -- names and types ----------------------------------------------------
     def type_name_of(self, base):
@@ -361,7 +368,8 @@ class CPrinter:
         result = self.fn.types[id(node)]
         converts = ttype.is_scalar and (ttype.base == "bool" or
                                         (ttype.is_int and result.is_float))
-        if (op in "+-*&|^" or op in ("<<", ">>")) and not converts:
+        if (op in "+-*&|^" or op in ("<<", ">>")) and not converts and \
+                not self.wraps_here(op, result):
             code.add("%s %s= %s;" % (target_text, op, self.expr(node.value)[0]))
             return
         part = self.binop_text(op, (target_text, self.prec["atom"]), ttype,
@@ -586,6 +594,15 @@ class CPrinter:
         if isinstance(node.op, ast.Not):
             return self.not_text(operand)
         sym = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}[type(node.op)]
+        result = self.fn.type_of(node)
+        if sym == "-" and self.wraps_here("-", result) and \
+                not isinstance(node.operand, ast.Constant):
+            unsigned = CType("u" + result.base)
+            inner = self.as_unsigned(operand, unsigned)
+            inner = "-" + self.wrap(inner[0], inner[1], self.prec["unary"]), self.prec["unary"]
+            text = "(%s)(%s)" % (self.type_name(result), inner[0])
+            self.unsigned_forms[text] = (unsigned, inner)
+            return text, self.prec["unary"]
         text = self.wrap(operand[0], operand[1], self.prec["unary"])
         if text[:1] in "-+~":
             text = "(%s)" % text
@@ -661,6 +678,8 @@ class CPrinter:
                 left = self.cast(result, *left), self.prec["unary"]
             if rtype.is_int and (rtype.base in UNSIGNED) != unsigned:
                 right = self.cast(result, *right), self.prec["unary"]
+        if self.wraps_here(op, result):
+            return self.wrapping_text(op, left, right, result)
         if op == "/":
             if ltype.is_int and rtype.is_int:
                 left = self.cast(result, *left), self.prec["unary"]
@@ -680,6 +699,39 @@ class CPrinter:
             return "%s(%s, %s)" % (self.math_name("pow", result.base), args[0], args[1]), \
                 self.prec["atom"]
         return self.infix(op, left, right)
+
+    def wraps_here(self, op, result):
+        """True where ``op`` on signed ``result`` must be printed through
+        :meth:`wrapping_text` for its overflow to wrap (see
+        ``signed_wraps_natively``)."""
+        return not self.signed_wraps_natively and result.is_int and \
+            result.base in ("int", "long") and op in ("+", "-", "*", "<<")
+
+    def wrapping_text(self, op, left, right, result):
+        """``left op right`` computed in the unsigned type of ``result``'s
+        width (where overflow is defined: it wraps) and converted back."""
+        unsigned = CType("u" + result.base)
+        left = self.as_unsigned(left, unsigned)
+        if op != "<<":
+            right = self.as_unsigned(right, unsigned)
+        inner = self.infix(op, left, right)
+        text = "(%s)(%s)" % (self.type_name(result), inner[0])
+        # an operand of the next wrapping operation of this width uses the
+        # unsigned text itself: (int)((uint)a + (uint)b * (uint)c), not a
+        # conversion back and forth at every operator
+        self.unsigned_forms[text] = (unsigned, inner)
+        return text, self.prec["unary"]
+
+    def as_unsigned(self, part, unsigned):
+        form = self.unsigned_forms.get(part[0])
+        if form is not None and form[0] == unsigned:
+            return form[1]
+        digits = part[0][:-len(self.long_suffix)] if part[0].endswith(self.long_suffix) \
+            else part[0]
+        if digits.isdigit():        # a literal >= 0: the unsigned literal (3u, 3UL)
+            return digits + ("u" if unsigned.base == "uint" else "U" + self.long_suffix), \
+                self.prec["atom"]
+        return self.cast(unsigned, *part), self.prec["unary"]
 
     def as_type(self, part, t, want):
         if t == want:

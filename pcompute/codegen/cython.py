@@ -28,6 +28,7 @@ class CythonPrinter(CPrinter):
     helper_qualifier = "static inline"
     and_op, or_op = "and", "or"
     chained_comparisons = True      # `a < b == c` is a chain in Cython, not (a<b)==c
+    signed_wraps_natively = True    # the C is built with -fwrapv (build/cython_builder.py)
 
     def __init__(self, program):
         CPrinter.__init__(self, program)

@@ -17,8 +17,12 @@ def helper_name(kind, base):
 
 
 def _floordiv_int(T):
+    # (signed types only: unsigned // and % print as C's / and %.)  b == -1
+    # first: the minimum value / -1 overflows (a trap on x86); the result
+    # wraps, as every other signed overflow
     return """{T} {name}({T} a, {T} b)
 {{
+    if (b == ({T})-1) return ({T})(({U})0 - ({U})a);
     {T} q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -28,6 +32,7 @@ def _floordiv_int(T):
 def _mod_int(T):
     return """{T} {name}({T} a, {T} b)
 {{
+    if (b == ({T})-1) return 0;
     {T} r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -69,19 +74,28 @@ def _mod_float(T):
 
 
 def _ipow(T):
+    # in the unsigned type of the same width: the product wraps (defined)
     return """{T} {name}({T} b, {T} e)
 {{
-    {T} r = 1;
+    {U} r = 1, m = ({U})b;
     while (e > 0) {{
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }}
-    return r;
+    return ({T})r;
 }}"""
 
 
 def _abs(T):
+    # abs of the minimum signed value wraps to itself, as -a does (unsigned)
+    return """{T} {name}({T} a)
+{{
+    return a < 0 ? ({T})(({U})0 - ({U})a) : a;
+}}"""
+
+
+def _abs_float(T):
     return """{T} {name}({T} a)
 {{
     return a < 0 ? -a : a;
@@ -115,7 +129,7 @@ def _range_len(T):
 _TEMPLATES = {
     ("floordiv", "int"): _floordiv_int, ("mod", "int"): _mod_int,
     ("floordiv", "float"): _floordiv_float, ("mod", "float"): _mod_float,
-    ("ipow", "int"): _ipow, ("abs", "int"): _abs, ("abs", "float"): _abs,
+    ("ipow", "int"): _ipow, ("abs", "int"): _abs, ("abs", "float"): _abs_float,
     ("min", "int"): _min, ("min", "float"): _min, ("max", "int"): _max,
     ("max", "float"): _max, ("rangelen", "int"): _range_len,
 }
@@ -137,8 +151,9 @@ def runtime_source(needed, dialect):
         family = "float" if base in ("float", "double") else "int"
         template = _TEMPLATES[(kind, family)](base)
         T = dialect.type_name_of(base)
+        U = dialect.type_name_of("u" + base) if base in SIGNED else T
         text = template.format(
-            T=T, name=helper_name(kind, base),
+            T=T, U=U, name=helper_name(kind, base),
             fmod=dialect.c_math_name("fmod", base),
             floor=dialect.c_math_name("floor", base),
             copysign=dialect.c_math_name("copysign", base))

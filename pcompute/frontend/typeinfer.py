@@ -581,6 +581,7 @@ class FunctionTyper(StructTyper, ArrayTyper, CallTyper):
         for k in range(len(operands) - 1):
             types[k] = self.weak_float(operands[k], types[k], types[k + 1])
             types[k + 1] = self.weak_float(operands[k + 1], types[k + 1], types[k])
+            self.check_ulong_comparison(operands[k], types[k], operands[k + 1], types[k + 1])
         # In `a < f(x) < b` Python evaluates f(x) once: keep it in a temporary.
         temps = self.chains.get(id(node))
         if temps is None and len(node.comparators) > 1:
@@ -593,6 +594,23 @@ class FunctionTyper(StructTyper, ArrayTyper, CallTyper):
             if tmp is not None:
                 self.hidden[tmp] = _join(self.hidden[tmp], t) or t
         return BOOL
+
+    def check_ulong_comparison(self, a, ta, b, tb):
+        """A uint64 value compared with a signed integer: C converts the signed
+        one to uint64 (-1 becomes 2**64 - 1), Python compares the values, so
+        unless the signed one is visibly non-negative it is an error (smaller
+        unsigned types are compared exactly, through a 64-bit signed value)."""
+        for u, tu, other, to in ((a, ta, b, tb), (b, tb, a, ta)):
+            if tu is None or to is None or tu.base != "ulong" or not to.is_int or \
+                    to.base not in ("char", "short", "int", "long"):
+                continue
+            if not self.non_negative(other):
+                self.fail(KernelTypeError, other,
+                          "a uint64 value is compared with a signed integer that may be "
+                          "negative: C would compare it as a uint64 (-1 as 2**64 - 1), "
+                          "Python compares the values",
+                          "convert one side: cast(u, 'long') < s if the uint64 values "
+                          "are below 2**63, or test s < 0 first")
 
     def expr_IfExp(self, node):
         self.condition(node.test)

@@ -12,13 +12,13 @@ static __device__ inline double pc_min_double(double a, double b)
 __device__ void abs_min_max_float(long long i, double* x, double* y, double* out)
 {
     long long o;
-    o = 6 * i;
+    o = (long long)(6ULL * (unsigned long long)i);
     out[o] = fabs(x[i]);
-    out[o + 1] = pc_min_double(x[i], y[i]);
-    out[o + 2] = pc_max_double(x[i], y[i]);
-    out[o + 3] = pc_min_double(pc_min_double(x[i], y[i]), 0.5);
-    out[o + 4] = pc_max_double(pc_max_double(pc_max_double(x[i], -y[i]), 1.25), y[i] * 0.5);
-    out[o + 5] = fabs(x[i] - y[i]) + fabs(-2.5);
+    out[(long long)((unsigned long long)o + 1ULL)] = pc_min_double(x[i], y[i]);
+    out[(long long)((unsigned long long)o + 2ULL)] = pc_max_double(x[i], y[i]);
+    out[(long long)((unsigned long long)o + 3ULL)] = pc_min_double(pc_min_double(x[i], y[i]), 0.5);
+    out[(long long)((unsigned long long)o + 4ULL)] = pc_max_double(pc_max_double(pc_max_double(x[i], -y[i]), 1.25), y[i] * 0.5);
+    out[(long long)((unsigned long long)o + 5ULL)] = fabs(x[i] - y[i]) + fabs(-2.5);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* y, double* out)

@@ -2,7 +2,7 @@
 
 __device__ void arith_int(long long i, int* a, int* b, long long* c)
 {
-    c[i] = a[i] + b[i] * 3 - (a[i] - b[i]) * -2 + -a[i] + +b[i] - ~a[i] + i * 2 - (i - 7) * a[i];
+    c[i] = (long long)((unsigned long long)(int)((unsigned int)a[i] + (unsigned int)b[i] * 3u - ((unsigned int)a[i] - (unsigned int)b[i]) * (unsigned int)-2 + -(unsigned int)a[i] + (unsigned int)+b[i] - (unsigned int)~a[i]) + (unsigned long long)i * 2ULL - ((unsigned long long)i - 7ULL) * (unsigned long long)a[i]);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, int* a, int* b, long long* c)

@@ -11,6 +11,7 @@ static __device__ inline int pc_atomic_inc_int(int *p)
 
 static __device__ inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;

@@ -6,6 +6,7 @@ static __device__ inline int pc_atomic_inc_int(int *p)
 
 static __device__ inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((unsigned int)0 - (unsigned int)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -13,17 +14,18 @@ static __device__ inline int pc_floordiv_int(int a, int b)
 
 static __device__ inline int pc_ipow_int(int b, int e)
 {
-    int r = 1;
+    unsigned int r = 1, m = (unsigned int)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (int)r;
 }
 
 static __device__ inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -36,7 +38,7 @@ __device__ void augassign_call_index(long long i, int* a, int* c, int* y, int* z
     int pc_ix2;
     int pc_ix3;
     pc_ix0 = pc_atomic_inc_int(&c[0]);
-    y[pc_ix0] = pc_floordiv_int(y[pc_ix0], 3 + a[i] * 0);
+    y[pc_ix0] = pc_floordiv_int(y[pc_ix0], (int)(3u + (unsigned int)a[i] * 0u));
     pc_ix1 = pc_atomic_inc_int(&c[1]);
     z[pc_ix1] = pc_mod_int(z[pc_ix1], -7);
     pc_ix2 = pc_atomic_inc_int(&c[2]);

@@ -7,14 +7,14 @@ __device__ void bitwise(long long i, int* a, int* b, int* out)
     long long o;
     x = a[i];
     y = b[i];
-    o = 7 * i;
+    o = (long long)(7ULL * (unsigned long long)i);
     out[o] = x & 255;
-    out[o + 1] = x | y;
-    out[o + 2] = x ^ y << 4;
-    out[o + 3] = x << y;
-    out[o + 4] = x >> y;
-    out[o + 5] = ~x + (~y & 3);
-    out[o + 6] = x & y | (x ^ -8) >> 1;
+    out[(long long)((unsigned long long)o + 1ULL)] = x | y;
+    out[(long long)((unsigned long long)o + 2ULL)] = x ^ (int)((unsigned int)y << 4);
+    out[(long long)((unsigned long long)o + 3ULL)] = (int)((unsigned int)x << y);
+    out[(long long)((unsigned long long)o + 4ULL)] = x >> y;
+    out[(long long)((unsigned long long)o + 5ULL)] = (int)((unsigned int)~x + (unsigned int)(~y & 3));
+    out[(long long)((unsigned long long)o + 6ULL)] = x & y | (x ^ -8) >> 1;
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, int* a, int* b, int* out)

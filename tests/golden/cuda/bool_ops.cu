@@ -13,18 +13,18 @@ __device__ void bool_ops(long long i, double* x, double* y, int* out)
     d = !x[i];
     r = 0;
     if ((a || b) && !c) {
-        r += 1;
+        r = (int)((unsigned int)r + 1u);
     }
     if (!a && !(b && c)) {
-        r += 2;
+        r = (int)((unsigned int)r + 2u);
     }
     if (x[i] && y[i]) {
-        r += 4;
+        r = (int)((unsigned int)r + 4u);
     }
     if (x[i] || !y[i] && a) {
-        r += 8;
+        r = (int)((unsigned int)r + 8u);
     }
-    out[i] = r * 16 + a * 8 + b * 4 + c * 2 + d;
+    out[i] = (int)((unsigned int)r * 16u + (unsigned int)a * 8u + (unsigned int)b * 4u + (unsigned int)c * 2u + (unsigned int)d);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* y, int* out)

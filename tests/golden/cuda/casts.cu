@@ -2,7 +2,7 @@
 
 __device__ void casts(long long i, double* x, int* a, double* y, int* out)
 {
-    out[i] = (long long)x[i] + (long long)-2.75 + (long long)((double)a[i] / 4) + (long long)(i * 0.5);
+    out[i] = (long long)((unsigned long long)(long long)x[i] + (unsigned long long)(long long)-2.75 + (unsigned long long)(long long)((double)a[i] / 4) + (unsigned long long)(long long)(i * 0.5));
     y[i] = (double)a[i] / 4.0 + (float)x[i] + (double)a[i] * 0.5 + (double)i;
 }
 

@@ -8,7 +8,7 @@ __device__ void compare_chain_call(long long i, int* a, int* counter, int* out)
 {
     int pc_c0;
     if (0 <= (pc_c0 = pc_atomic_inc_int(&counter[0])) && pc_c0 < 1000000) {
-        out[i] = 1 + a[i];
+        out[i] = (int)(1u + (unsigned int)a[i]);
     }
 }
 

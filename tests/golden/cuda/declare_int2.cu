@@ -8,10 +8,10 @@ __device__ void declare_int2(long long i, int* a, int* out)
     p = 0;
     q = 0;
     for (k = 0; k < 5; k++) {
-        p += a[i] * k;
-        q -= k;
+        p = (int)((unsigned int)p + (unsigned int)a[i] * (unsigned int)k);
+        q = (int)((unsigned int)q - (unsigned int)k);
     }
-    out[i] = p * 100 + q;
+    out[i] = (int)((unsigned int)p * 100u + (unsigned int)q);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, int* a, int* out)

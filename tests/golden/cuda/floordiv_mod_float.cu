@@ -30,13 +30,13 @@ static __device__ inline double pc_mod_double(double a, double b)
 __device__ void floordiv_mod_float(long long i, double* x, double* y, double* q, double* r)
 {
     long long o;
-    o = 3 * i;
+    o = (long long)(3ULL * (unsigned long long)i);
     q[o] = pc_floordiv_double(x[i], y[i]);
     r[o] = pc_mod_double(x[i], y[i]);
-    q[o + 1] = pc_floordiv_double(x[i], -1.5);
-    r[o + 1] = pc_mod_double(x[i], -1.5);
-    q[o + 2] = pc_floordiv_double(x[i], 2.0);
-    r[o + 2] = pc_mod_double(x[i], 2.0);
+    q[(long long)((unsigned long long)o + 1ULL)] = pc_floordiv_double(x[i], -1.5);
+    r[(long long)((unsigned long long)o + 1ULL)] = pc_mod_double(x[i], -1.5);
+    q[(long long)((unsigned long long)o + 2ULL)] = pc_floordiv_double(x[i], 2.0);
+    r[(long long)((unsigned long long)o + 2ULL)] = pc_mod_double(x[i], 2.0);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* y, double* q, double* r)

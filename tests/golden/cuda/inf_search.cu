@@ -17,8 +17,8 @@ __device__ void inf_search(long long i, double* x, long long n, double* y)
     long long pc_stop0;
     best = INFINITY;
     worst = -INFINITY;
-    pc_stop0 = pc_min_long(n, i + 4);
-    for (k = pc_max_long(0, i - 3); k < pc_stop0; k++) {
+    pc_stop0 = pc_min_long(n, (long long)((unsigned long long)i + 4ULL));
+    for (k = pc_max_long(0, (long long)((unsigned long long)i - 3ULL)); k < pc_stop0; k++) {
         if (x[k] < best) {
             best = x[k];
         }

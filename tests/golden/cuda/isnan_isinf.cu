@@ -13,7 +13,7 @@ __device__ void isnan_isinf(long long i, double* x, int* a, int* out)
     } else if (isnan(v * 0.0) || isinf(v)) {
         r = 4;
     }
-    out[i] = r + 10 * 0 + 20 * 0;
+    out[i] = (int)((unsigned int)r + 10u * 0u + 20u * 0u);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, int* a, int* out)

@@ -2,7 +2,7 @@
 
 __device__ void literal_arithmetic(long long i, long long* out)
 {
-    out[i] = 2190023251554LL + i;
+    out[i] = (long long)(2190023251554ULL + (unsigned long long)i);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, long long* out)

@@ -6,7 +6,7 @@ __device__ void long_accumulate(long long i, long long* out)
     int k;
     s = 0;
     for (k = 0; k < 300; k++) {
-        s += k * k * i;
+        s = (long long)((unsigned long long)s + (unsigned long long)(int)((unsigned int)k * (unsigned int)k) * (unsigned long long)i);
     }
     out[i] = s;
 }

@@ -5,19 +5,19 @@ __device__ void math_dotted(long long i, double* x, double* out)
     double v;
     long long o;
     v = x[i];
-    o = 12 * i;
+    o = (long long)(12ULL * (unsigned long long)i);
     out[o] = sin(v);
-    out[o + 1] = cos(v);
-    out[o + 2] = exp(v);
-    out[o + 3] = sqrt(v);
-    out[o + 4] = atan2(v, 2.0);
-    out[o + 5] = floor(v * 10.0) + 0.0;
-    out[o + 6] = log(v);
-    out[o + 7] = fabs(-v);
-    out[o + 8] = hypot(v, 1.0);
-    out[o + 9] = 3.141592653589793 * v;
-    out[o + 10] = 2.718281828459045 * v;
-    out[o + 11] = tanh(v) + (ceil(v) + 0.0);
+    out[(long long)((unsigned long long)o + 1ULL)] = cos(v);
+    out[(long long)((unsigned long long)o + 2ULL)] = exp(v);
+    out[(long long)((unsigned long long)o + 3ULL)] = sqrt(v);
+    out[(long long)((unsigned long long)o + 4ULL)] = atan2(v, 2.0);
+    out[(long long)((unsigned long long)o + 5ULL)] = floor(v * 10.0) + 0.0;
+    out[(long long)((unsigned long long)o + 6ULL)] = log(v);
+    out[(long long)((unsigned long long)o + 7ULL)] = fabs(-v);
+    out[(long long)((unsigned long long)o + 8ULL)] = hypot(v, 1.0);
+    out[(long long)((unsigned long long)o + 9ULL)] = 3.141592653589793 * v;
+    out[(long long)((unsigned long long)o + 10ULL)] = 2.718281828459045 * v;
+    out[(long long)((unsigned long long)o + 11ULL)] = tanh(v) + (ceil(v) + 0.0);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* out)

@@ -4,7 +4,7 @@ __device__ void fill3(double m[3], double v)
 {
     int k;
     for (k = 0; k < 3; k++) {
-        m[k] = v * (k + 1);
+        m[k] = v * (int)((unsigned int)k + 1u);
     }
 }
 

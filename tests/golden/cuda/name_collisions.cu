@@ -31,8 +31,8 @@ __device__ double collide(long long a, int b, long long N, int SIZE, long long n
 {
     long long i;
     long long tmp;
-    i = a + b * N;
-    tmp = SIZE - n + int_val;
+    i = (long long)((unsigned long long)a + (unsigned long long)b * (unsigned long long)N);
+    tmp = (long long)((unsigned long long)SIZE - (unsigned long long)n + (unsigned long long)int_val);
     return i * double_x + tmp + pc_u_kernel * pc_u_local - pc_u_float2;
 }
 
@@ -43,7 +43,7 @@ __device__ double pc_u_run(double pc_u_xor, double pc_u_true, int pc_u_asm, int 
     double pc_u_size_t;
     double pc_u_NULL;
     pc_u_signed = pc_u_xor + pc_u_true;
-    pc_u_restrict = pc_u_asm * pc_u_public;
+    pc_u_restrict = (int)((unsigned int)pc_u_asm * (unsigned int)pc_u_public);
     pc_u_size_t = pc_u_cython - pc_u_half;
     pc_u_NULL = pc_u_signed * 2.0;
     return pc_u_signed + pc_u_restrict + pc_u_size_t + pc_u_NULL;

@@ -3,13 +3,13 @@
 __device__ void put2(double v, double result[2], int k)
 {
     result[k] = 2.0 * v;
-    result[k + 1] = v - 1.0;
+    result[(int)((unsigned int)k + 1u)] = v - 1.0;
 }
 
 __device__ void put2_global(double v, double* result, long long k)
 {
     result[k] = 2.0 * v;
-    result[k + 1] = v - 1.0;
+    result[(long long)((unsigned long long)k + 1ULL)] = v - 1.0;
 }
 
 __device__ void pointer_spaces(long long i, double* x, double* y, double* z)
@@ -18,7 +18,7 @@ __device__ void pointer_spaces(long long i, double* x, double* y, double* z)
     for (int pc_z = 0; pc_z < 2; pc_z++) r[pc_z] = 0;
     put2(x[i], r, 0);
     z[i] = r[0] + r[1];
-    put2_global(x[i], y, 2 * i);
+    put2_global(x[i], y, (long long)(2ULL * (unsigned long long)i));
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* y, double* z)

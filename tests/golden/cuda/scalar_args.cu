@@ -2,7 +2,7 @@
 
 __device__ void scalar_args(long long i, double* x, double* y, double alpha, long long k, int m)
 {
-    y[i] = alpha * x[i] + k + m * i;
+    y[i] = alpha * x[i] + k + (long long)((unsigned long long)m * (unsigned long long)i);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, double* y, double alpha, long long k, int m)

@@ -2,8 +2,8 @@
 
 __device__ void stencil3d(long long i, long long j, long long k, double* u, long long pc_n0_u, long long pc_n1_u, long long pc_n2_u, long long pc_s0_u, long long pc_s1_u, double* out, long long pc_n0_out, long long pc_n1_out, long long pc_n2_out, long long pc_s0_out, long long pc_s1_out)
 {
-    if ((0 < i && i < pc_n0_u - 1) && (0 < j && j < pc_n1_u - 1) && (0 < k && k < pc_n2_u - 1)) {
-        out[i * pc_s0_out + j * pc_s1_out + k] = u[(i - 1) * pc_s0_u + j * pc_s1_u + k] + u[(i + 1) * pc_s0_u + j * pc_s1_u + k] + u[i * pc_s0_u + (j - 1) * pc_s1_u + k] + u[i * pc_s0_u + (j + 1) * pc_s1_u + k] + u[i * pc_s0_u + j * pc_s1_u + (k - 1)] + u[i * pc_s0_u + j * pc_s1_u + (k + 1)] - 6.0 * u[i * pc_s0_u + j * pc_s1_u + k];
+    if ((0 < i && i < (long long)((unsigned long long)pc_n0_u - 1ULL)) && (0 < j && j < (long long)((unsigned long long)pc_n1_u - 1ULL)) && (0 < k && k < (long long)((unsigned long long)pc_n2_u - 1ULL))) {
+        out[i * pc_s0_out + j * pc_s1_out + k] = u[(long long)((unsigned long long)i - 1ULL) * pc_s0_u + j * pc_s1_u + k] + u[(long long)((unsigned long long)i + 1ULL) * pc_s0_u + j * pc_s1_u + k] + u[i * pc_s0_u + (long long)((unsigned long long)j - 1ULL) * pc_s1_u + k] + u[i * pc_s0_u + (long long)((unsigned long long)j + 1ULL) * pc_s1_u + k] + u[i * pc_s0_u + j * pc_s1_u + (long long)((unsigned long long)k - 1ULL)] + u[i * pc_s0_u + j * pc_s1_u + (long long)((unsigned long long)k + 1ULL)] - 6.0 * u[i * pc_s0_u + j * pc_s1_u + k];
     }
 }
 

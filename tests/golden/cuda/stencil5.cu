@@ -2,8 +2,8 @@
 
 __device__ void stencil5(long long i, long long j, double* u, long long pc_n0_u, long long pc_n1_u, long long pc_s0_u, double* out, long long pc_n0_out, long long pc_n1_out, long long pc_s0_out)
 {
-    if (i > 0 && j > 0 && i < pc_n0_u - 1 && j < pc_n1_u - 1) {
-        out[i * pc_s0_out + j] = u[(i - 1) * pc_s0_u + j] + u[(i + 1) * pc_s0_u + j] + u[i * pc_s0_u + (j - 1)] + u[i * pc_s0_u + (j + 1)] - 4.0 * u[i * pc_s0_u + j];
+    if (i > 0 && j > 0 && i < (long long)((unsigned long long)pc_n0_u - 1ULL) && j < (long long)((unsigned long long)pc_n1_u - 1ULL)) {
+        out[i * pc_s0_out + j] = u[(long long)((unsigned long long)i - 1ULL) * pc_s0_u + j] + u[(long long)((unsigned long long)i + 1ULL) * pc_s0_u + j] + u[i * pc_s0_u + (long long)((unsigned long long)j - 1ULL)] + u[i * pc_s0_u + (long long)((unsigned long long)j + 1ULL)] - 4.0 * u[i * pc_s0_u + j];
     }
 }
 

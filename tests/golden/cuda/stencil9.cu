@@ -9,14 +9,14 @@ __device__ void stencil9(long long i, long long j, double* u, long long pc_n0_u,
     int dj;
     ni = pc_n0_u;
     nj = pc_n1_u;
-    if (i == 0 || j == 0 || i == ni - 1 || j == nj - 1) {
+    if (i == 0 || j == 0 || i == (long long)((unsigned long long)ni - 1ULL) || j == (long long)((unsigned long long)nj - 1ULL)) {
         out[i * pc_s0_out + j] = u[i * pc_s0_u + j];
         return;
     }
     s = 0.0;
     for (di = -1; di < 2; di++) {
         for (dj = -1; dj < 2; dj++) {
-            s += u[(i + di) * pc_s0_u + (j + dj)];
+            s += u[(long long)((unsigned long long)i + (unsigned long long)di) * pc_s0_u + (long long)((unsigned long long)j + (unsigned long long)dj)];
         }
     }
     out[i * pc_s0_out + j] = (1.0 - w) * u[i * pc_s0_u + j] + w * s / 9.0;

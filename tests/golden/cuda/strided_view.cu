@@ -3,7 +3,7 @@
 __device__ void strided_view(long long i, long long j, double* a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, long long pc_s1_a, double* bt, long long pc_n0_bt, long long pc_n1_bt, long long pc_s0_bt, double* flat)
 {
     a[i * pc_s0_a + j * pc_s1_a] = 2.0 * a[i * pc_s0_a + j * pc_s1_a] + bt[j * pc_s0_bt + i];
-    flat[i * pc_n1_a + j] = a[i * pc_s0_a + j * pc_s1_a] - i;
+    flat[(long long)((unsigned long long)i * (unsigned long long)pc_n1_a + (unsigned long long)j)] = a[i * pc_s0_a + j * pc_s1_a] - i;
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n0, long long pc_n1, double* a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, long long pc_s1_a, double* bt, long long pc_n0_bt, long long pc_n1_bt, long long pc_s0_bt, double* flat)

@@ -18,9 +18,9 @@ __device__ void true_false(long long i, double* x, int* out)
         r = 1;
     }
     if (!found || 0) {
-        r += 2;
+        r = (int)((unsigned int)r + 2u);
     }
-    out[i] = r + 4 * found;
+    out[i] = (int)((unsigned int)r + 4u * (unsigned int)found);
 }
 
 extern "C" __global__ void pc_elementwise(long long pc_n, double* x, int* out)

@@ -19,7 +19,7 @@ __device__ void unsigned_compare(long long i, unsigned int* u, int* s, int* out,
     if ((long long)u[i] >= (long long)i) {
         r |= 16;
     }
-    if ((long long)s[i] >= (long long)u[i] || (long long)u[i] < (long long)(s[i] + 50)) {
+    if ((long long)s[i] >= (long long)u[i] || (long long)u[i] < (long long)(int)((unsigned int)s[i] + 50u)) {
         r |= 32;
     }
     out[i] = r;

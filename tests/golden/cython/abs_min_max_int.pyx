@@ -8,12 +8,12 @@ cdef extern from *:
     """
     static inline int pc_abs_int(int a)
     {
-        return a < 0 ? -a : a;
+        return a < 0 ? (int)((unsigned int)0 - (unsigned int)a) : a;
     }
 
     static inline long long pc_abs_long(long long a)
     {
-        return a < 0 ? -a : a;
+        return a < 0 ? (long long)((unsigned long long)0 - (unsigned long long)a) : a;
     }
 
     static inline int pc_max_int(int a, int b)

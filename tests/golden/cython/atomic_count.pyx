@@ -24,6 +24,7 @@ cdef extern from *:
 
     static inline int pc_mod_int(int a, int b)
     {
+        if (b == (int)-1) return 0;
         int r = a % b;
         if ((r != 0) && ((r < 0) != (b < 0))) r += b;
         return r;

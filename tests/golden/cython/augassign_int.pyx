@@ -8,6 +8,7 @@ cdef extern from *:
     """
     static inline int pc_floordiv_int(int a, int b)
     {
+        if (b == (int)-1) return (int)((unsigned int)0 - (unsigned int)a);
         int q = a / b;
         if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
         return q;
@@ -15,17 +16,18 @@ cdef extern from *:
 
     static inline int pc_ipow_int(int b, int e)
     {
-        int r = 1;
+        unsigned int r = 1, m = (unsigned int)b;
         while (e > 0) {
-            if (e & 1) r *= b;
-            b *= b;
+            if (e & 1) r *= m;
+            m *= m;
             e >>= 1;
         }
-        return r;
+        return (int)r;
     }
 
     static inline int pc_mod_int(int a, int b)
     {
+        if (b == (int)-1) return 0;
         int r = a % b;
         if ((r != 0) && ((r < 0) != (b < 0))) r += b;
         return r;

@@ -8,33 +8,34 @@ cdef extern from *:
     """
     static inline int pc_abs_int(int a)
     {
-        return a < 0 ? -a : a;
+        return a < 0 ? (int)((unsigned int)0 - (unsigned int)a) : a;
     }
 
     static inline int pc_ipow_int(int b, int e)
     {
-        int r = 1;
+        unsigned int r = 1, m = (unsigned int)b;
         while (e > 0) {
-            if (e & 1) r *= b;
-            b *= b;
+            if (e & 1) r *= m;
+            m *= m;
             e >>= 1;
         }
-        return r;
+        return (int)r;
     }
 
     static inline long long pc_ipow_long(long long b, long long e)
     {
-        long long r = 1;
+        unsigned long long r = 1, m = (unsigned long long)b;
         while (e > 0) {
-            if (e & 1) r *= b;
-            b *= b;
+            if (e & 1) r *= m;
+            m *= m;
             e >>= 1;
         }
-        return r;
+        return (long long)r;
     }
 
     static inline int pc_mod_int(int a, int b)
     {
+        if (b == (int)-1) return 0;
         int r = a % b;
         if ((r != 0) && ((r < 0) != (b < 0))) r += b;
         return r;
@@ -42,6 +43,7 @@ cdef extern from *:
 
     static inline long long pc_mod_long(long long a, long long b)
     {
+        if (b == (long long)-1) return 0;
         long long r = a % b;
         if ((r != 0) && ((r < 0) != (b < 0))) r += b;
         return r;

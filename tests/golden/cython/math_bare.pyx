@@ -9,6 +9,7 @@ cdef extern from *:
     """
     static inline long long pc_mod_long(long long a, long long b)
     {
+        if (b == (long long)-1) return 0;
         long long r = a % b;
         if ((r != 0) && ((r < 0) != (b < 0))) r += b;
         return r;

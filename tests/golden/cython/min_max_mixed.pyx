@@ -9,7 +9,7 @@ cdef extern from *:
     """
     static inline int pc_abs_int(int a)
     {
-        return a < 0 ? -a : a;
+        return a < 0 ? (int)((unsigned int)0 - (unsigned int)a) : a;
     }
 
     static inline double pc_max_double(double a, double b)

@@ -8,6 +8,7 @@ cdef extern from *:
     """
     static inline int pc_floordiv_int(int a, int b)
     {
+        if (b == (int)-1) return (int)((unsigned int)0 - (unsigned int)a);
         int q = a / b;
         if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
         return q;
@@ -15,6 +16,7 @@ cdef extern from *:
 
     static inline int pc_mod_int(int a, int b)
     {
+        if (b == (int)-1) return 0;
         int r = a % b;
         if ((r != 0) && ((r < 0) != (b < 0))) r += b;
         return r;

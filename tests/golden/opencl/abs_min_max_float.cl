@@ -14,13 +14,13 @@ inline double pc_min_double(double a, double b)
 void abs_min_max_float(long i, __global double* x, __global double* y, __global double* out)
 {
     long o;
-    o = 6 * i;
+    o = (long)(6UL * (ulong)i);
     out[o] = fabs(x[i]);
-    out[o + 1] = pc_min_double(x[i], y[i]);
-    out[o + 2] = pc_max_double(x[i], y[i]);
-    out[o + 3] = pc_min_double(pc_min_double(x[i], y[i]), 0.5);
-    out[o + 4] = pc_max_double(pc_max_double(pc_max_double(x[i], -y[i]), 1.25), y[i] * 0.5);
-    out[o + 5] = fabs(x[i] - y[i]) + fabs(-2.5);
+    out[(long)((ulong)o + 1UL)] = pc_min_double(x[i], y[i]);
+    out[(long)((ulong)o + 2UL)] = pc_max_double(x[i], y[i]);
+    out[(long)((ulong)o + 3UL)] = pc_min_double(pc_min_double(x[i], y[i]), 0.5);
+    out[(long)((ulong)o + 4UL)] = pc_max_double(pc_max_double(pc_max_double(x[i], -y[i]), 1.25), y[i] * 0.5);
+    out[(long)((ulong)o + 5UL)] = fabs(x[i] - y[i]) + fabs(-2.5);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, __global double* pc_b_out, long pc_o_out)

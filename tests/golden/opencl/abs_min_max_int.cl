@@ -2,12 +2,12 @@
 
 inline int pc_abs_int(int a)
 {
-    return a < 0 ? -a : a;
+    return a < 0 ? (int)((uint)0 - (uint)a) : a;
 }
 
 inline long pc_abs_long(long a)
 {
-    return a < 0 ? -a : a;
+    return a < 0 ? (long)((ulong)0 - (ulong)a) : a;
 }
 
 inline int pc_max_int(int a, int b)
@@ -33,13 +33,13 @@ inline long pc_min_long(long a, long b)
 void abs_min_max_int(long i, __global int* a, __global int* b, __global int* c, __global long* out)
 {
     long o;
-    o = 6 * i;
+    o = (long)(6UL * (ulong)i);
     out[o] = pc_abs_int(a[i]);
-    out[o + 1] = pc_min_int(a[i], b[i]);
-    out[o + 2] = pc_max_int(a[i], b[i]);
-    out[o + 3] = pc_min_int(pc_min_int(a[i], b[i]), c[i]);
-    out[o + 4] = pc_max_int(pc_max_int(pc_max_int(a[i], b[i]), c[i]), -5);
-    out[o + 5] = pc_abs_long(i - 100) + pc_max_long(i, 50) - pc_min_long(0, a[i] - i);
+    out[(long)((ulong)o + 1UL)] = pc_min_int(a[i], b[i]);
+    out[(long)((ulong)o + 2UL)] = pc_max_int(a[i], b[i]);
+    out[(long)((ulong)o + 3UL)] = pc_min_int(pc_min_int(a[i], b[i]), c[i]);
+    out[(long)((ulong)o + 4UL)] = pc_max_int(pc_max_int(pc_max_int(a[i], b[i]), c[i]), -5);
+    out[(long)((ulong)o + 5UL)] = (long)((ulong)pc_abs_long((long)((ulong)i - 100UL)) + (ulong)pc_max_long(i, 50) - (ulong)pc_min_long(0, (long)((ulong)a[i] - (ulong)i)));
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_b, long pc_o_b, __global int* pc_b_c, long pc_o_c, __global long* pc_b_out, long pc_o_out)

@@ -2,7 +2,7 @@
 
 void arith_int(long i, __global int* a, __global int* b, __global long* c)
 {
-    c[i] = a[i] + b[i] * 3 - (a[i] - b[i]) * -2 + -a[i] + +b[i] - ~a[i] + i * 2 - (i - 7) * a[i];
+    c[i] = (long)((ulong)(int)((uint)a[i] + (uint)b[i] * 3u - ((uint)a[i] - (uint)b[i]) * (uint)-2 + -(uint)a[i] + (uint)+b[i] - (uint)~a[i]) + (ulong)i * 2UL - ((ulong)i - 7UL) * (ulong)a[i]);
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_b, long pc_o_b, __global long* pc_b_c, long pc_o_c)

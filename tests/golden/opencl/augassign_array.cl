@@ -2,6 +2,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -9,17 +10,18 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_ipow_int(int b, int e)
 {
-    int r = 1;
+    uint r = 1, m = (uint)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (int)r;
 }
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -27,13 +29,13 @@ inline int pc_mod_int(int a, int b)
 
 void augassign_array(long i, __global int* a, __global int* y)
 {
-    y[i] += a[i];
-    y[i] -= 2;
-    y[i] *= 3;
+    y[i] = (int)((uint)y[i] + (uint)a[i]);
+    y[i] = (int)((uint)y[i] - 2u);
+    y[i] = (int)((uint)y[i] * 3u);
     y[i] = pc_floordiv_int(y[i], 4);
     y[i] = pc_mod_int(y[i], 9);
     y[i] = pc_ipow_int(y[i], 2);
-    y[i] <<= 1;
+    y[i] = (int)((uint)y[i] << 1);
     y[i] |= 1;
     y[i] ^= 6;
     y[i] &= 255;

@@ -3,6 +3,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -10,17 +11,18 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_ipow_int(int b, int e)
 {
-    int r = 1;
+    uint r = 1, m = (uint)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (int)r;
 }
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -33,7 +35,7 @@ void augassign_call_index(long i, __global int* a, __global int* c, __global int
     int pc_ix2;
     int pc_ix3;
     pc_ix0 = atomic_inc(&c[0]);
-    y[pc_ix0] = pc_floordiv_int(y[pc_ix0], 3 + a[i] * 0);
+    y[pc_ix0] = pc_floordiv_int(y[pc_ix0], (int)(3u + (uint)a[i] * 0u));
     pc_ix1 = atomic_inc(&c[1]);
     z[pc_ix1] = pc_mod_int(z[pc_ix1], -7);
     pc_ix2 = atomic_inc(&c[2]);

@@ -3,6 +3,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -10,17 +11,18 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_ipow_int(int b, int e)
 {
-    int r = 1;
+    uint r = 1, m = (uint)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (int)r;
 }
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -35,16 +37,16 @@ void augassign_int(long i, __global int* a, __global int* p, __global int* q, __
     int b;
     double h;
     k = a[i];
-    k += 3;
-    k -= 1;
-    k *= 2;
+    k = (int)((uint)k + 3u);
+    k = (int)((uint)k - 1u);
+    k = (int)((uint)k * 2u);
     k = pc_floordiv_int(k, -3);
     p[i] = k;
     m = a[i];
     m = pc_mod_int(m, -7);
     m2 = a[i];
     m2 = pc_mod_int(m2, 5);
-    q[i] = m * 10 + m2;
+    q[i] = (int)((uint)m * 10u + (uint)m2);
     e = pc_mod_int(a[i], 4);
     e = pc_ipow_int(e, 3);
     r[i] = e;
@@ -52,7 +54,7 @@ void augassign_int(long i, __global int* a, __global int* p, __global int* q, __
     b &= 63;
     b |= 256;
     b ^= 85;
-    b <<= 2;
+    b = (int)((uint)b << 2);
     b >>= 1;
     s[i] = b;
     h = a[i];

@@ -7,14 +7,14 @@ void bitwise(long i, __global int* a, __global int* b, __global int* out)
     long o;
     x = a[i];
     y = b[i];
-    o = 7 * i;
+    o = (long)(7UL * (ulong)i);
     out[o] = x & 255;
-    out[o + 1] = x | y;
-    out[o + 2] = x ^ y << 4;
-    out[o + 3] = x << y;
-    out[o + 4] = x >> y;
-    out[o + 5] = ~x + (~y & 3);
-    out[o + 6] = x & y | (x ^ -8) >> 1;
+    out[(long)((ulong)o + 1UL)] = x | y;
+    out[(long)((ulong)o + 2UL)] = x ^ (int)((uint)y << 4);
+    out[(long)((ulong)o + 3UL)] = (int)((uint)x << y);
+    out[(long)((ulong)o + 4UL)] = x >> y;
+    out[(long)((ulong)o + 5UL)] = (int)((uint)~x + (uint)(~y & 3));
+    out[(long)((ulong)o + 6UL)] = x & y | (x ^ -8) >> 1;
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_b, long pc_o_b, __global int* pc_b_out, long pc_o_out)

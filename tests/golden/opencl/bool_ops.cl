@@ -14,18 +14,18 @@ void bool_ops(long i, __global double* x, __global double* y, __global int* out)
     d = !x[i];
     r = 0;
     if ((a || b) && !c) {
-        r += 1;
+        r = (int)((uint)r + 1u);
     }
     if (!a && !(b && c)) {
-        r += 2;
+        r = (int)((uint)r + 2u);
     }
     if (x[i] && y[i]) {
-        r += 4;
+        r = (int)((uint)r + 4u);
     }
     if (x[i] || !y[i] && a) {
-        r += 8;
+        r = (int)((uint)r + 8u);
     }
-    out[i] = r * 16 + a * 8 + b * 4 + c * 2 + d;
+    out[i] = (int)((uint)r * 16u + (uint)a * 8u + (uint)b * 4u + (uint)c * 2u + (uint)d);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, __global int* pc_b_out, long pc_o_out)

@@ -3,6 +3,7 @@
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -10,6 +11,7 @@ inline int pc_mod_int(int a, int b)
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -22,19 +24,19 @@ void break_continue(long i, __global double* x, __global long* out)
     k = 0;
     found = -1;
     while (1) {
-        k += 1;
+        k = (int)((uint)k + 1u);
         if (k > 40) {
             break;
         }
         if (pc_mod_int(k, 3) == 0) {
             continue;
         }
-        if (pc_mod_long(k * 7 + i, 11) == 0) {
+        if (pc_mod_long((long)((ulong)(int)((uint)k * 7u) + (ulong)i), 11) == 0) {
             found = k;
             break;
         }
     }
-    out[i] = found * 100 + k;
+    out[i] = (int)((uint)found * 100u + (uint)k);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global long* pc_b_out, long pc_o_out)

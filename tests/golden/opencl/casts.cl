@@ -3,7 +3,7 @@
 
 void casts(long i, __global double* x, __global int* a, __global double* y, __global int* out)
 {
-    out[i] = (long)x[i] + (long)-2.75 + (long)((double)a[i] / 4) + (long)(i * 0.5);
+    out[i] = (long)((ulong)(long)x[i] + (ulong)(long)-2.75 + (ulong)(long)((double)a[i] / 4) + (ulong)(long)(i * 0.5));
     y[i] = (double)a[i] / 4.0 + (float)x[i] + (double)a[i] * 0.5 + (double)i;
 }
 

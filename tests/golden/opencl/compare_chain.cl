@@ -3,6 +3,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;

@@ -4,7 +4,7 @@ void compare_chain_call(long i, __global int* a, __global int* counter, __global
 {
     int pc_c0;
     if (0 <= (pc_c0 = atomic_inc(&counter[0])) && pc_c0 < 1000000) {
-        out[i] = 1 + a[i];
+        out[i] = (int)(1u + (uint)a[i]);
     }
 }
 

@@ -8,10 +8,10 @@ void declare_int2(long i, __global int* a, __global int* out)
     p = 0;
     q = 0;
     for (k = 0; k < 5; k++) {
-        p += a[i] * k;
-        q -= k;
+        p = (int)((uint)p + (uint)a[i] * (uint)k);
+        q = (int)((uint)q - (uint)k);
     }
-    out[i] = p * 100 + q;
+    out[i] = (int)((uint)p * 100u + (uint)q);
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_out, long pc_o_out)

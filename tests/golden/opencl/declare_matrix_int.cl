@@ -2,6 +2,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -9,6 +10,7 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -22,11 +24,11 @@ void declare_matrix_int(long i, __global int* a, __global int* out)
     for (int pc_z = 0; pc_z < 4; pc_z++) h[pc_z] = 0;
     v = a[i];
     while (v > 0) {
-        h[pc_mod_int(v, 4)] += 1;
+        h[pc_mod_int(v, 4)] = (int)((uint)h[pc_mod_int(v, 4)] + 1u);
         v = pc_floordiv_int(v, 4);
     }
     for (k = 0; k < 4; k++) {
-        out[4 * i + k] = h[k];
+        out[(long)(4UL * (ulong)i + (ulong)k)] = h[k];
     }
 }
 

@@ -32,13 +32,13 @@ inline double pc_mod_double(double a, double b)
 void floordiv_mod_float(long i, __global double* x, __global double* y, __global double* q, __global double* r)
 {
     long o;
-    o = 3 * i;
+    o = (long)(3UL * (ulong)i);
     q[o] = pc_floordiv_double(x[i], y[i]);
     r[o] = pc_mod_double(x[i], y[i]);
-    q[o + 1] = pc_floordiv_double(x[i], -1.5);
-    r[o + 1] = pc_mod_double(x[i], -1.5);
-    q[o + 2] = pc_floordiv_double(x[i], 2.0);
-    r[o + 2] = pc_mod_double(x[i], 2.0);
+    q[(long)((ulong)o + 1UL)] = pc_floordiv_double(x[i], -1.5);
+    r[(long)((ulong)o + 1UL)] = pc_mod_double(x[i], -1.5);
+    q[(long)((ulong)o + 2UL)] = pc_floordiv_double(x[i], 2.0);
+    r[(long)((ulong)o + 2UL)] = pc_mod_double(x[i], 2.0);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, __global double* pc_b_q, long pc_o_q, __global double* pc_b_r, long pc_o_r)

@@ -2,6 +2,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -9,6 +10,7 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -17,15 +19,15 @@ inline int pc_mod_int(int a, int b)
 void floordiv_mod_int(long i, __global int* a, __global int* b, __global int* q, __global int* r)
 {
     long o;
-    o = 4 * i;
+    o = (long)(4UL * (ulong)i);
     q[o] = pc_floordiv_int(a[i], b[i]);
     r[o] = pc_mod_int(a[i], b[i]);
-    q[o + 1] = pc_floordiv_int(a[i], -3);
-    r[o + 1] = pc_mod_int(a[i], -3);
-    q[o + 2] = pc_floordiv_int(a[i], 4);
-    r[o + 2] = pc_mod_int(a[i], 4);
-    q[o + 3] = pc_floordiv_int(-7, b[i]);
-    r[o + 3] = pc_mod_int(7, b[i]);
+    q[(long)((ulong)o + 1UL)] = pc_floordiv_int(a[i], -3);
+    r[(long)((ulong)o + 1UL)] = pc_mod_int(a[i], -3);
+    q[(long)((ulong)o + 2UL)] = pc_floordiv_int(a[i], 4);
+    r[(long)((ulong)o + 2UL)] = pc_mod_int(a[i], 4);
+    q[(long)((ulong)o + 3UL)] = pc_floordiv_int(-7, b[i]);
+    r[(long)((ulong)o + 3UL)] = pc_mod_int(7, b[i]);
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_b, long pc_o_b, __global int* pc_b_q, long pc_o_q, __global int* pc_b_r, long pc_o_r)

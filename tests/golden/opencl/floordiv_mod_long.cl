@@ -2,6 +2,7 @@
 
 inline long pc_floordiv_long(long a, long b)
 {
+    if (b == (long)-1) return (long)((ulong)0 - (ulong)a);
     long q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -9,6 +10,7 @@ inline long pc_floordiv_long(long a, long b)
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -18,8 +20,8 @@ void floordiv_mod_long(long i, __global long* q, __global long* r, __global long
 {
     long k;
     long big;
-    k = i - 100;
-    big = k * 3000000000L + 5;
+    k = (long)((ulong)i - 100UL);
+    big = (long)((ulong)k * 3000000000UL + 5UL);
     q[i] = pc_floordiv_long(k, 7);
     r[i] = pc_mod_long(k, -7);
     q2[i] = pc_floordiv_long(big, -7000000001L);

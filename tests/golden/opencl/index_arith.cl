@@ -3,6 +3,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -12,9 +13,9 @@ void index_arith(long i, __global double* x, __global double* y, long n)
 {
     long j;
     long k;
-    j = pc_mod_long(i * 7 + 3, n);
-    k = pc_mod_long(n - 1 - i + 3000000000L, n);
-    y[i] = x[j] - 2.0 * x[k] + x[pc_mod_long(j * k, n)] + x[n - 1 - pc_mod_long(i * i, n)];
+    j = pc_mod_long((long)((ulong)i * 7UL + 3UL), n);
+    k = pc_mod_long((long)((ulong)n - 1UL - (ulong)i + 3000000000UL), n);
+    y[i] = x[j] - 2.0 * x[k] + x[pc_mod_long((long)((ulong)j * (ulong)k), n)] + x[(long)((ulong)n - 1UL - (ulong)pc_mod_long((long)((ulong)i * (ulong)i), n))];
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, long n)

@@ -19,8 +19,8 @@ void inf_search(long i, __global double* x, long n, __global double* y)
     long pc_stop0;
     best = INFINITY;
     worst = -INFINITY;
-    pc_stop0 = pc_min_long(n, i + 4);
-    for (k = pc_max_long(0, i - 3); k < pc_stop0; k++) {
+    pc_stop0 = pc_min_long(n, (long)((ulong)i + 4UL));
+    for (k = pc_max_long(0, (long)((ulong)i - 3UL)); k < pc_stop0; k++) {
         if (x[k] < best) {
             best = x[k];
         }

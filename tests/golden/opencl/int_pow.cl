@@ -2,33 +2,34 @@
 
 inline int pc_abs_int(int a)
 {
-    return a < 0 ? -a : a;
+    return a < 0 ? (int)((uint)0 - (uint)a) : a;
 }
 
 inline int pc_ipow_int(int b, int e)
 {
-    int r = 1;
+    uint r = 1, m = (uint)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (int)r;
 }
 
 inline long pc_ipow_long(long b, long e)
 {
-    long r = 1;
+    ulong r = 1, m = (ulong)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (long)r;
 }
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -36,6 +37,7 @@ inline int pc_mod_int(int a, int b)
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -44,10 +46,10 @@ inline long pc_mod_long(long a, long b)
 void int_pow(long i, __global int* a, __global int* e, __global long* out)
 {
     long k;
-    out[3 * i] = pc_ipow_int(a[i], pc_abs_int(e[i]));
-    out[3 * i + 1] = pc_ipow_int(2, pc_mod_int(e[i], 7)) + pc_ipow_int(-3, pc_abs_int(e[i]));
+    out[(long)(3UL * (ulong)i)] = pc_ipow_int(a[i], pc_abs_int(e[i]));
+    out[(long)(3UL * (ulong)i + 1UL)] = (int)((uint)pc_ipow_int(2, pc_mod_int(e[i], 7)) + (uint)pc_ipow_int(-3, pc_abs_int(e[i])));
     k = pc_mod_long(i, 5);
-    out[3 * i + 2] = pc_ipow_long(k - 2, 3) + pc_ipow_long(k, 0);
+    out[(long)(3UL * (ulong)i + 2UL)] = (long)((ulong)pc_ipow_long((long)((ulong)k - 2UL), 3) + (ulong)pc_ipow_long(k, 0));
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_e, long pc_o_e, __global long* pc_b_out, long pc_o_out)

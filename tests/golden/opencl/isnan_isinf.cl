@@ -14,7 +14,7 @@ void isnan_isinf(long i, __global double* x, __global int* a, __global int* out)
     } else if (isnan(v * 0.0) || isinf(v)) {
         r = 4;
     }
-    out[i] = r + 10 * 0 + 20 * 0;
+    out[i] = (int)((uint)r + 10u * 0u + 20u * 0u);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global int* pc_b_a, long pc_o_a, __global int* pc_b_out, long pc_o_out)

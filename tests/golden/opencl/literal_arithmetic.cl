@@ -2,7 +2,7 @@
 
 void literal_arithmetic(long i, __global long* out)
 {
-    out[i] = 2190023251554L + i;
+    out[i] = (long)(2190023251554UL + (ulong)i);
 }
 
 __kernel void pc_elementwise(long pc_n, __global long* pc_b_out, long pc_o_out)

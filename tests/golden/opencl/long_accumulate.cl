@@ -6,7 +6,7 @@ void long_accumulate(long i, __global long* out)
     int k;
     s = 0;
     for (k = 0; k < 300; k++) {
-        s += k * k * i;
+        s = (long)((ulong)s + (ulong)(int)((uint)k * (uint)k) * (ulong)i);
     }
     out[i] = s;
 }

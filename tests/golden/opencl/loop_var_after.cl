@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -39,7 +40,7 @@ void loop_var_after(long i, __global long* out, __global long* out2, __global lo
     j = 0;
     for (pc_v2 = 0; pc_v2 < 10; pc_v2++) {
         j = pc_v2;
-        if (j * j > i) {
+        if ((int)((uint)j * (uint)j) > i) {
             break;
         }
     }
@@ -50,7 +51,7 @@ void loop_var_after(long i, __global long* out, __global long* out2, __global lo
         m = pc_v4;
     }
     out3[i] = m;
-    st = 1 + pc_mod_long(i, 3);
+    st = (long)(1UL + (ulong)pc_mod_long(i, 3));
     v = 0;
     pc_start5 = pc_mod_long(i, 4);
     pc_step6 = st;

@@ -3,6 +3,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -13,39 +14,39 @@ void math_bare(long i, __global double* x, __global double* out)
     double v;
     long o;
     v = x[i];
-    o = 32 * i;
+    o = (long)(32UL * (ulong)i);
     out[o] = sin(v);
-    out[o + 1] = cos(v);
-    out[o + 2] = tan(v);
-    out[o + 3] = asin(v);
-    out[o + 4] = acos(v);
-    out[o + 5] = atan(v);
-    out[o + 6] = atan2(v, -0.5);
-    out[o + 7] = sinh(v);
-    out[o + 8] = cosh(v);
-    out[o + 9] = tanh(v);
-    out[o + 10] = asinh(v);
-    out[o + 11] = acosh(v + 1.0);
-    out[o + 12] = atanh(v * 0.5);
-    out[o + 13] = exp(v);
-    out[o + 14] = expm1(v);
-    out[o + 15] = log(v);
-    out[o + 16] = log10(v);
-    out[o + 17] = log1p(v);
-    out[o + 18] = log2(v);
-    out[o + 19] = sqrt(v);
-    out[o + 20] = fabs(-v);
-    out[o + 21] = floor(v * 10.0) + 0.0;
-    out[o + 22] = ceil(v * 10.0) + 0.0;
-    out[o + 23] = trunc((double)-v * 10.0) + 0.0;
-    out[o + 24] = fmod(v * 10.0, 3.0);
-    out[o + 25] = hypot(v, 2.0);
-    out[o + 26] = copysign(v, -1.0);
-    out[o + 27] = erf(v);
-    out[o + 28] = erfc(v);
-    out[o + 29] = sqrt((double)i);
-    out[o + 30] = exp((double)pc_mod_long(i, 3));
-    out[o + 31] = atan2((double)1, (double)(i + 1));
+    out[(long)((ulong)o + 1UL)] = cos(v);
+    out[(long)((ulong)o + 2UL)] = tan(v);
+    out[(long)((ulong)o + 3UL)] = asin(v);
+    out[(long)((ulong)o + 4UL)] = acos(v);
+    out[(long)((ulong)o + 5UL)] = atan(v);
+    out[(long)((ulong)o + 6UL)] = atan2(v, -0.5);
+    out[(long)((ulong)o + 7UL)] = sinh(v);
+    out[(long)((ulong)o + 8UL)] = cosh(v);
+    out[(long)((ulong)o + 9UL)] = tanh(v);
+    out[(long)((ulong)o + 10UL)] = asinh(v);
+    out[(long)((ulong)o + 11UL)] = acosh(v + 1.0);
+    out[(long)((ulong)o + 12UL)] = atanh(v * 0.5);
+    out[(long)((ulong)o + 13UL)] = exp(v);
+    out[(long)((ulong)o + 14UL)] = expm1(v);
+    out[(long)((ulong)o + 15UL)] = log(v);
+    out[(long)((ulong)o + 16UL)] = log10(v);
+    out[(long)((ulong)o + 17UL)] = log1p(v);
+    out[(long)((ulong)o + 18UL)] = log2(v);
+    out[(long)((ulong)o + 19UL)] = sqrt(v);
+    out[(long)((ulong)o + 20UL)] = fabs(-v);
+    out[(long)((ulong)o + 21UL)] = floor(v * 10.0) + 0.0;
+    out[(long)((ulong)o + 22UL)] = ceil(v * 10.0) + 0.0;
+    out[(long)((ulong)o + 23UL)] = trunc((double)-v * 10.0) + 0.0;
+    out[(long)((ulong)o + 24UL)] = fmod(v * 10.0, 3.0);
+    out[(long)((ulong)o + 25UL)] = hypot(v, 2.0);
+    out[(long)((ulong)o + 26UL)] = copysign(v, -1.0);
+    out[(long)((ulong)o + 27UL)] = erf(v);
+    out[(long)((ulong)o + 28UL)] = erfc(v);
+    out[(long)((ulong)o + 29UL)] = sqrt((double)i);
+    out[(long)((ulong)o + 30UL)] = exp((double)pc_mod_long(i, 3));
+    out[(long)((ulong)o + 31UL)] = atan2((double)1, (double)(long)((ulong)i + 1UL));
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_out, long pc_o_out)

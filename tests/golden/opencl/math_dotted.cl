@@ -6,19 +6,19 @@ void math_dotted(long i, __global double* x, __global double* out)
     double v;
     long o;
     v = x[i];
-    o = 12 * i;
+    o = (long)(12UL * (ulong)i);
     out[o] = sin(v);
-    out[o + 1] = cos(v);
-    out[o + 2] = exp(v);
-    out[o + 3] = sqrt(v);
-    out[o + 4] = atan2(v, 2.0);
-    out[o + 5] = floor(v * 10.0) + 0.0;
-    out[o + 6] = log(v);
-    out[o + 7] = fabs(-v);
-    out[o + 8] = hypot(v, 1.0);
-    out[o + 9] = 3.141592653589793 * v;
-    out[o + 10] = 2.718281828459045 * v;
-    out[o + 11] = tanh(v) + (ceil(v) + 0.0);
+    out[(long)((ulong)o + 1UL)] = cos(v);
+    out[(long)((ulong)o + 2UL)] = exp(v);
+    out[(long)((ulong)o + 3UL)] = sqrt(v);
+    out[(long)((ulong)o + 4UL)] = atan2(v, 2.0);
+    out[(long)((ulong)o + 5UL)] = floor(v * 10.0) + 0.0;
+    out[(long)((ulong)o + 6UL)] = log(v);
+    out[(long)((ulong)o + 7UL)] = fabs(-v);
+    out[(long)((ulong)o + 8UL)] = hypot(v, 1.0);
+    out[(long)((ulong)o + 9UL)] = 3.141592653589793 * v;
+    out[(long)((ulong)o + 10UL)] = 2.718281828459045 * v;
+    out[(long)((ulong)o + 11UL)] = tanh(v) + (ceil(v) + 0.0);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_out, long pc_o_out)

@@ -5,7 +5,7 @@ void fill3(double m[3], double v)
 {
     int k;
     for (k = 0; k < 3; k++) {
-        m[k] = v * (k + 1);
+        m[k] = v * (int)((uint)k + 1u);
     }
 }
 

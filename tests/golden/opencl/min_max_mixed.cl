@@ -3,7 +3,7 @@
 
 inline int pc_abs_int(int a)
 {
-    return a < 0 ? -a : a;
+    return a < 0 ? (int)((uint)0 - (uint)a) : a;
 }
 
 inline double pc_max_double(double a, double b)
@@ -19,11 +19,11 @@ inline double pc_min_double(double a, double b)
 void min_max_mixed(long i, __global int* a, __global double* x, __global double* out)
 {
     long o;
-    o = 4 * i;
+    o = (long)(4UL * (ulong)i);
     out[o] = pc_min_double(a[i], x[i]);
-    out[o + 1] = pc_max_double(a[i], 2.5);
-    out[o + 2] = pc_min_double(pc_min_double(1, x[i]), a[i]);
-    out[o + 3] = pc_max_double(pc_max_double(fabs(x[i]), pc_abs_int(a[i])), 0.5);
+    out[(long)((ulong)o + 1UL)] = pc_max_double(a[i], 2.5);
+    out[(long)((ulong)o + 2UL)] = pc_min_double(pc_min_double(1, x[i]), a[i]);
+    out[(long)((ulong)o + 3UL)] = pc_max_double(pc_max_double(fabs(x[i]), pc_abs_int(a[i])), 0.5);
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global double* pc_b_x, long pc_o_x, __global double* pc_b_out, long pc_o_out)

@@ -3,6 +3,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -11,7 +12,7 @@ inline long pc_mod_long(long a, long b)
 void module_constants(long i, __global double* x, __global double* y, __global long* out)
 {
     y[i] = x[i] * 2.5 + 3.0 + 0.001 * -4.0;
-    out[i] = pc_mod_long(i + 3000000000L, 1000) + (1 ? 1 : 0) + 3000;
+    out[i] = (long)((ulong)pc_mod_long((long)((ulong)i + 3000000000UL), 1000) + (ulong)(1 ? 1 : 0) + 3000UL);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, __global long* pc_b_out, long pc_o_out)

@@ -33,8 +33,8 @@ double collide(long a, int b, long N, int SIZE, long n, int int_val, double doub
 {
     long i;
     long tmp;
-    i = a + b * N;
-    tmp = SIZE - n + int_val;
+    i = (long)((ulong)a + (ulong)b * (ulong)N);
+    tmp = (long)((ulong)SIZE - (ulong)n + (ulong)int_val);
     return i * double_x + tmp + pc_u_kernel * pc_u_local - pc_u_float2;
 }
 
@@ -45,7 +45,7 @@ double pc_u_run(double pc_u_xor, double pc_u_true, int pc_u_asm, int pc_u_public
     double pc_u_size_t;
     double pc_u_NULL;
     pc_u_signed = pc_u_xor + pc_u_true;
-    pc_u_restrict = pc_u_asm * pc_u_public;
+    pc_u_restrict = (int)((uint)pc_u_asm * (uint)pc_u_public);
     pc_u_size_t = pc_u_cython - pc_u_half;
     pc_u_NULL = pc_u_signed * 2.0;
     return pc_u_signed + pc_u_restrict + pc_u_size_t + pc_u_NULL;

@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -15,13 +16,13 @@ void nested_loops(long i, __global long* out)
     total = 0;
     for (a = 0; a < 6; a++) {
         for (b = a; b < 6; b++) {
-            if (pc_mod_long(a + b + i, 3) == 0) {
+            if (pc_mod_long((long)((ulong)(int)((uint)a + (uint)b) + (ulong)i), 3) == 0) {
                 continue;
             }
-            if (b * a > 12 + pc_mod_long(i, 4)) {
+            if ((int)((uint)b * (uint)a) > (long)(12UL + (ulong)pc_mod_long(i, 4))) {
                 break;
             }
-            total += a * 10 + b;
+            total = (int)((uint)total + ((uint)a * 10u + (uint)b));
         }
     }
     out[i] = total;

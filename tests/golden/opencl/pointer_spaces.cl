@@ -4,13 +4,13 @@
 void put2(double v, double result[2], int k)
 {
     result[k] = 2.0 * v;
-    result[k + 1] = v - 1.0;
+    result[(int)((uint)k + 1u)] = v - 1.0;
 }
 
 void put2_global(double v, __global double* result, long k)
 {
     result[k] = 2.0 * v;
-    result[k + 1] = v - 1.0;
+    result[(long)((ulong)k + 1UL)] = v - 1.0;
 }
 
 void pointer_spaces(long i, __global double* x, __global double* y, __global double* z)
@@ -19,7 +19,7 @@ void pointer_spaces(long i, __global double* x, __global double* y, __global dou
     for (int pc_z = 0; pc_z < 2; pc_z++) r[pc_z] = 0;
     put2(x[i], r, 0);
     z[i] = r[0] + r[1];
-    put2_global(x[i], y, 2 * i);
+    put2_global(x[i], y, (long)(2UL * (ulong)i));
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, __global double* pc_b_z, long pc_o_z)

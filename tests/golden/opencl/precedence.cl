@@ -3,6 +3,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -10,17 +11,18 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_ipow_int(int b, int e)
 {
-    int r = 1;
+    uint r = 1, m = (uint)b;
     while (e > 0) {
-        if (e & 1) r *= b;
-        b *= b;
+        if (e & 1) r *= m;
+        m *= m;
         e >>= 1;
     }
-    return r;
+    return (int)r;
 }
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -34,17 +36,17 @@ void precedence(long i, __global int* a, __global int* b, __global double* z, __
     double v;
     x = a[i];
     y = b[i];
-    o = 8 * i;
+    o = (long)(8UL * (ulong)i);
     out[o] = (x & y) == y;
-    out[o + 1] = -pc_ipow_int(x, 2) + pc_ipow_int(-x, 2) * 3 - 512;
-    out[o + 2] = x - (y - 3) - -y;
-    out[o + 3] = x << 3 >> 1;
-    out[o + 4] = pc_mod_int(x, y) * 2 + pc_floordiv_int(pc_floordiv_int(x, y), 2) - pc_mod_int(-x, 7);
-    out[o + 5] = !(x == y) || x > y && !y;
-    out[o + 6] = (x > y ? x : y) * 2 + (x ? 1 : 0);
-    out[o + 7] = x | y ^ x & ~y;
+    out[(long)((ulong)o + 1UL)] = (int)(-(uint)pc_ipow_int(x, 2) + (uint)pc_ipow_int((int)(-(uint)x), 2) * 3u - 512u);
+    out[(long)((ulong)o + 2UL)] = (int)((uint)x - ((uint)y - 3u) - -(uint)y);
+    out[(long)((ulong)o + 3UL)] = (int)((uint)x << 3) >> 1;
+    out[(long)((ulong)o + 4UL)] = (int)((uint)pc_mod_int(x, y) * 2u + (uint)pc_floordiv_int(pc_floordiv_int(x, y), 2) - (uint)pc_mod_int((int)(-(uint)x), 7));
+    out[(long)((ulong)o + 5UL)] = !(x == y) || x > y && !y;
+    out[(long)((ulong)o + 6UL)] = (int)((uint)(x > y ? x : y) * 2u + (uint)(x ? 1 : 0));
+    out[(long)((ulong)o + 7UL)] = x | y ^ x & ~y;
     v = z[i];
-    f[i] = v / y / 2.0 + v / (y / 2.0) - v * -y - pow(v - 1.0, (double)2) / -v;
+    f[i] = v / y / 2.0 + v / (y / 2.0) - v * (int)(-(uint)y) - pow(v - 1.0, (double)2) / -v;
 }
 
 __kernel void pc_elementwise(long pc_n, __global int* pc_b_a, long pc_o_a, __global int* pc_b_b, long pc_o_b, __global double* pc_b_z, long pc_o_z, __global long* pc_b_out, long pc_o_out, __global double* pc_b_f, long pc_o_f)

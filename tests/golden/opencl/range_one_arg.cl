@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -15,7 +16,7 @@ void range_one_arg(long i, __global long* out)
     s = 0;
     pc_stop0 = pc_mod_long(i, 10);
     for (k = 0; k < pc_stop0; k++) {
-        s += k;
+        s = (long)((ulong)s + (ulong)k);
     }
     out[i] = s;
 }

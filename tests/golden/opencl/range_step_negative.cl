@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -15,14 +16,14 @@ void range_step_negative(long i, __global long* out)
     long pc_v1;
     long pc_v2;
     s = 0;
-    pc_stop0 = pc_mod_long(i, 5) - 3;
+    pc_stop0 = (long)((ulong)pc_mod_long(i, 5) - 3UL);
     for (pc_v1 = 10; pc_v1 > pc_stop0; pc_v1 -= 2) {
         k = pc_v1;
-        s += k;
+        s = (long)((ulong)s + (ulong)k);
     }
     for (pc_v2 = pc_mod_long(i, 6); pc_v2 > -1; pc_v2 -= 1) {
         k = pc_v2;
-        s = s * 2 + k;
+        s = (long)((ulong)s * 2UL + (ulong)k);
     }
     out[i] = s;
 }

@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -13,7 +14,7 @@ void range_step_positive(long i, __global long* out)
     long k;
     s = 0;
     for (k = pc_mod_long(i, 4); k < 20; k += 3) {
-        s += k * (k + 1);
+        s = (long)((ulong)s + (ulong)k * ((ulong)k + 1UL));
     }
     out[i] = s;
 }

@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -48,28 +49,28 @@ void range_step_variable(long i, __global int* start, __global int* stop, __glob
     pc_n3 = pc_rangelen_int(pc_start1, stop[i], pc_step2);
     for (pc_k4 = 0; pc_k4 < pc_n3; pc_k4++) {
         k = pc_start1 + pc_k4 * pc_step2;
-        s += k;
-        c += 1;
+        s = (long)((ulong)s + (ulong)k);
+        c = (int)((uint)c + 1u);
     }
-    st = 1 - 2 * pc_mod_long(i, 2);
+    st = (long)(1UL - 2UL * (ulong)pc_mod_long(i, 2));
     pc_start5 = pc_mod_long(i, 7);
     pc_step6 = st;
     pc_n7 = pc_rangelen_long(pc_start5, 3, pc_step6);
     for (pc_k8 = 0; pc_k8 < pc_n7; pc_k8++) {
         k = pc_start5 + pc_k8 * pc_step6;
-        s += 100 * k;
-        c += 1;
+        s = (long)((ulong)s + 100UL * (ulong)k);
+        c = (int)((uint)c + 1u);
         if (k == 5) {
             continue;
         }
-        s += 1;
+        s = (long)((ulong)s + 1UL);
     }
     pc_start10 = stop[i];
-    pc_step11 = -step2;
+    pc_step11 = (long)(-(ulong)step2);
     pc_n12 = pc_rangelen_long(pc_start10, start[i], pc_step11);
     for (pc_k13 = 0; pc_k13 < pc_n12; pc_k13++) {
         k = pc_start10 + pc_k13 * pc_step11;
-        s += 10000 * k;
+        s = (long)((ulong)s + 10000UL * (ulong)k);
     }
     out[i] = s;
     cnt[i] = c;

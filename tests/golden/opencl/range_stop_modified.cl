@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -17,10 +18,10 @@ void range_stop_modified(long i, __global long* out)
     s = 0;
     pc_stop0 = m;
     for (k = 0; k < pc_stop0; k++) {
-        m += 1;
-        s += m;
+        m = (long)((ulong)m + 1UL);
+        s = (long)((ulong)s + (ulong)m);
     }
-    out[i] = s * 100 + m;
+    out[i] = (long)((ulong)s * 100UL + (ulong)m);
 }
 
 __kernel void pc_elementwise(long pc_n, __global long* pc_b_out, long pc_o_out)

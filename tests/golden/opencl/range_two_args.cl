@@ -2,6 +2,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -13,12 +14,12 @@ void range_two_args(long i, __global long* out)
     long k;
     int pc_v0;
     s = 0;
-    for (k = pc_mod_long(i, 7) - 3; k < 12; k++) {
-        s += k * k;
+    for (k = (long)((ulong)pc_mod_long(i, 7) - 3UL); k < 12; k++) {
+        s = (long)((ulong)s + (ulong)k * (ulong)k);
     }
     for (pc_v0 = 5; pc_v0 < 3; pc_v0++) {
         k = pc_v0;
-        s += 1000;
+        s = (long)((ulong)s + 1000UL);
     }
     out[i] = s;
 }

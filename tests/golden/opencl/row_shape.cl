@@ -3,6 +3,7 @@
 
 inline long pc_floordiv_long(long a, long b)
 {
+    if (b == (long)-1) return (long)((ulong)0 - (ulong)a);
     long q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -19,7 +20,7 @@ void row_shape(long i, __global double* a, long pc_n0_a, long pc_n1_a, long pc_s
         s += a[i * pc_s0_a + j];
     }
     total[i] = s;
-    info[i] = 2 * 1000 + pc_n0_total - pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + pc_n0_a + i;
+    info[i] = (long)((ulong)(int)(2u * 1000u) + (ulong)pc_n0_total - (ulong)pc_floordiv_long(pc_n0_a * pc_n1_a, pc_n1_a) + (ulong)pc_n0_a + (ulong)i);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_a, long pc_o_a, long pc_n0_a, long pc_n1_a, long pc_s0_a, __global double* pc_b_total, long pc_o_total, long pc_n0_total, __global int* pc_b_info, long pc_o_info)

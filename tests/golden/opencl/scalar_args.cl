@@ -3,7 +3,7 @@
 
 void scalar_args(long i, __global double* x, __global double* y, double alpha, long k, int m)
 {
-    y[i] = alpha * x[i] + k + m * i;
+    y[i] = alpha * x[i] + k + (long)((ulong)m * (ulong)i);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global double* pc_b_y, long pc_o_y, double alpha, long k, int m)

@@ -3,8 +3,8 @@
 
 void stencil3d(long i, long j, long k, __global double* u, long pc_n0_u, long pc_n1_u, long pc_n2_u, long pc_s0_u, long pc_s1_u, __global double* out, long pc_n0_out, long pc_n1_out, long pc_n2_out, long pc_s0_out, long pc_s1_out)
 {
-    if ((0 < i && i < pc_n0_u - 1) && (0 < j && j < pc_n1_u - 1) && (0 < k && k < pc_n2_u - 1)) {
-        out[i * pc_s0_out + j * pc_s1_out + k] = u[(i - 1) * pc_s0_u + j * pc_s1_u + k] + u[(i + 1) * pc_s0_u + j * pc_s1_u + k] + u[i * pc_s0_u + (j - 1) * pc_s1_u + k] + u[i * pc_s0_u + (j + 1) * pc_s1_u + k] + u[i * pc_s0_u + j * pc_s1_u + (k - 1)] + u[i * pc_s0_u + j * pc_s1_u + (k + 1)] - 6.0 * u[i * pc_s0_u + j * pc_s1_u + k];
+    if ((0 < i && i < (long)((ulong)pc_n0_u - 1UL)) && (0 < j && j < (long)((ulong)pc_n1_u - 1UL)) && (0 < k && k < (long)((ulong)pc_n2_u - 1UL))) {
+        out[i * pc_s0_out + j * pc_s1_out + k] = u[(long)((ulong)i - 1UL) * pc_s0_u + j * pc_s1_u + k] + u[(long)((ulong)i + 1UL) * pc_s0_u + j * pc_s1_u + k] + u[i * pc_s0_u + (long)((ulong)j - 1UL) * pc_s1_u + k] + u[i * pc_s0_u + (long)((ulong)j + 1UL) * pc_s1_u + k] + u[i * pc_s0_u + j * pc_s1_u + (long)((ulong)k - 1UL)] + u[i * pc_s0_u + j * pc_s1_u + (long)((ulong)k + 1UL)] - 6.0 * u[i * pc_s0_u + j * pc_s1_u + k];
     }
 }
 

@@ -3,8 +3,8 @@
 
 void stencil5(long i, long j, __global double* u, long pc_n0_u, long pc_n1_u, long pc_s0_u, __global double* out, long pc_n0_out, long pc_n1_out, long pc_s0_out)
 {
-    if (i > 0 && j > 0 && i < pc_n0_u - 1 && j < pc_n1_u - 1) {
-        out[i * pc_s0_out + j] = u[(i - 1) * pc_s0_u + j] + u[(i + 1) * pc_s0_u + j] + u[i * pc_s0_u + (j - 1)] + u[i * pc_s0_u + (j + 1)] - 4.0 * u[i * pc_s0_u + j];
+    if (i > 0 && j > 0 && i < (long)((ulong)pc_n0_u - 1UL) && j < (long)((ulong)pc_n1_u - 1UL)) {
+        out[i * pc_s0_out + j] = u[(long)((ulong)i - 1UL) * pc_s0_u + j] + u[(long)((ulong)i + 1UL) * pc_s0_u + j] + u[i * pc_s0_u + (long)((ulong)j - 1UL)] + u[i * pc_s0_u + (long)((ulong)j + 1UL)] - 4.0 * u[i * pc_s0_u + j];
     }
 }
 

@@ -10,14 +10,14 @@ void stencil9(long i, long j, __global double* u, long pc_n0_u, long pc_n1_u, lo
     int dj;
     ni = pc_n0_u;
     nj = pc_n1_u;
-    if (i == 0 || j == 0 || i == ni - 1 || j == nj - 1) {
+    if (i == 0 || j == 0 || i == (long)((ulong)ni - 1UL) || j == (long)((ulong)nj - 1UL)) {
         out[i * pc_s0_out + j] = u[i * pc_s0_u + j];
         return;
     }
     s = 0.0;
     for (di = -1; di < 2; di++) {
         for (dj = -1; dj < 2; dj++) {
-            s += u[(i + di) * pc_s0_u + (j + dj)];
+            s += u[(long)((ulong)i + (ulong)di) * pc_s0_u + (long)((ulong)j + (ulong)dj)];
         }
     }
     out[i * pc_s0_out + j] = (1.0 - w) * u[i * pc_s0_u + j] + w * s / 9.0;

@@ -4,7 +4,7 @@
 void strided_view(long i, long j, __global double* a, long pc_n0_a, long pc_n1_a, long pc_s0_a, long pc_s1_a, __global double* bt, long pc_n0_bt, long pc_n1_bt, long pc_s0_bt, __global double* flat)
 {
     a[i * pc_s0_a + j * pc_s1_a] = 2.0 * a[i * pc_s0_a + j * pc_s1_a] + bt[j * pc_s0_bt + i];
-    flat[i * pc_n1_a + j] = a[i * pc_s0_a + j * pc_s1_a] - i;
+    flat[(long)((ulong)i * (ulong)pc_n1_a + (ulong)j)] = a[i * pc_s0_a + j * pc_s1_a] - i;
 }
 
 __kernel void pc_elementwise(long pc_n0, long pc_n1, __global double* pc_b_a, long pc_o_a, long pc_n0_a, long pc_n1_a, long pc_s0_a, long pc_s1_a, __global double* pc_b_bt, long pc_o_bt, long pc_n0_bt, long pc_n1_bt, long pc_s0_bt, __global double* pc_b_flat, long pc_o_flat)

@@ -3,6 +3,7 @@
 
 inline long pc_mod_long(long a, long b)
 {
+    if (b == (long)-1) return 0;
     long r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -32,7 +33,7 @@ void swap_locals(long i, __global double* x, __global double* y, __global double
     pc_stop2 = pc_mod_long(i, 20);
     for (k = 0; k < pc_stop2; k++) {
         pc_t3 = q;
-        pc_t4 = p + q;
+        pc_t4 = (int)((uint)p + (uint)q);
         p = pc_t3;
         q = pc_t4;
     }

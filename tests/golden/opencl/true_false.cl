@@ -19,9 +19,9 @@ void true_false(long i, __global double* x, __global int* out)
         r = 1;
     }
     if (!found || 0) {
-        r += 2;
+        r = (int)((uint)r + 2u);
     }
-    out[i] = r + 4 * found;
+    out[i] = (int)((uint)r + 4u * (uint)found);
 }
 
 __kernel void pc_elementwise(long pc_n, __global double* pc_b_x, long pc_o_x, __global int* pc_b_out, long pc_o_out)

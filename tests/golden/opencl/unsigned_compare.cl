@@ -19,7 +19,7 @@ void unsigned_compare(long i, __global uint* u, __global int* s, __global int* o
     if ((long)u[i] >= (long)i) {
         r |= 16;
     }
-    if ((long)s[i] >= (long)u[i] || (long)u[i] < (long)(s[i] + 50)) {
+    if ((long)s[i] >= (long)u[i] || (long)u[i] < (long)(int)((uint)s[i] + 50u)) {
         r |= 32;
     }
     out[i] = r;

@@ -2,6 +2,7 @@
 
 inline int pc_floordiv_int(int a, int b)
 {
+    if (b == (int)-1) return (int)((uint)0 - (uint)a);
     int q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
     return q;
@@ -9,6 +10,7 @@ inline int pc_floordiv_int(int a, int b)
 
 inline int pc_mod_int(int a, int b)
 {
+    if (b == (int)-1) return 0;
     int r = a % b;
     if ((r != 0) && ((r < 0) != (b < 0))) r += b;
     return r;
@@ -24,9 +26,9 @@ void while_loop(long i, __global int* a, __global int* out)
         if (pc_mod_int(k, 2) == 0) {
             k = pc_floordiv_int(k, 2);
         } else {
-            k = 3 * k + 1;
+            k = (int)(3u * (uint)k + 1u);
         }
-        steps += 1;
+        steps = (int)((uint)steps + 1u);
     }
     out[i] = steps;
 }
