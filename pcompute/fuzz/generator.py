@@ -418,6 +418,33 @@ class KernelGenerator:
             return None
         return Expr("(%s ** %d)" % (a.text, k), "i", a.bound ** k if k else 1)
 
+    def i_wrap(self, limit, depth):
+        """Integer arithmetic that overflows: an int32, uint32 or int64 value
+        wraps (C's wrapping arithmetic, the model's wrapping cast), shifted
+        right back into the bound.  ``a * m + c`` in 32 bits (a product of up
+        to 2**40: int32 arithmetic wraps, long arithmetic is exact, the cast
+        wraps both alike), ``cast(a, 'long') * m * m2 + c`` in 64 bits (up to
+        2**64: int64 arithmetic wraps)."""
+        bits_limit = max(0, int(math.log2(max(limit, 1))))
+        a = self.expr("i", INT_LIMIT, depth)
+        m = self.c.integer(2 ** 11, 2 ** 20) * self.c.choice([1, -1])
+        c = self.c.integer(-INT_LIMIT, INT_LIMIT)
+        lit = lambda k: str(k) if k >= 0 else "(-%d)" % -k  # noqa: E731
+        kind = self.c.choice(["int", "int", "uint", "long"])
+        if kind == "long":
+            m2 = self.c.integer(2 ** 20, 2 ** 24)
+            inner = "cast(%s, 'long') * %s * %d + %s" % (a.text, lit(m), m2, lit(c))
+            bits = 64
+        else:
+            inner = "%s * %s + %s" % (a.text, lit(m), lit(c))
+            bits = 32
+        signed = kind != "uint"
+        shift = min(bits - bits_limit - (1 if signed else 0), bits - 1)
+        text = "(cast(%s, '%s') >> %d)" % (inner, kind, shift)
+        if not signed:      # back to int: a uint meeting a literal would wrap again
+            text = "cast(%s, 'int')" % text
+        return Expr(text, "i", 2 ** (bits - shift - (1 if signed else 0)))
+
     def i_from_float(self, limit, depth):
         f = self.expr("f", min(limit, FLOAT_LIMIT), depth)
         if self.c.flag(25):
@@ -655,7 +682,7 @@ class KernelGenerator:
 
     INT_OPS = [(6, i_addsub), (3, i_mul), (3, i_floordiv), (3, i_mod), (2, i_unary),
                (2, i_minmax), (2, i_bitwise), (1, i_shift), (1, i_pow), (3, i_from_float),
-               (2, i_ternary), (3, i_call), (1, i_bool)]
+               (2, i_ternary), (3, i_call), (1, i_bool), (2, i_wrap)]
     FLOAT_OPS = [(6, f_addsub), (4, f_mul), (3, f_div), (1, f_floordiv), (2, f_mod),
                  (1, f_pow), (5, f_math), (2, f_convert), (1, f_unary), (2, f_minmax),
                  (2, f_ternary), (3, f_call)]

@@ -239,6 +239,42 @@ def wide_int(v):
     return t
 
 
+class Wide(Tracked):
+    """An integer beyond int32 computed by ``+ - *`` of integers: what a C
+    integer operation that overflows would wrap.  The generator makes them only
+    inside a wrapping ``cast(..., 'int'|'uint'|'long')`` (its ``i_wrap``),
+    which wraps them as C does (:func:`t_cast`); any other use marks the case
+    invalid (the generator broke its bounds), as an int32 overflow did before."""
+
+    __slots__ = ()
+
+    def __init__(self, v):
+        self.v, self.e, self.f32 = v, 0.0, False
+
+    def __index__(self):
+        REC.mark_invalid("integer %d outside int32 used as an index" % self.v)
+        return 0
+
+    def __bool__(self):
+        REC.mark_invalid("integer %d outside int32 used as a truth value" % self.v)
+        return False
+
+
+def _int_value(x):
+    """The value of an integer operand (a Tracked int, a Wide, an int or bool
+    literal), else None."""
+    kind = type(x)
+    if kind is Tracked or kind is Wide:
+        return x.v if type(x.v) is int else None
+    if kind is int or kind is bool:
+        return int(x)
+    return None
+
+
+def _int_result(v):
+    return Tracked(v) if -INT_LIMIT - 1 <= v <= INT_LIMIT else Wide(v)
+
+
 class IntOutput:
     """The integer output array of a tracked kernel: a float stored into it is
     converted as on every backend (truncated towards zero, through the
@@ -280,6 +316,8 @@ class InputArray:
 
 
 def _int_of(x):
+    if type(x) is Wide:
+        REC.mark_invalid("integer %d outside int32 in a bitwise operation" % x.v)
     v = x.v if isinstance(x, Tracked) else x
     if type(v) is not int:
         raise TypeError("a bitwise operator got a float")
@@ -290,6 +328,9 @@ def _parts(x):
     """(value, error, f32 flag) of a Tracked or a plain literal."""
     if type(x) is Tracked:
         return x.v, x.e, x.f32
+    if type(x) is Wide:
+        REC.mark_invalid("integer %d outside int32 outside a wrapping cast()" % x.v)
+        return x.v, 0.0, False
     if isinstance(x, bool):
         return int(x), 0.0, False
     if isinstance(x, int):
@@ -378,6 +419,9 @@ def _exact(v, parts, u):
 
 
 def _add(a, b, sign):
+    ai, bi = _int_value(a), _int_value(b)
+    if ai is not None and bi is not None:
+        return _int_result(ai + bi if sign > 0 else ai - bi)
     av, ae, af, bv, be, bf = _both(a, b)
     v = av + bv if sign > 0 else av - bv
     if type(v) is int:
@@ -389,6 +433,9 @@ def _add(a, b, sign):
 
 
 def _mul(a, b):
+    ai, bi = _int_value(a), _int_value(b)
+    if ai is not None and bi is not None:
+        return _int_result(ai * bi)
     av, ae, af, bv, be, bf = _both(a, b)
     v = av * bv
     if type(v) is int:
@@ -648,7 +695,20 @@ def t_pow(a, b):
     return _pow(Tracked(float(av), ae, af), Tracked(float(bv), be, bf))
 
 
+_WRAP = {"int": (32, True), "long": (64, True), "uint": (32, False)}
+
+
 def t_cast(x, type_name):
+    v = _int_value(x) if type_name in _WRAP else None
+    if v is not None:
+        # an integer converted to a C integer type wraps to its width (the
+        # result of int32/int64/uint32 arithmetic that overflowed, as C's
+        # wrapping arithmetic gives it: + - * agree modulo 2**bits)
+        bits, signed = _WRAP[type_name]
+        v &= (1 << bits) - 1
+        if signed and v >> (bits - 1):
+            v -= 1 << bits
+        return wide_int(v)
     if type_name in ("int", "long"):
         return t_int(x)
     if type_name == "float":
