@@ -620,3 +620,14 @@ from math import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil,  # noqa: E
                   sin, sinh, sqrt, tan, tanh, trunc, inf as INFINITY)
 
 M_PI = pi
+
+
+def out_of_range(t, value):
+    """True if the integer argument ``value`` does not fit the integer kernel
+    type ``t`` (a Python int beyond int32 passed for an ``int`` parameter);
+    False for anything else (floats, bools, arrays, fitting values)."""
+    if t is None or not t.is_int or t.is_pointer or isinstance(value, (bool, np.bool_)) \
+            or not isinstance(value, (int, np.integer)):
+        return False
+    info = np.iinfo(t.dtype)
+    return not info.min <= int(value) <= info.max

@@ -134,3 +134,40 @@ def test_ulong_compared_with_signed(backend):
     assert "u[i] > s[i]" in str(info.value) and "test_integer_semantics.py" in str(info.value)
     got = run(ulong_vs_non_negative, [u, s, np.zeros(2, np.int64)])[2]
     np.testing.assert_array_equal(got, [3, 3])
+
+
+@annotate(k="int", x="gintp")
+def add_k(i, x, k):
+    x[i] = x[i] + k
+
+
+@annotate(k="int", x="gintp")
+def scaled(i, x, k):
+    return x[i] * k
+
+
+def scan_out(i, item, y):
+    y[i] = item
+
+
+def test_argument_beyond_its_type_is_a_located_error(backend):
+    """2**40 passed for an int parameter: the error names the parameter's line
+    (first call and the fast path of later calls, Elementwise/Reduction/Scan)."""
+    x = pc.wrap(np.arange(4, dtype=np.int32))
+    add = Elementwise(add_k)
+    total = pc.Reduction("a + b", map_func=scaled, dtype_out=np.int64)
+    scan = pc.Scan(input=scaled, output=scan_out, scan_expr="a + b", dtype=np.int64)
+    y = pc.wrap(np.zeros(4, np.int64))
+    for call in (lambda k: add(x, k), lambda k: total(x, k),
+                 lambda k: scan(x=x, k=k, y=y)):
+        call(3)             # a good call first: the next one takes the fast path
+        for bad in (2 ** 40, -2 ** 31 - 1):
+            with pytest.raises(pc.errors.KernelValueError, match="does not fit its type "
+                               "int") as info:
+                call(bad)
+            text = str(info.value)
+            assert "argument 'k'" in text and "test_integer_semantics.py" in text
+    x.pull()
+    y.pull()
+    np.testing.assert_array_equal(x.data, np.arange(4) + 3)
+    np.testing.assert_array_equal(y.data, np.cumsum((np.arange(4) + 3) * 3))

@@ -8,8 +8,10 @@ as Python numbers and arrays that store like C (:mod:`.pyvalues`), so a kernel
 computes what Python computes.
 """
 import itertools
+from dataclasses import replace
 
 from ..records import BuiltKernel, GeneratedKernel
+from ..types import out_of_range
 from . import scan_python, sort_python
 from .base import Backend, is_serial
 from .pychecks import checked_args
@@ -61,6 +63,7 @@ class PythonBackend(Backend):
             def launch_checked(n, args, unchecked=launch):
                 unchecked(n, checked_args(names, args[:-1], func.__name__))
             launch = launch_checked
+        launch = _range_checked(launch, program.entry.args[program.index_dims:])
         return BuiltKernel(self.generate_elementwise(program, func, config), self.name,
                            launch)
 
@@ -90,14 +93,17 @@ class PythonBackend(Backend):
                 acc = typed_value(dtype, reduce_fn(acc, typed_value(dtype,
                                                                     map_fn(I64(i), *args))))
             return dtype.type(acc)
-        return BuiltKernel(self.generate_reduction(spec, config), self.name, run)
+        return BuiltKernel(self.generate_reduction(spec, config), self.name,
+                           _range_checked(run, spec.map_program.entry.args[1:]))
 
     # -- scan and sort: this backend's modules ---------------------------------------
     def generate_scan(self, spec, config):
         return scan_python.generate_scan(self, spec, config)
 
     def build_scan(self, spec, config):
-        return scan_python.build_scan(self, spec, config)
+        built = scan_python.build_scan(self, spec, config)
+        return replace(built, launch=_range_checked(
+            built.launch, tuple(zip(spec.arg_names, spec.arg_types))))
 
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         return sort_python.sort_by_keys(self, keys, values, key_bits, config,
@@ -126,6 +132,23 @@ def _tuple_reduction(spec):
             acc = [typed_value(d, r(*acc, *item)) for d, r in zip(dtypes,
                                                                   parts.reduce_funcs)]
         return parts.empty() if acc is None else parts.finish(tuple(acc))
+    return run
+
+
+def _range_checked(launch, params):
+    """``launch`` that first raises OverflowError, as the compiled calls do,
+    for an integer argument that does not fit its parameter's type (``params``:
+    ``(name, CType)`` per argument); the primitive turns it into the located
+    error.  ``launch`` itself when no parameter is a scalar integer."""
+    ints = [(k, t) for k, (_, t) in enumerate(params) if t.is_int and not t.is_pointer]
+    if not ints:
+        return launch
+
+    def run(n, args):
+        for k, t in ints:
+            if k < len(args) and out_of_range(t, args[k]):
+                raise OverflowError("argument %d does not fit %s" % (k, t.base))
+        return launch(n, args)
     return run
 
 

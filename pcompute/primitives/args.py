@@ -14,7 +14,7 @@ from ..frontend.source import check_is_function
 from ..cstruct import (field_kinds, is_object_argument, single_precision, struct_info,
                        struct_record)
 from ..types import (CType, LONG, DOUBLE, FLOAT, MAX_NDIM, dtype_to_ctype, ndarray_type,
-                     struct_pointer)
+                     out_of_range, struct_pointer)
 
 
 def parameter_names(func):
@@ -257,6 +257,37 @@ def check_declared(declared, given, name, where, value=None):
             "argument %r of %s is annotated %s but an array of %s was passed"
             % (name, where, declared, given.dtype),
             hint="pass an array of dtype %s, or change the annotation" % declared.dtype)
+
+
+def argument_range_error(funcs, names, values, arg_types, where):
+    """The located error for an integer argument that does not fit its
+    parameter's type (the compiled calls raise a bare OverflowError), or None
+    if every one fits.  ``names``/``values``: the user's arguments;
+    ``arg_types``: the kernel's ``(name, CType)`` pairs; ``funcs``: the user
+    functions whose parameters they are (the error points at the parameter)."""
+    from ..frontend.source import read_function
+    types = dict(arg_types)
+    for name, value in zip(names, values):
+        t = types.get(name)
+        if not out_of_range(t, value):
+            continue
+        info = np.iinfo(t.dtype)
+        message = ("argument %r of %s is %d, which does not fit its type %s (%d to %d)"
+                   % (name, where, int(value), t.base, info.min, info.max))
+        hint = ("pass a value in that range, or annotate the parameter with a wider "
+                "type (e.g. %s='long')" % name)
+        for func in funcs:
+            if func is None:
+                continue
+            try:
+                src = read_function(func)
+            except Exception:
+                continue
+            node = next((a for a in src.tree.args.args if a.arg == name), None)
+            if node is not None:
+                return src.error(KernelValueError, node, message, hint)
+        return KernelValueError(message, hint=hint)
+    return None
 
 
 def _check_rank(declared, given, name, where, value):

@@ -20,7 +20,7 @@ from ..backends.registry import get_backend
 from ..config import GENERATION, get_config
 from ..errors import KernelValueError
 from ..timing.timers import compile_timer, kernel_timer
-from .args import signature
+from .args import argument_range_error, signature
 
 
 class Primitive:
@@ -94,10 +94,33 @@ class Primitive:
 
     def _launch(self, built, backend, config, n, values):
         """Run ``built`` on ``n`` items (timed when profiling is on)."""
-        if config.profile:
-            with kernel_timer(self.profile_name, backend):
-                return built(n, values)
-        return built(n, values)
+        try:
+            if config.profile:
+                with kernel_timer(self.profile_name, backend):
+                    return built(n, values)
+            return built(n, values)
+        except OverflowError as exc:
+            self._raise_range_error(built, values, exc)
+            raise
+
+    def _argument_names(self, args):
+        """The parameter names of the user's call arguments ``args``."""
+        return self._params[len(self._params) - len(args):]
+
+    def _user_functions(self):
+        """The user functions whose parameters the call arguments are."""
+        return [getattr(self, "func", None), getattr(self, "map_func", None)]
+
+    def _raise_range_error(self, built, args, exc):
+        """Raise the located error for an integer argument of ``args`` (the
+        user's values) that does not fit its parameter's type, if one does not
+        (the compiled calls raise a bare OverflowError); return otherwise."""
+        names = self._argument_names(args)
+        error = argument_range_error(self._user_functions(), names,
+                                     [getattr(a, "value", a) for a in args],
+                                     built.generated.args, self._where())
+        if error is not None:
+            raise error from exc
 
     def _call_setup(self):
         """(config, backend) of a call."""

@@ -150,8 +150,13 @@ class Elementwise(Primitive):
 
     def __call__(self, *args, shape=None):
         fast = self._fast
-        if fast is not None and shape is None and fast(args, None) is not None:
-            return
+        if fast is not None and shape is None:
+            try:
+                if fast(args, None) is not None:
+                    return
+            except OverflowError as exc:
+                self._raise_range_error(self._last, args, exc)
+                raise
         stamp = self._stamp()
         dims = self._index_dims(args)
         domain = self._domain(args, dims, shape)

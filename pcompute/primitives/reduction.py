@@ -159,7 +159,11 @@ class Reduction(Primitive):
         too) is reduced whole."""
         fast = self._fast
         if fast is not None and shape is None:
-            result = fast(args, None)
+            try:
+                result = fast(args, None)
+            except OverflowError as exc:
+                self._raise_range_error(self._last, args, exc)
+                raise
             if result is not None:
                 return result
         if self._maps is not None and (shape is not None or

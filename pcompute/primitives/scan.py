@@ -304,10 +304,21 @@ class Scan(Primitive):
     def _build(self, values, backend, config):
         return backend.build_scan(self._spec(values, backend, config), config)
 
+    def _argument_names(self, args):
+        return self.arg_names
+
+    def _user_functions(self):
+        return [self._func(role) for role in self._params]
+
     def __call__(self, *args, **kwargs):
         fast = self._fast
-        if fast is not None and fast(args, kwargs) is not None:
-            return
+        if fast is not None:
+            try:
+                if fast(args, kwargs) is not None:
+                    return
+            except OverflowError as exc:
+                self._raise_range_error(self._last, self._bind(args, kwargs), exc)
+                raise
         stamp = self._stamp()
         values = self._bind(args, kwargs)
         config, backend = self._call_setup()
