@@ -394,10 +394,13 @@ def test_debug_turns_bounds_checks_on_and_they_are_off_by_default():
     types = {"u": "gdoublep2", "out": "gdoublep2"}
     plain = generate_source(shift_down, backend="opencl", types=types, index_dims=2)
     assert "pc_bound" not in plain and "pc_err" not in plain
+    # OpenCL and CUDA compute signed + in unsigned (wrap-around, issue 24)
+    plus = {"cython": "i + 1", "opencl": "(long)((ulong)i + 1UL)",
+            "cuda": "(long long)((unsigned long long)i + 1ULL)"}
     for dialect in ("cython", "opencl", "cuda"):
         text = generate_source(shift_down, backend=dialect, types=types, index_dims=2,
                                config={"debug": True})
-        assert "pc_bound_long(i + 1, pc_n0_u, 2, 0, pc_err)" in text, dialect
+        assert "pc_bound_long(%s, pc_n0_u, 2, 0, pc_err)" % plus[dialect] in text, dialect
 
 
 def test_checked_cuda_source_compiles():
@@ -416,7 +419,7 @@ def test_pcompute_source_prints_nd_kernels(capsys):
                  "--types", "u=double[:, :],out=gdoublep2"]) == 0
     text = capsys.readouterr().out
     assert "pc_elementwise(long long pc_n0, long long pc_n1" in text
-    assert "u[(i - 1) * pc_s0_u + j * pc_s1_u]" in text
+    assert "u[(long long)((unsigned long long)i - 1ULL) * pc_s0_u + j * pc_s1_u]" in text
 
 
 # -- reductions over n-D index spaces ----------------------------------------------------

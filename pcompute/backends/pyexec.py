@@ -269,14 +269,19 @@ def python_callable(func, program=None, _seen=None):
     ``program``: the typed program of the compiled backends, whose types of
     locals, parameters and bool values the copy then follows (:class:`Typing`)."""
     typing = _typing(func, program)
-    key = func if typing is None else (func, typing.key)
-    if key in _CACHE:
-        return _CACHE[key]
+    if typing is None and func in _CACHE:
+        return _CACHE[func]
     seen = _seen if _seen is not None else set()
     seen.add(func)
     src = read_function(func)
     helpers = {name: python_callable(h, program, seen)
                for name, h in _user_helpers(func, src).items() if h not in seen}
+    # typed copies differ by their own types and by the copies of the helpers
+    # they call (a helper typed float32 for one program, double for another)
+    key = func if typing is None else \
+        (func, typing.key, tuple(sorted((n, id(h)) for n, h in helpers.items())))
+    if key in _CACHE:
+        return _CACHE[key]
     rewrite = _Rewrite(_fixed_names(src.tree), typing)
     tree = rewrite.visit(copy.deepcopy(src.tree))
     ast.increment_lineno(tree, src.first_line - 1)
