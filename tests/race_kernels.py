@@ -54,3 +54,8 @@ def scatter(i, idx, x):
 RACY = {shift_right: "x[1]", neighbour_write: "f[0]", shared_slot: "total[0]",
         both_halves: "x[4]", grid_up: "u[1, 0]"}
 RACE_FREE = [own_element, three_components, guarded_first, counted, even_odd, scatter]
+
+
+def shift_by(i, x, y, k):
+    # races exactly when 0 < |k| < the number of items (ALPyNA's listing 1)
+    y[i + k] = y[i] * 0.5 + x[i]

@@ -88,6 +88,35 @@ def test_strict_makes_it_an_error_and_serial_atomics_are_exempt():
         assert counts.tolist() == [2, 2]
 
 
+@pytest.mark.parametrize("k, items, racy", [
+    (0, 8, False), (1, 8, True), (-3, 8, True), (7, 8, True), (8, 8, False),
+    (-8, 8, False), (20, 8, False), (3, 1, False)])
+def test_the_call_values_decide_a_shift(k, items, racy):
+    """x[i + k] against x[i]: with this call's k and number of items the
+    check is exact (ALPyNA's listing 1); without them it does not judge."""
+    src = read_function(race_kernels.shift_by)
+    races, _ = find_races(src, 1, ints={"k": k}, extents=(items,))
+    assert bool(races) == racy
+    for a, b, w in races:
+        assert w["item_a"] != w["item_b"]
+        assert all(0 <= v < items for v in w["item_a"] + w["item_b"])
+        assert w["element"][0] in (w["item_a"][0] + k, w["item_b"][0] + k)
+    assert find_races(src, 1)[0] == []
+
+
+def test_elementwise_checks_the_first_calls_values():
+    x = np.ones(6)
+    with pcompute.use_config(backend="python"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RaceWarning)
+            pcompute.Elementwise(race_kernels.shift_by)(x, np.zeros(6), 0)
+            pcompute.Elementwise(race_kernels.shift_by)(x, np.zeros(12), 6)
+        with pytest.warns(RaceWarning, match=r"with this call's k = 2") as record:
+            pcompute.Elementwise(race_kernels.shift_by)(x, np.zeros(8), 2)
+    text = str(record[0].message)
+    assert "y[i + k]" in text and "in shift_by" in text
+
+
 # ---------------------------------------------------------------- dynamic check
 def test_debug_mode_catches_a_scatter_with_repeated_indices():
     idx = np.array([0, 2, 2, 1], dtype=np.int32)

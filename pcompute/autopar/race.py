@@ -31,14 +31,16 @@ _MAX_POINTS = 1 << 21
 _HUGE = 1 << 40
 
 
-def _virtual_nest(tree, dims):
-    """``for i in range(HUGE): for j in ...: <body>`` over the index parameters."""
+def _virtual_nest(tree, dims, extents=None):
+    """``for i in range(N): for j in ...: <body>`` over the index parameters
+    (N: the call's extent of that index, or a huge bound without a call)."""
     params = [a.arg for a in tree.args.args[:dims]]
     body = tree.body
-    for name in reversed(params):
+    sizes = list(extents) if extents is not None else [_HUGE] * dims
+    for name, size in reversed(list(zip(params, sizes))):
         loop = ast.For(target=ast.Name(name, ast.Store()),
                        iter=ast.Call(ast.Name("range", ast.Load()),
-                                     [ast.Constant(_HUGE)], []),
+                                     [ast.Constant(int(size))], []),
                        body=body, orelse=[], lineno=tree.lineno, col_offset=0)
         body = [loop]
     return body[0], params
@@ -53,19 +55,24 @@ def _atomic_nodes(tree):
     return nodes
 
 
-def find_races(src, dims):
+def find_races(src, dims, ints=None, extents=None):
     """[(first access, second access, witness dict)] of the races found in the
     kernel ``src`` (a :class:`~pcompute.frontend.source.FunctionSource`) with
-    ``dims`` index parameters; at most one per pair of access sites."""
+    ``dims`` index parameters; at most one per pair of access sites.
+
+    With a call's values, ``ints`` ({parameter: int} of its integer scalar
+    arguments) makes subscripts such as ``x[i + k]`` affine, and ``extents``
+    (the index space) bounds the items: the races of that call."""
     tree = src.tree
-    nest, params = _virtual_nest(tree, dims)
+    nest, params = _virtual_nest(tree, dims, extents)
     arrays = {a.arg for a in tree.args.args[dims:]}
     lines = src.lines
 
     def segment(node):
         return ast.get_source_segment("\n".join(_dedent(lines, src.indent)), node) or ""
 
-    _, accesses = collect(nest, {}, lambda name: name in arrays, segment)
+    env = {k: v for k, v in (ints or {}).items() if k not in params}
+    _, accesses = collect(nest, env, lambda name: name in arrays, segment)
     atomic = _atomic_nodes(tree)
     accesses = [a for a in accesses if id(a.node) not in atomic and a.subs is not None]
     races = []
@@ -85,7 +92,8 @@ def _dedent(lines, indent):
 
 def _race(a, b, dims):
     items = a.loops[:dims]
-    spans = [LoopSpan(lp.counter, None) for lp in items]
+    spans = [LoopSpan(lp.counter, lp.count if lp.count is not None and lp.count < _HUGE
+                      else None) for lp in items]
     free_a = {lp.counter: lp.count for lp in a.loops[dims:]}
     rename = {lp.counter: lp.counter + "'" for lp in b.loops[dims:]}
     subs_b = tuple(_rename(s, rename) for s in b.subs)
@@ -106,10 +114,12 @@ def _witness(a, b, subs_b, rename, items, free_a, free_b):
     dims = len(items)
     names = ([lp.counter for lp in items] + list(free_a)
              + [lp.counter + "''" for lp in items] + list(free_b))
-    sizes = ([_ITEM_RANGE[dims]] * dims
+    item_sizes = [min(_ITEM_RANGE[dims], lp.count if lp.count is not None else _HUGE)
+                  for lp in items]
+    sizes = (item_sizes
              + [min(c, _INNER_RANGE) if c is not None else _INNER_RANGE
                 for c in free_a.values()]
-             + [_ITEM_RANGE[dims]] * dims
+             + item_sizes
              + [min(c, _INNER_RANGE) if c is not None else _INNER_RANGE
                 for c in free_b.values()])
     if not sizes or int(np.prod(sizes, dtype=np.int64)) > _MAX_POINTS or min(sizes) < 1:
@@ -176,21 +186,29 @@ HINT = ("write only elements that belong to the item (x[i]), read neighbours fro
         "@serial")
 
 
-def check_kernel(func, dims, strict=False):
+def check_kernel(func, dims, strict=False, ints=None, extents=None):
     """Warn (:class:`RaceWarning`) or, with ``strict``, raise
-    (:class:`RaceError`) for the first race found in kernel ``func``."""
+    (:class:`RaceError`) for the first race found in kernel ``func``; with
+    a call's integer arguments ``ints`` and index space ``extents``, the
+    races of that call (see :func:`find_races`)."""
     from ..backends.base import is_serial
     from ..frontend.source import read_function
     if is_serial(func):
         return
     src = read_function(func)
-    races, params = find_races(src, dims)
+    races, params = find_races(src, dims, ints, extents)
     if not races:
         return
     races.sort(key=lambda r: not (r[0].write and r[1].write))
     a, b, witness = races[0]
     message = race_message(src.name, params, a, b, witness,
                            line=lambda node: src.location(node).lineno)
+    used = sorted({n.id for access in (a, b) for n in ast.walk(access.node)
+                   if isinstance(n, ast.Name) and n.id in (ints or {})
+                   and n.id not in params})
+    if used:
+        message += " (with this call's %s)" % ", ".join(
+            "%s = %d" % (name, ints[name]) for name in used)
     node = a.node if a.write else b.node
     error = src.error(RaceError, node, message, hint=HINT)
     if strict:

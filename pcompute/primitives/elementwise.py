@@ -23,7 +23,9 @@ from .base import Primitive
 MAX_INDEX_DIMS = 3
 
 #: Checks run once per kernel and index rank before its first build:
-#: ``check(func, dims, strict)``.  The layers below the primitives register
+#: ``check(func, dims, strict, ints=..., extents=...)`` with the integer
+#: scalar arguments ({name: int}) and the index space of the first call
+#: (both None when the build does not come from a call).  The layers below the primitives register
 #: theirs here (pcompute.autopar registers the race check), so the
 #: primitives never import them.
 BUILD_CHECKS = []
@@ -124,15 +126,32 @@ class Elementwise(Primitive):
         if built is None:
             program = self._program(types, backend, config, dims)
             if dims not in self._checked:
-                for check in BUILD_CHECKS:
-                    check(self.func, dims, self.strict)
-                self._checked.add(dims)
+                self._run_checks(dims)
             built = backend.build_elementwise(program, self.func, config)
             if program.bounds_check:
                 built = BuiltKernel(built.generated, built.backend, checked_launch(
                     program, backend, built.launch, self._where()))
             self._built[key] = built
         return built
+
+    def _run_checks(self, dims, ints=None, extents=None):
+        """The :data:`BUILD_CHECKS` of index rank ``dims`` (once)."""
+        for check in BUILD_CHECKS:
+            check(self.func, dims, self.strict, ints=ints, extents=extents)
+        self._checked.add(dims)
+
+    def _call_checks(self, args, dims, domain):
+        """The build checks with this call's integer arguments and index
+        space (the race check then judges ``x[i + k]`` at this ``k``)."""
+        ints = {name: int(a) for name, a in zip(self._params[dims:], args)
+                if isinstance(a, (int, np.integer)) and not isinstance(a, bool)}
+        if domain is not None:
+            extents = tuple(domain) if isinstance(domain, (tuple, list)) else (domain,)
+        else:
+            extents = next(((int(a.shape[0]),) for a in args
+                            if len(getattr(a, "shape", ())) >= 1), None)
+        self._run_checks(dims, ints, extents if extents is not None
+                         and len(extents) == dims else None)
 
     def generate(self, backend, *args):
         """The source the kernel would compile on ``backend`` (a name) for
@@ -160,6 +179,8 @@ class Elementwise(Primitive):
         stamp = self._stamp()
         dims = self._index_dims(args)
         domain = self._domain(args, dims, shape)
+        if dims not in self._checked:
+            self._call_checks(args, dims, domain)
         config, backend = self._call_setup()
         built = self._kernel(args, backend, config)
         if dims == 1 and domain is None:
