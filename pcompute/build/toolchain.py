@@ -165,14 +165,19 @@ def vector_math_flags():
 
 def host_cpu_flags():
     """The compile flags of a kernel built with the ``host_cpu`` option (see
-    :mod:`pcompute.kernel_options`): ``-march=native`` with
+    :mod:`pcompute.kernel_options`): ``-march=native`` (``-mcpu=native`` on
+    macOS arm64) with
     ``-ffp-contract=off`` (no fused multiply-add, so results are those of
     the generic build) and ``-fno-math-errno`` (``sqrt`` is the instruction;
     kernels never read ``errno``).  MSVC: none (its default contracts
     nothing)."""
     if is_msvc():
         return []
-    return ["-march=native", "-ffp-contract=off", "-fno-math-errno"]
+    import platform
+    # Apple's clang on arm64 knows the CPU as -mcpu=native, not -march
+    native = ("-mcpu=native" if sys.platform == "darwin" and platform.machine() == "arm64"
+              else "-march=native")
+    return [native, "-ffp-contract=off", "-fno-math-errno"]
 
 
 def _version_tuple(text):
