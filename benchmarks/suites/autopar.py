@@ -13,6 +13,8 @@ the host; the hand-written Elementwise is built with the same option, so the
 hand ratio compares the generated code, not the flags.  For the nests that
 call math functions (black-scholes) a row ``parallelize vector_math=True``
 shows the opt-in vectorised math functions (results within a few ulp).
+A last group times a warm call on a 4x4 grid: the per-call analysis
+overhead, target under 1 ms.
 """
 from math import exp, log, sqrt
 
@@ -212,6 +214,27 @@ def run(ctx):
                 if math and variant.on_host:
                     _vector_math(g, variant, func, arrays, scalars, out, want, n)
             _numba(g, ctx, func, arrays, scalars, out, want, n)
+    _warm_call(ctx)
+
+
+def _warm_call(ctx):
+    """A warm call on a 4x4 jacobi (2x2 items): the per-call analysis (cache
+    lookup on the call's values), launch and dispatch, which the issue wants
+    under 1 ms."""
+    u = np.random.default_rng(6).random((4, 4))
+    want = np.zeros((4, 4))
+    jacobi(u, want, 4)
+    with ctx.group("%s warm call" % NAME, "jacobi 4x4: analysis + one launch", 4) as g:
+        for variant in (pc.OMP, pc.OPENCL):
+            if variant.why_unavailable():
+                continue
+            label = "%s parallelize warm call" % variant.label
+            with g.guard(label, "pcompute"):
+                v = np.zeros((4, 4))
+                f = parallelize(jacobi)
+                g.time(label, "pcompute", lambda: f(u, v, 4),
+                       verify=lambda: close(v, want, rtol=1e-12), using=variant.use,
+                       target=("time", 1e-3))
 
 
 def _check(result, want):
