@@ -15,7 +15,8 @@ generation), but an
 Array whose device array is the one of the last call is not checked again
 (its backend, dtype and layout cannot have changed).  The device arrays of
 the last launch are kept referenced until the next one, so a kernel argument
-never names a freed buffer.
+never names a freed buffer.  The rules, side by side with the cython
+backend's, are the table of :mod:`pcompute.backends.fastrules`.
 """
 import math
 
@@ -25,6 +26,7 @@ from ..arraybase import ArrayBase
 from ..codegen.arrays import hidden_names, meta_values
 from ..config import GENERATION
 from ._device import scalar_dtype
+from .fastrules import bound_array
 
 
 def _differs(value, old):
@@ -145,12 +147,10 @@ def binder(kernel_args, enqueue, context, names, returns=False):
         for k, value in enumerate(args):
             want.append(type(value))
             if isinstance(value, ArrayBase):
-                attr = type(value).DEV_ATTRIBUTE
-                if attr is None:
+                bound = bound_array(value)
+                if bound is None:
                     return None
-                dev = getattr(value, attr)
-                if dev.dtype != value.dtype:
-                    return None
+                attr, dev = bound
                 attrs.append(attr)
                 dtypes.append(dev.dtype)
                 layouts.append(_layout(dev))

@@ -16,6 +16,8 @@ the same canonical dtype object, rank 1, C-contiguous, an Array of this
 backend or a writable numpy array.  Anything else (another dtype, a view, a
 different backend or configuration, keyword arguments in another
 arrangement) falls back to the checked path, which may build another kernel.
+The rules, side by side with the opencl backend's, are the table of
+:mod:`pcompute.backends.fastrules`.
 """
 import functools
 
@@ -25,6 +27,7 @@ from ..arraybase import ArrayBase
 from ..codegen.arrays import hidden_names
 from ..config import GENERATION
 from ..templates import render
+from .fastrules import bound_array
 
 
 def fast_arguments(args):
@@ -85,13 +88,11 @@ def binder(module, generated, finish=None):
                 continue
             dev = value
             if isinstance(value, ArrayBase):
-                attr = type(value).DEV_ATTRIBUTE
-                if attr is None or array_cls not in (None, type(value)):
+                bound = bound_array(value)
+                if bound is None or array_cls not in (None, type(value)):
                     return None
                 array_cls = type(value)
-                dev = getattr(value, attr)
-                if getattr(dev, "dtype", None) != value.dtype:
-                    return None
+                dev = bound[1]
             if type(dev) is not np.ndarray or dev.ndim != 1:
                 return None
             dtype = _canonical_dtype(dev.dtype)
