@@ -67,3 +67,15 @@ def check_no_link(printer, backend):
                 "libraries" % (type(ext).__name__, backend.name, libs, backend.name),
                 hint="return [] from link() for this backend and put the code in "
                      "code()")
+
+
+def reduction_groups(wg):
+    """Thread blocks of a reduction's first stage: enough to fill the device
+    (two full waves of blocks of ``wg`` threads: 2 x multiprocessors x
+    resident blocks per multiprocessor); the second stage, one block, reduces
+    their partial results."""
+    import pycuda.driver as drv
+    device = drv.Context.get_device()
+    sms = device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
+    per_sm = device.get_attribute(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR) // wg
+    return max(1, 2 * sms * max(1, per_sm))

@@ -11,7 +11,8 @@ from ..codegen.arrays import expanded_names, hidden_names, meta_values
 from ..codegen.kernel import kernel_source
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import CUDA_BLOCK, DeviceArrays, check_double, check_no_link, scalar_dtype
+from ._device import (CUDA_BLOCK, DeviceArrays, check_double, check_no_link,
+                      reduction_groups, scalar_dtype)
 from . import scan_cuda, sort_cuda
 from .base import Backend, is_serial
 from .reduction_parts import device_record, reduction_programs, reduction_text
@@ -43,18 +44,6 @@ def launch_values(types, args):
         else:
             values.append(a)
     return values
-
-
-def reduction_groups(wg):
-    """Thread blocks of a reduction's first stage: enough to fill the device
-    (two full waves of blocks of ``wg`` threads: 2 x multiprocessors x
-    resident blocks per multiprocessor); the second stage, one block, reduces
-    their partial results."""
-    import pycuda.driver as drv
-    device = drv.Context.get_device()
-    sms = device.get_attribute(drv.device_attribute.MULTIPROCESSOR_COUNT)
-    per_sm = device.get_attribute(drv.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR) // wg
-    return max(1, 2 * sms * max(1, per_sm))
 
 
 class CUDABackend(DeviceArrays, Backend):

@@ -14,7 +14,8 @@ from ..build import cuda_builder
 from ..codegen import print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
-from ._device import CUDA_BLOCK as BLOCK, check_double, check_no_link, scalar_dtype
+from ._device import (CUDA_BLOCK as BLOCK, check_double, check_no_link, reduction_groups,
+                      scalar_dtype)
 from .scan_opencl import kernel_params
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
@@ -24,7 +25,6 @@ def tile_groups(block):
     """Thread blocks of passes 1 and 3 at most: two waves of resident blocks
     (the device's multiprocessors x the blocks of ``block`` threads each
     holds), each walking its chunk tile by tile."""
-    from .cuda import reduction_groups
     return reduction_groups(block)
 
 
