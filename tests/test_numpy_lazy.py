@@ -65,7 +65,8 @@ def test_the_same_chain_on_new_data_is_not_lowered_again(lazy):
     rng = np.random.default_rng(13)
 
     def chain(xp, a, b, k):
-        return ((a[:, ::2] * b + k) / 3.0 - a[:, 1::2]) * (b - b.mean())
+        return ((a[:, ::2] * b + k) / 3.0 - a[:, 1::2]) * (b - b.mean()) + \
+            a.max(axis=1)[:, None]
 
     for rows, cols, k in ((4, 12, 1.5), (3, 20, -2.0), (6, 8, 0.25)):
         a = rng.standard_normal((rows, cols)).astype(lazy.dtype)

@@ -263,11 +263,11 @@ class _Tools:
             return kernels.run_reduction(source, reduce_expr, acc, neutral, args, nodes)
 
     @staticmethod
-    def run_kernel(source, node, emitter):
+    def run_kernel(source, node, args, nodes):
         be = backend_now()
         with _precision():
             out = new_output(max(node.size, 1), node.dtype)
-            kernels.run_elementwise(source, out, emitter.args, emitter.nodes)
+            kernels.run_elementwise(source, out, args, nodes)
         return Source(node.shape, node.dtype, dev=out, backend=be.name)
 
 

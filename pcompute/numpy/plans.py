@@ -176,6 +176,8 @@ class Plan:
                 out.append(np.uint64(shape[k]))
             elif kind == "items":
                 out.append(items())
+            elif kind == "fixed":
+                out.append(extra)
             elif kind == "target_offset":
                 out.append(int(target[0]))
             else:                           # target_stride
@@ -212,6 +214,8 @@ def keep(fp, emitter, source):
             recipe.append((kind, k, origin[2] if len(origin) > 2 else None))
         elif kind in ("extent", "extent64", "target_stride"):
             recipe.append((kind, origin[1], None))
+        elif kind == "fixed":                 # a value fixed by the key (an initial value)
+            recipe.append((kind, 0, origin[1]))
         else:                               # items, target_offset
             recipe.append((kind, 0, None))
     if len(_PLANS) >= MAX_PLANS:

@@ -214,12 +214,19 @@ def _arg_full(node, tools):
 def _along_axis(node, tools):
     arg, axis = node.arg, node.axis
     acc = acc_dtype(node.op, arg.dtype, node.dtype)
+    fp = plans.fingerprint(arg, arg.shape, tools.device, tools.first, tools.max_inputs,
+                           ("pc_axis", node.op, axis, arg.dtype, acc, node.dtype))
+    plan = plans.get(fp)
+    if plan is not None:                    # this structure was lowered before
+        return tools.run_kernel(plan.source, node, plan.arguments(fp, arg.shape),
+                                plan.nodes)
     holder = {}
 
     def make():
         em = Emitter(arg.shape, tools.device, axis=axis, max_leaves=tools.max_inputs)
-        em._param("m", int(arg.shape[axis]))
-        holder["init"] = em._param("c_init", _init(node.op, acc))
+        em._param("m", int(arg.shape[axis]), ("extent", axis))
+        init = _init(node.op, acc)
+        holder["init"] = em._param("c_init", init, ("fixed", init))
         return em
     emitter, expr = _emit(tools, node, make)
     init = holder["init"]
@@ -238,8 +245,8 @@ def _along_axis(node, tools):
         update += _combine(node.op, acc.kind == "f" and isfloat)
         post = ["out[i] = %s" % convert("acc", acc, node.dtype)]
     source = emitter.function("pc_fused", ["out"], [], (pre, update, post))
-    out = tools.run_kernel(source, node, emitter)
-    return out
+    plans.keep(fp, emitter, source)
+    return tools.run_kernel(source, node, emitter.args, emitter.nodes)
 
 
 def _acc_value(op, expr, dtype, acc):
