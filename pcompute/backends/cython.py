@@ -23,14 +23,6 @@ from .reduction_parts import reduction_programs, reduction_text, tuple_fields
 log = logging.getLogger("pcompute.backends.cython")
 
 
-def static_blocks(schedule):
-    """True for ``schedule(static)`` without a chunk size: the Elementwise
-    then gives each thread one block of consecutive items in a parallel
-    region of its own, with no worksharing loop."""
-    kind, chunk = schedule
-    return kind == "static" and not chunk
-
-
 def schedule_clause(schedule):
     """The prange keyword text for an ``(kind, chunk)`` schedule."""
     kind, chunk = schedule
@@ -132,7 +124,6 @@ class CythonBackend(Backend):
             params=params, param_names=[p.split()[-1] for p in params],
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=serial_below(program),
-            blocks=static_blocks(config.omp_schedule),
             schedule=schedule_clause(config.omp_schedule))
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
