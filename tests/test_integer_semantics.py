@@ -37,7 +37,7 @@ def overflowing(i, x, m, l, e, out):
     # folded to 1 by an optimiser that assumes no signed overflow
     out[i, 0] = 1 if t + 1 > t else 0
     out[i, 1] = x[i] * x[i] + 7
-    out[i, 2] = -x[i]
+    out[i, 2] = -(-(-x[i]))
     out[i, 3] = abs(x[i])
     out[i, 4] = x[i] // m[i]
     out[i, 5] = x[i] % m[i]

@@ -599,7 +599,10 @@ class CPrinter:
                 not isinstance(node.operand, ast.Constant):
             unsigned = CType("u" + result.base)
             inner = self.as_unsigned(operand, unsigned)
-            inner = "-" + self.wrap(inner[0], inner[1], self.prec["unary"]), self.prec["unary"]
+            text = self.wrap(inner[0], inner[1], self.prec["unary"])
+            if text[:1] in "-+~":       # -(-x), never --x
+                text = "(%s)" % text
+            inner = "-" + text, self.prec["unary"]
             text = "(%s)(%s)" % (self.type_name(result), inner[0])
             self.unsigned_forms[text] = (unsigned, inner)
             return text, self.prec["unary"]

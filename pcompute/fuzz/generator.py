@@ -183,6 +183,7 @@ class KernelGenerator:
         self.with_scan = with_scan
         self.names = 0
         self.reserved_used = set()
+        self.infinity_constant = False   # INFINITY used as the constant (f_minmax)
         self.helpers = []
         self.arrays = ()
         self.scalars = ()
@@ -193,7 +194,10 @@ class KernelGenerator:
     # -- names, scopes, output ---------------------------------------------
     def fresh(self, prefix):
         if prefix == "t" and self.c.flag(8):
-            left = [n for n in C_RESERVED if n not in self.reserved_used]
+            # INFINITY is a local name or the constant in a case, never both
+            # (Python makes an assigned name local in the whole function)
+            left = [n for n in C_RESERVED if n not in self.reserved_used and
+                    not (n == "INFINITY" and self.infinity_constant)]
             if left:
                 name = self.c.choice(left)
                 self.reserved_used.add(name)
@@ -667,7 +671,9 @@ class KernelGenerator:
         if all(a.kind == "i" for a in args):
             args[0] = self.expr("f", limit, depth)
         name = self.c.choice(["min", "max"])
-        if self.c.flag(15):   # the documented constants: min(x, INFINITY) is x
+        if self.c.flag(15) and "INFINITY" not in self.reserved_used:
+            # the documented constants: min(x, INFINITY) is x
+            self.infinity_constant = True
             args.append(Expr("INFINITY" if name == "min" else "(-INFINITY)", "f", 0.0))
         return Expr("%s(%s)" % (name, ", ".join(a.text for a in args)), "f",
                     max(a.bound for a in args))
