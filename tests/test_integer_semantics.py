@@ -14,6 +14,7 @@ import pytest
 
 import pcompute as pc
 from pcompute import Elementwise, annotate
+from pcompute.types import cast
 from pcompute.errors import KernelTypeError
 
 pytestmark = pytest.mark.integer_data
@@ -171,3 +172,26 @@ def test_argument_beyond_its_type_is_a_located_error(backend):
     y.pull()
     np.testing.assert_array_equal(x.data, np.arange(4) + 3)
     np.testing.assert_array_equal(y.data, np.cumsum((np.arange(4) + 3) * 3))
+
+
+def wrap_h0(a):
+    return cast(a * 1000003, 'int')
+
+
+def wrap_h1(a):
+    return wrap_h0(a) + 1
+
+
+def shared_helper(i, x, out):
+    out[i] = wrap_h0(x[i]) + wrap_h1(x[i])
+
+
+def test_helper_called_from_two_functions_wraps_in_both(backend):
+    # the python backend gave wrap_h1 the original wrap_h0 (not its oracle
+    # copy): its cast() raised OverflowError instead of wrapping
+    x = np.array([3000000, -7, 2 ** 40], np.int64)
+    got = run(shared_helper, [x, np.zeros(3, np.int64)])[1]
+    h0 = (x * np.int64(1000003)).astype(np.int32)
+    with np.errstate(over="ignore"):
+        want = (h0 + h0 + np.int32(1)).astype(np.int64)     # int + int wraps in int
+    np.testing.assert_array_equal(got, want)

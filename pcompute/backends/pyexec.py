@@ -269,18 +269,26 @@ def python_callable(func, program=None, _seen=None):
     ``program``: the typed program of the compiled backends, whose types of
     locals, parameters and bool values the copy then follows (:class:`Typing`)."""
     typing = _typing(func, program)
+    # seen: func -> its copy (None while being made: a recursive call), so a
+    # helper called by two functions is the same oracle copy in both
+    seen = _seen if _seen is not None else {}
     if typing is None and func in _CACHE:
+        seen[func] = _CACHE[func]
         return _CACHE[func]
-    seen = _seen if _seen is not None else set()
-    seen.add(func)
+    seen.setdefault(func, None)
     src = read_function(func)
-    helpers = {name: python_callable(h, program, seen)
-               for name, h in _user_helpers(func, src).items() if h not in seen}
+    helpers = {}
+    for name, h in _user_helpers(func, src).items():
+        if h not in seen:
+            helpers[name] = python_callable(h, program, seen)
+        elif seen[h] is not None:
+            helpers[name] = seen[h]
     # typed copies differ by their own types and by the copies of the helpers
     # they call (a helper typed float32 for one program, double for another)
     key = func if typing is None else \
         (func, typing.key, tuple(sorted((n, id(h)) for n, h in helpers.items())))
     if key in _CACHE:
+        seen[func] = _CACHE[key]
         return _CACHE[key]
     rewrite = _Rewrite(_fixed_names(src.tree), typing)
     tree = rewrite.visit(copy.deepcopy(src.tree))
@@ -300,6 +308,7 @@ def python_callable(func, program=None, _seen=None):
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]
     _CACHE[key] = result
+    seen[func] = result
     return result
 
 
