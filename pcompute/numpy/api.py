@@ -192,7 +192,7 @@ def transpose(a, axes=None):
     """A transposed view."""
     a = asarray(a)
     axes = views.transpose_axes(a.ndim, () if axes is None else (tuple(axes),))
-    pushed = lazyview.view_of(a._node, lazyview.Transpose(axes))
+    pushed = lazyview.view_of(a._node, lazyview.Transpose(axes), _evaluate_node)
     if pushed is not None:       # fused with the pending expression
         return ndarray(pushed)
     src = _on_device(a._source())
@@ -220,7 +220,7 @@ def getitem(a, key):
     if isinstance(key, ndarray):
         key = key.get()
     if views.is_basic_key(key):
-        pushed = lazyview.view_of(node_of(a), lazyview.BasicKey(key))
+        pushed = lazyview.view_of(node_of(a), lazyview.BasicKey(key), _evaluate_node)
         if pushed is not None:
             return ndarray(pushed)
     src = _on_device(a._source())

@@ -11,36 +11,12 @@ import numpy as np
 
 from ..array import empty, wrap
 from ..backends import host_pool
-from ..backends.registry import get_backend
-from ..config import use_config
-from .graph import Const, Map, Reduce, Source, c_strides
+from .graph import Const, Map, Reduce, Source
 from .lower import SCALAR_FIRST, Emitter, NotFusable
 from .options import OPTIONS
 from .stats import STATS, FallbackError, logger
 from . import kernels, plans, reduce as reduce_mod
-
-
-def backend_now():
-    """The backend the configuration selects now."""
-    return get_backend(None)
-
-
-def device_view(src):
-    """(buffer, offset, strides) of ``src`` on the current backend (copied there
-    from the host, or from another backend, once)."""
-    be = backend_now()
-    if src.dev is not None and src.backend == be.name:
-        return src.dev, src.offset, src.strides
-    host = src.to_host()
-    flat = np.ascontiguousarray(host).reshape(-1)
-    if not flat.flags.writeable:
-        flat = flat.copy()
-    if flat.size == 0:
-        flat = np.zeros(1, dtype=flat.dtype)
-    with _precision():
-        src.dev = wrap(flat)
-    src.backend, src.offset, src.strides = be.name, 0, c_strides(src.shape)
-    return src.dev, 0, src.strides
+from .devices import _precision, backend_now, device_view  # noqa: F401 (also imported from here)
 
 
 def new_output(n, dtype):
@@ -52,12 +28,6 @@ def new_output(n, dtype):
     if backend_now().on_host:
         return wrap(host_pool.empty(n, dtype))
     return empty(n, dtype)
-
-
-def _precision():
-    """Kernels of the layer compute in the arrays' own dtypes (NumPy's rule),
-    so float64 is never demoted to float32 here."""
-    return use_config(use_double=True)
 
 
 def fallback(node, reason, what=None):

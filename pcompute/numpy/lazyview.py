@@ -14,7 +14,7 @@ import numpy as np
 
 from . import views
 from .dtypes import in_kernel
-from .execute import device_view, evaluate
+from .devices import device_view
 from .graph import Const, Map, Source, broadcast_strides, c_strides
 from .options import OPTIONS
 
@@ -77,7 +77,7 @@ def cost(node, limit=MAX_COST):
     return total
 
 
-def view_of(node, view):
+def view_of(node, view, evaluate):
     """The node of ``view`` applied to the pending elementwise ``node`` (its
     inputs viewed the same way; a reduction met inside is computed first),
     or None when ``node`` is better computed first and viewed (a value
@@ -88,21 +88,23 @@ def view_of(node, view):
     shape = view.strided(node.shape, c_strides(node.shape), 0)[0]
     if not shape or cost(node) > MAX_COST:
         return None
-    return _push(node, node.shape, view, {})
+    return _push(node, node.shape, view, {}, evaluate)
 
 
-def push_view(node, view):
+def push_view(node, view, evaluate):
     """``view`` of ``node`` whatever its cost: the node of its value seen
     through the view, or the pending expression over views of its inputs
     (for views that do not overlap, such as the lines of a reduction, this
     computes nothing twice)."""
     if isinstance(node, Map) and node.result is None:
-        return _push(node, node.shape, view, {})
+        return _push(node, node.shape, view, {}, evaluate)
     return _view_source(evaluate(node), node.shape, view)
 
 
-def _push(node, shape, view, done):
-    """``view`` of ``node`` broadcast to ``shape``."""
+def _push(node, shape, view, done, evaluate):
+    """``view`` of ``node`` broadcast to ``shape`` (``evaluate(node)`` computes
+    a value that cannot be viewed pending: the caller's evaluation, passed in
+    so that this module does not import :mod:`.execute`)."""
     if node.result is not None:
         node = node.result
     if isinstance(node, Const):
@@ -111,7 +113,7 @@ def _push(node, shape, view, done):
     if key in done:                  # a value used twice stays one node
         return done[key]
     if isinstance(node, Map):
-        args = [_push(a, shape, view, done) for a in node.args]
+        args = [_push(a, shape, view, done, evaluate) for a in node.args]
         vshape = view.strided(shape, c_strides(shape), 0)[0]
         out = Map(node.op, args, node.loop, vshape, node.dtype)
     elif isinstance(node, Source):

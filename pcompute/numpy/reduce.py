@@ -92,7 +92,7 @@ def _rowwise(node, tools):
     arg, axis, dtype = node.arg, node.axis, node.dtype
     total = None
     for r in range(arg.shape[axis]):
-        line = push_view(arg, BasicKey((slice(None),) * axis + (r,)))
+        line = push_view(arg, BasicKey((slice(None),) * axis + (r,)), tools.evaluate)
         if line.dtype != dtype:
             line = Map("astype", [line], [line.dtype], line.shape, dtype)
         total = line if total is None else \
@@ -112,7 +112,7 @@ def _per_item(node, tools):
     out = np.empty(node.shape, node.dtype)
     for idx in np.ndindex(*node.shape):
         key = idx[:node.axis] + (slice(None),) + idx[node.axis:]
-        line = push_view(node.arg, BasicKey(key))
+        line = push_view(node.arg, BasicKey(key), tools.evaluate)
         part = Reduce(node.op, line, None, (), node.dtype, node.acc)
         out[idx] = tools.evaluate(part).to_host()
     return Source(node.shape, node.dtype, host=out)
