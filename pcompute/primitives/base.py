@@ -99,7 +99,11 @@ class Primitive:
                 with kernel_timer(self.profile_name, backend):
                     return built(n, values)
             return built(n, values)
-        except OverflowError as exc:
+        except Exception as exc:
+            # An integer argument beyond its type: the backends fail in their
+            # own ways (OverflowError from Cython and pyopencl, struct.error from
+            # pycuda's argument packing): the located error when one is the
+            # cause, else the backend's own error.
             self._raise_range_error(built, values, exc)
             raise
 
