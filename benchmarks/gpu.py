@@ -28,17 +28,7 @@ import traceback
 
 import numpy as np
 
-
-def axpy(i, a, x, y):
-    y[i] = a * x[i] + y[i]
-
-
-def scan_in(i, x):
-    return x[i]
-
-
-def scan_out(i, item, y):
-    y[i] = item
+from .pc import axpy, scan_input, scan_output
 
 
 def _sizes(text):
@@ -98,7 +88,7 @@ def primitives(rows, sizes, samples, backend="cuda"):
         with use_config(backend=backend, use_double=(dtype == np.float64)):
             ew = Elementwise(axpy)
             red = Reduction("a+b", dtype_out=dtype)
-            scan = Scan(scan_in, scan_out, "a+b", dtype=dtype)
+            scan = Scan(scan_input, scan_output, "a+b", dtype=dtype)
             for n in sizes:
                 x = rng.random(n).astype(dtype)
                 y = rng.random(n).astype(dtype)

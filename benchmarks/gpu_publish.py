@@ -7,9 +7,12 @@ and rewrites the GPU table of ``docs/benchmarks.rst`` from it;
 """
 import argparse
 import json
+import math
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from . import publish
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "benchmarks" / "results" / "gpu" / "published.json"
@@ -64,7 +67,7 @@ def table(data):
         peer = g.get("cupy")
         if not ours or not peer:
             continue
-        lines += ["   * - %s" % op, "     - %s" % dtype, "     - 10^%d" % round(_log10(n)),
+        lines += ["   * - %s" % op, "     - %s" % dtype, "     - 10^%d" % round(math.log10(n)),
                   "     - %s" % _ms(ours["median_s"]), "     - %s" % _ms(ours["best_s"]),
                   "     - %s" % _ms(peer["median_s"]), "     - %s" % _ms(peer["best_s"]),
                   "     - %.2f" % (ours["median_s"] / peer["median_s"]),
@@ -78,24 +81,10 @@ def table(data):
                   ".. list-table::", "   :header-rows: 1", "",
                   "   * - N", "     - backend", "     - ms/step", "     - the example's line"]
         for r in md:
-            lines += ["   * - 10^%d" % round(_log10(r["n"])), "     - %s" % r["impl"],
+            lines += ["   * - 10^%d" % round(math.log10(r["n"])), "     - %s" % r["impl"],
                       "     - %s" % _ms(r["median_s"]), "     - %s" % r["note"]]
     lines += ["", MARKERS[1]]
     return "\n".join(lines)
-
-
-def _log10(n):
-    import math
-    return math.log10(n)
-
-
-def splice(text, block):
-    begin, end = MARKERS
-    if begin not in text or end not in text:
-        raise SystemExit("%s: markers %r ... %r not found" % (DOC, begin, end))
-    head, rest = text.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    return head + block + tail
 
 
 def main(argv=None):
@@ -114,7 +103,7 @@ def main(argv=None):
         PUBLISHED.write_text(json.dumps(data, indent=1) + "\n")
     data = json.loads(PUBLISHED.read_text())
     text = DOC.read_text()
-    new = splice(text, table(data))
+    new = publish.splice(text, MARKERS, table(data), DOC)
     if args.check:
         if new != text:
             print("%s: the GPU table differs from %s; run python -m benchmarks.gpu_publish"
