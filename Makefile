@@ -111,6 +111,14 @@ fuzz: venv opencl-device
 	$(VPY) -m pcompute.fuzz --seconds $(FUZZ_SECONDS) --backends $(FUZZ_BACKENDS) \
 	    --jobs $(FUZZ_JOBS) --out $(FUZZ_OUT) $(FUZZ_ARGS)
 
+# The independent random-kernel generator (tests/indepgen.py, written from the
+# user documentation only): Elementwise/Reduction/Scan kernels against their
+# plain Python call on every available backend, CUDA compile-checked with nvcc.
+.PHONY: fuzz-indep
+fuzz-indep: venv opencl-device
+	$(VPY) tests/indepgen.py --seconds $(FUZZ_SECONDS) --out indep-failures \
+	    $(if $(shell command -v nvcc),--cuda,) $(FUZZ_ARGS)
+
 $(DOCS_STAMP): $(STAMP)
 	$(VPY) -m pip install -e '.[test,docs]'
 	@touch "$@"
