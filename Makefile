@@ -111,12 +111,12 @@ fuzz: venv opencl-device
 	$(VPY) -m pcompute.fuzz --seconds $(FUZZ_SECONDS) --backends $(FUZZ_BACKENDS) \
 	    --jobs $(FUZZ_JOBS) --out $(FUZZ_OUT) $(FUZZ_ARGS)
 
-# The independent random-kernel generator (tests/indepgen.py, written from the
+# The independent random-kernel generator (tests/indepgen/, written from the
 # user documentation only): Elementwise/Reduction/Scan kernels against their
 # plain Python call on every available backend, CUDA compile-checked with nvcc.
 .PHONY: fuzz-indep
 fuzz-indep: venv opencl-device
-	$(VPY) tests/indepgen.py --seconds $(FUZZ_SECONDS) --out indep-failures \
+	PYTHONPATH=tests $(VPY) -m indepgen --seconds $(FUZZ_SECONDS) --out indep-failures \
 	    $(if $(shell command -v nvcc),--cuda,) $(FUZZ_ARGS)
 
 $(DOCS_STAMP): $(STAMP)

@@ -1,4 +1,4 @@
-"""The independent random-kernel generator (tests/indepgen.py) on fixed seeds.
+"""The independent random-kernel generator (tests/indepgen/) on fixed seeds.
 
 Each case is generated from the user documentation's rules, run on every
 backend of the ``backend`` fixture and compared with the plain Python call of
