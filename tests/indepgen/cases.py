@@ -158,7 +158,7 @@ def make_case(seed, narrow=False, kind=None, bad=None):
     else:
         ret = _interesting(gen, rng, scope, "exact" if rng.random() < 0.6 else None, False)
         if ret.t == "bool":
-            ret = V("(1 if %s else 0)" % ret.text, "int32", 0, 1, nonneg=True)
+            ret = V("(1 if %s else 0)" % ret.text, "int32", 0, 1)
         case.ret = ret
         body.append("return %s" % ret.text)
         params = ["i"] + [a for a, _ in case.args]

@@ -75,8 +75,7 @@ class V:
 
     def named(self, text):
         """The same value under a new name (a local or a parameter: no longer a literal)."""
-        return V(text, self.t, self.lo, self.hi, self.exact, self.e, self.err,
-                 False, self.nonneg and not self.lit)
+        return V(text, self.t, self.lo, self.hi, self.exact, self.e, self.err, False, False)
 
 
 class Model:
@@ -115,21 +114,24 @@ class Model:
 
 
 def int_result_type(a, b):
-    """semantics.rst, Arithmetic / Types of values: the type of ``a op b``."""
+    """semantics.rst, Arithmetic / Types of values: the type of ``a op b``.
+
+    A non-negative literal that fits in int32 takes the other operand's type
+    (``u + 1`` stays uint32); a negative one is a signed int like any other
+    (``u + (-1)`` is the exact long), bigger ones are long.  uint64 with any
+    other integer is uint64 (the wider type; C's rule for the same width)."""
     if a.lit and b.lit:
         return None
     if b.lit:
         a, b = b, a
     ta, tb = base(a.t), base(b.t)
-    if a.lit:
-        if ta == "int32":
-            return tb             # a literal that fits int takes the other's type
-        return None if tb == "uint64" else "int64"
+    if a.lit and ta == "int32" and a.lo >= 0:
+        return tb
     if ta == tb:
         return ta
     s = {ta, tb}
     if "uint64" in s:
-        return "uint64" if s == {"uint64", "uint32"} else None
+        return "uint64"
     return "int64"
 
 

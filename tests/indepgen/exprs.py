@@ -158,7 +158,7 @@ class Generator:
             else:
                 k = max(a.mag, b.mag).bit_length() + 1
                 lo, hi = -(1 << k), (1 << k) - 1
-            nonneg = op == "&" and (a.nonneg or b.nonneg) or a.nonneg and b.nonneg
+            nonneg = op == "&" and ((a.lit and a.lo >= 0) or (b.lit and b.lo >= 0))
         else:                                        # // and %: Python's meaning
             if not (fits(t, a.lo, a.hi) and fits(t, b.lo, b.hi)):
                 return None
@@ -228,7 +228,7 @@ class Generator:
                 lo, hi = -a.hi - 1, -a.lo - 1
             else:
                 lo, hi = a.lo, a.hi
-            v = V(text, t, lo, hi, nonneg=op == "+" and a.nonneg)
+            v = V(text, t, lo, hi)
             if fits(t, lo, hi):
                 return v
             if top and not a.wrapped:
@@ -297,7 +297,7 @@ class Generator:
                 t = "int64"
             else:
                 return None
-            return V(text, t, lo, hi, nonneg=a.nonneg and b.nonneg)
+            return V(text, t, lo, hi)
         t = float_result_type(self.model, a, b)
         if t is None:
             return None
@@ -315,7 +315,7 @@ class Generator:
         m = self.model
         if name == "int":
             if is_int(a.t):
-                return V("int(%s)" % a.text, base(a.t), a.lo, a.hi, nonneg=a.nonneg)
+                return V("int(%s)" % a.text, base(a.t), a.lo, a.hi)
             if not a.exact:
                 return None
             lo, hi = math.trunc(a.lo), math.trunc(a.hi)
@@ -340,7 +340,7 @@ class Generator:
             t = int_result_type(a, b)
             if t is None or not fits(t, a.lo, a.hi) or not fits(t, b.lo, b.hi):
                 return None
-            return V(text, t, lo, hi, nonneg=a.nonneg and b.nonneg)
+            return V(text, t, lo, hi)
         t = float_result_type(m, a, b)
         if t is None:
             return None
@@ -501,7 +501,7 @@ class Generator:
                         if pv is None:
                             return None
                     else:
-                        pv = V(p, t, a.lo, a.hi, nonneg=base(a.t).startswith("u"))
+                        pv = V(p, t, a.lo, a.hi, nonneg=False)
                 else:
                     t = "float64"
                     pv = V(p, "float64" if not self.model.narrow else "float32",

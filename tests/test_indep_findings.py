@@ -1,0 +1,50 @@
+"""Regression tests of what the independent generator (tests/indepgen/) found.
+
+Each kernel runs on every backend through the ``backend`` fixture and is
+compared with the plain Python call of the same function (:mod:`plain_python`),
+not with the python backend.
+"""
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute import Elementwise
+
+from plain_python import plain_call
+
+
+def run(func, args):
+    """Run ``func`` as an Elementwise kernel; return the arrays afterwards."""
+    device = [pc.wrap(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
+    Elementwise(func)(*device)
+    out = []
+    for d in device:
+        if hasattr(d, "pull"):
+            d.pull()
+            out.append(d.data)
+        else:
+            out.append(d)
+    return out
+
+
+def check(func, args):
+    want = plain_call(func, len(args[0]), args)
+    got = run(func, args)
+    for k, (g, w) in enumerate(zip(got, want)):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_array_equal(g, w, err_msg="%s: argument %d" % (func.__name__, k))
+    return got
+
+
+# -- a negative literal meeting an unsigned value (semantics.rst) -------------------
+def negative_literal_and_unsigned(i, u, out, cmp):
+    out[i] = (-5) + u[i] + (u[i] + (-7)) * 2
+    cmp[i] = 1 if (u[i] + (-5)) < 0 else 0
+
+
+@pytest.mark.integer_data
+def test_negative_literal_with_uint32_is_the_exact_signed_value(backend):
+    u = np.array([0, 3, 5, 4294967295], np.uint32)
+    got = check(negative_literal_and_unsigned,
+                [u, np.zeros(4, np.int64), np.zeros(4, np.int32)])
+    assert got[1][0] == -5 - 14 and list(got[2]) == [1, 1, 0, 0]
