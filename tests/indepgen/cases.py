@@ -297,7 +297,7 @@ def _bad_construct(gen, rng, case, scope, body, what=None):
     negative), ``u64compare`` (a uint64 against a maybe-negative signed value),
     ``declint`` (a float into a ``declare('int')`` local), ``helperint`` (a float
     to an ``int`` helper parameter), ``andnum`` (``and`` between numbers)."""
-    ints = [v for v in scope if is_int(v.t) and not v.lit]
+    ints = [v for v in scope if is_int(v.t) and v.t != "bool" and not v.lit]
     signed = [v for v in ints if v.t in ("int8", "int16", "int32", "int64") and v.lo < 0]
     u64 = [v for v in ints if v.t == "uint64"]
     floats = [v for v in scope if not is_int(v.t)]

@@ -213,7 +213,10 @@ def cuda_source(case, use_double):
     f = getattr(mod, case.fname)
     with pc.use_config(use_double=use_double), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        arrays = [a for _, a in case.args]
+        # float64 data stands for float32 device arrays without use_double
+        args = [(name, a.astype(device_dtype(a.dtype.name, not use_double))
+                 if isinstance(a, np.ndarray) else a) for name, a in case.args]
+        arrays = [a for _, a in args]
         if case.kind == "elementwise":
             return pc.Elementwise(f).generate("cuda", *arrays)
         op, neutral, dtype = case.reduce
@@ -224,7 +227,7 @@ def cuda_source(case, use_double):
         scan = pc.Scan(f, getattr(mod, "output%d" % case.seed), op, dtype=np.dtype(dtype),
                        neutral=neutral,
                        is_segment=getattr(mod, "seg%d" % case.seed) if seg else None)
-        return scan.generate("cuda", **dict(case.args))
+        return scan.generate("cuda", **dict(args))
 
 
 def judge(case, action):
