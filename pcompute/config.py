@@ -49,16 +49,60 @@ from .errors import ConfigWarning, KernelValueError
 __all__ = ["Config", "get_config", "set_config", "use_config",
            "OMP_SCHEDULE_KINDS"]
 
-#: ``GENERATION[0]`` grows whenever any :class:`Config` field is set, the
-#: global configuration is replaced, or a backend is (un)registered.  The
-#: primitives' compiled fast calls (made for one argument signature under one
-#: configuration) are valid only while it is unchanged.
+#: ``GENERATION[0]`` is the stamp of the global configuration's current state:
+#: it changes whenever a field of the global :class:`Config` is set to another
+#: value, the global configuration is replaced by one with other values, a
+#: backend is (un)registered or OpenCL's context is replaced.  The primitives'
+#: compiled fast calls (made for one argument signature under one stamp) are
+#: valid only under the stamp they were made under.  A state whose values were
+#: seen before in the same epoch (see :func:`bump_generation`) gets its earlier
+#: stamp back, so that ``with use_config(...)`` entered again around a loop of
+#: calls (a benchmark sample, an outer iteration) keeps the fast calls made the
+#: last time instead of taking every primitive's checked path again.
 GENERATION = [0]
+
+_EPOCH = [0]          # grows at each bump_generation(): no stamp made before is reused
+_STAMPS = {}          # {(epoch, the global configuration's values): stamp}
+_LAST_STAMP = [0]     # the largest stamp given out (stamps are never reused across epochs)
+#: Distinct configuration states remembered; beyond, states get new stamps.
+MAX_STAMPS = 256
 
 
 def bump_generation():
-    """Invalidate every primitive's fast call (see :data:`GENERATION`)."""
-    GENERATION[0] += 1
+    """Invalidate every primitive's fast call for good (see :data:`GENERATION`):
+    backends (un)registered, an OpenCL context replaced."""
+    _EPOCH[0] += 1
+    _STAMPS.clear()
+    _restamp()
+
+
+def _config_state(config):
+    """A hashable value of everything ``config`` holds (None when there is
+    no global configuration yet, or when a value is not hashable)."""
+    if config is None:
+        return None
+    try:
+        state = tuple(sorted(config.__dict__.items()))
+        hash(state)
+    except TypeError:
+        return None
+    return state
+
+
+def _restamp():
+    """Set :data:`GENERATION` for the global configuration as it is now: the
+    stamp its values had before in this epoch, else a new one."""
+    state = _config_state(_config)
+    key = (_EPOCH[0], state)
+    stamp = _STAMPS.get(key) if state is not None else None
+    if stamp is None:
+        _LAST_STAMP[0] += 1
+        stamp = _LAST_STAMP[0]
+        if state is not None:
+            if len(_STAMPS) >= MAX_STAMPS:
+                _STAMPS.clear()
+            _STAMPS[key] = stamp
+    GENERATION[0] = stamp
 
 logger = logging.getLogger("pcompute.config")
 
@@ -268,7 +312,8 @@ class Config:
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
-        GENERATION[0] += 1          # a fast call made under the old value is stale
+        if self is _config:
+            _restamp()              # a fast call made under other values is stale
 
     def __init__(self, read_environment=True, **fields):
         self._backend = None        # explicit override, or None
@@ -520,7 +565,7 @@ def get_config():
     global _config
     if _config is None:
         _config = Config()
-        bump_generation()
+        _restamp()
     return _config
 
 
@@ -534,7 +579,7 @@ def set_config(config):
         raise KernelValueError(
             "set_config expects a Config or None, not %r" % (config,))
     _config = config
-    bump_generation()
+    _restamp()
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ import pytest
 import pcompute as pc
 from pcompute import Elementwise, Reduction, Scan, use_config
 from pcompute.backends.registry import get_backend
-from pcompute.config import get_config
+from pcompute.config import bump_generation, get_config
 from pcompute.errors import KernelTypeError, KernelValueError
 from pcompute.profile import get_profile_info, reset_profile
 
@@ -214,6 +214,44 @@ def test_repeated_calls_skip_the_checked_path_where_a_fast_call_exists(backend, 
     assert len(checked) == 3 * (3 - len(fast))
 
 
+def test_configuration_entered_again_keeps_its_fast_calls(backend, monkeypatch):
+    """``use_config`` entered again with the same values (a loop around a
+    block of calls, as the benchmarks do per sample) finds the fast calls made
+    under those values the last time; other values take the checked path
+    once, and a field set to another value and back is the old state again."""
+    e, r = Elementwise(scale), Reduction("a+b")
+    xa, ya = pc.wrap(np.ones(6, backend.dtype), np.zeros(6, backend.dtype))
+    checked = []
+    for primitive in (e, r):
+        kernel = primitive._kernel
+        monkeypatch.setattr(primitive, "_kernel",
+                            lambda *a, kernel=kernel, **k: checked.append(1) or kernel(*a, **k))
+    fast = e.backend_object().name != "python"
+
+    def calls(a):
+        before = len(checked)
+        e(xa, ya, a)
+        assert r(ya) == pytest.approx(6 * a)
+        np.testing.assert_allclose(ya.get(), a, rtol=backend.rtol)
+        return len(checked) - before
+
+    assert calls(1.0) == 2                      # the first calls build
+    for k in range(3):
+        with use_config(suppress_warnings=True):
+            assert calls(2.0 + k) == (2 if k == 0 or not fast else 0)
+    assert calls(3.0) == 2                      # back under the outer values
+    assert calls(4.0) == (0 if fast else 2)
+    config = get_config()
+    old = config.suppress_warnings
+    config.suppress_warnings = not old
+    assert calls(5.0) == 2                      # a field changed: checked again
+    config.suppress_warnings = old
+    assert calls(6.0) == 2                      # the fast calls kept are those of the last values
+    assert calls(7.0) == (0 if fast else 2)
+    _bump_generation()                          # e.g. a backend registered: all stale
+    assert calls(8.0) == 2
+
+
 def test_cython_kernels_offer_fast_calls():
     """The cython backend's Elementwise, Reduction and Scan modules carry a
     compiled fast call (1-D arrays and scalars); an n-D argument has none."""
@@ -235,8 +273,7 @@ def test_cython_kernels_offer_fast_calls():
 
 def _bump_generation():
     """Make every fast call stale (the next call takes the checked path)."""
-    config = get_config()
-    config.wgs = config.wgs
+    bump_generation()
 
 
 def test_fast_calls_follow_changed_arrays_and_scalars(backend):
