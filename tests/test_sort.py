@@ -282,8 +282,9 @@ def _opencl_or_skip():
 
 @pytest.mark.parametrize("dtype", KEY_TYPES)
 def test_opencl_gpu_layout_on_this_device(dtype):
-    """The layout the cuda backend uses (256 work-items, 4-bit digits), run
-    on whatever OpenCL device is here, so the cuda algorithm is tested."""
+    """The layout the cuda backend uses (tiles of 256 x 8 keys, 4-bit
+    digits), run on whatever OpenCL device is here, so the cuda algorithm is
+    tested (tests/test_sort_tiled.py runs the other sort tests with it)."""
     be = _opencl_or_skip()
     for n in [1, 255, 4097, 200003, -5000]:
         keys = random_keys(abs(n), dtype, seed=abs(n))
@@ -323,23 +324,37 @@ CUDA_SORT_VALUES = ([np.float64, np.int8, np.uint16, np.float32], [])
 
 @pytest.fixture(scope="module")
 def cuda_sorts_prechecked():
-    """Every sort source below, through one nvcc run."""
+    """Every sort source below and the scans of the digit counts, through one
+    nvcc run."""
     from pcompute.build.cuda_builder import nvcc_path
     from conftest import precheck_cuda
     if nvcc_path() is not None:
         precheck_cuda([sort_cuda.generate_sort(dtype, idx, values) for dtype in KEY_TYPES
-                       for idx in (np.int32, np.int64) for values in CUDA_SORT_VALUES])
+                       for idx in (np.int32, np.int64) for values in CUDA_SORT_VALUES] +
+                      [sort_cuda.generate_scan(idx) for idx in (np.int32, np.int64)])
 
 
 @pytest.mark.parametrize("dtype", KEY_TYPES)
 @pytest.mark.parametrize("idx", [np.int32, np.int64])
 def test_cuda_sort_kernels_compile_with_nvcc(dtype, idx, cuda_sorts_prechecked):
     from pcompute.build.cuda_builder import check_cuda_source
+    assert sort_cuda.LAYOUT.tiled
     for values in CUDA_SORT_VALUES:
         try:
             check_cuda_source(sort_cuda.generate_sort(dtype, idx, values))
         except BackendUnavailableError as exc:
             pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("idx", [np.int32, np.int64])
+def test_cuda_counts_scan_compiles_with_nvcc(idx, cuda_sorts_prechecked):
+    from pcompute.build.cuda_builder import check_cuda_source
+    source = sort_cuda.generate_scan(idx)
+    assert "pc_offsets[pc_i] = pc_prev" in source
+    try:
+        check_cuda_source(source)
+    except BackendUnavailableError as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.mark.parametrize("name", ["cython", "opencl"])

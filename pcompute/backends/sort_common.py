@@ -107,11 +107,22 @@ _DEVICE_C_TYPES = {np.dtype(np.int32): "pc_i32", np.dtype(np.uint32): "pc_u32",
 class DeviceLayout:
     """How a device sort cuts the keys: ``wg`` work-items per group, each
     handling a run of ``items`` keys (None: as many as gives ``groups``
-    groups), digits of ``radix_bits`` bits, a scan group of ``scan_wg``."""
+    groups), digits of ``radix_bits`` bits, a scan group of ``scan_wg``.
 
-    def __init__(self, wg, radix_bits, items=None, groups=None, scan_wg=1, item_wg=64):
+    ``tiled=True`` is the layout for GPUs: each group owns a tile of ``wg x
+    items`` consecutive keys and reads and writes it in rounds of ``wg``
+    neighbouring keys (coalesced), ranks it in local memory, and the
+    (digit, group) counts are scanned by the tiled scan (template
+    ``scan_device``) in at most ``scan_groups`` groups of ``scan_wg``."""
+
+    def __init__(self, wg, radix_bits, items=None, groups=None, scan_wg=1, item_wg=64,
+                 tiled=False, scan_groups=None):
         self.wg, self.radix_bits, self.items = wg, radix_bits, items
         self.groups, self.scan_wg, self.item_wg = groups, scan_wg, item_wg
+        self.tiled, self.scan_groups = tiled, scan_groups
+        if tiled:
+            # Tile ranks are kept in 16 bits; the reductions halve wg.
+            assert items and scan_groups and wg & (wg - 1) == 0 and wg * items < 2 ** 16
 
     def cut(self, n):
         """``(items, groups)`` for ``n`` keys."""
@@ -122,12 +133,18 @@ class DeviceLayout:
             items = -(-n // (groups * self.wg))
         return items, max(1, -(-n // (items * self.wg)))
 
+    def local_bytes(self, key_size, idx_size):
+        """Local memory of the tiled scatter kernel (the largest) in bytes."""
+        tile = self.wg * self.items
+        return tile * (key_size + idx_size) + 2 * self.wg * 2 ** self.radix_bits + \
+            idx_size * (self.wg + 2 ** self.radix_bits)
+
     def key(self):
-        return (self.wg, self.radix_bits, self.scan_wg, self.item_wg)
+        return self._fields()
 
     def _fields(self):
         return (self.wg, self.radix_bits, self.items, self.groups, self.scan_wg,
-                self.item_wg)
+                self.item_wg, self.tiled, self.scan_groups)
 
     def __eq__(self, other):
         return isinstance(other, DeviceLayout) and self._fields() == other._fields()
@@ -136,16 +153,82 @@ class DeviceLayout:
         return hash(self._fields())
 
 
+#: The layout on GPUs (cuda; opencl devices that are not CPUs): tiles of
+#: 256 x 8 keys, 4-bit digits (the tile's ranks take 16 x 256 16-bit
+#: counters; with 64-bit keys and indices the scatter kernel uses 42 KB of
+#: local memory, under CUDA's 48 KB of static shared memory per block).
+GPU_LAYOUT = DeviceLayout(wg=256, radix_bits=4, items=8, scan_wg=256, item_wg=256,
+                          tiled=True, scan_groups=1024)
+
+#: Local memory a generated sort kernel may use (CUDA's static limit).
+LOCAL_LIMIT = 48 * 1024
+
+
 def generate_device_sort(dialect, layout, key_dtype, idx_dtype, value_dtypes):
     """The OpenCL C or CUDA source of the device radix sort (needs no device)."""
     key_dtype = check_key_dtype(key_dtype)
     udtype, sign = KEY_TYPES[key_dtype]
+    if layout.tiled and layout.local_bytes(key_dtype.itemsize,
+                                           np.dtype(idx_dtype).itemsize) > LOCAL_LIMIT:
+        raise ValueError("sort layout needs more than %d bytes of local memory"
+                         % LOCAL_LIMIT)
     types = [_DEVICE_C_TYPES[COPY_TYPES[np.dtype(d).itemsize]] for d in value_dtypes]
     return render("sort_device", dialect=dialect, key=_DEVICE_C_TYPES[key_dtype],
                   ukey=_DEVICE_C_TYPES[udtype], signed=bool(sign),
                   idx=_DEVICE_C_TYPES[np.dtype(idx_dtype)], wg=layout.wg,
                   scan_wg=layout.scan_wg, item_wg=layout.item_wg,
-                  radix_bits=layout.radix_bits, types=types)
+                  radix_bits=layout.radix_bits, types=types, tiled=layout.tiled,
+                  items=layout.items)
+
+
+#: The kernels of the sort source (pc_sort_gather too when there are values)
+#: and of the tiled layout's scan source.
+SORT_KERNELS = ("pc_sort_bits", "pc_sort_count", "pc_sort_scan", "pc_sort_scatter",
+                "pc_sort_identity")
+SCAN_KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
+
+
+def sort_kernel_names(layout, values):
+    """The kernels to build from :func:`generate_device_sort`'s source."""
+    names = [k for k in SORT_KERNELS if not (layout.tiled and k == "pc_sort_scan")]
+    return names + (["pc_sort_gather"] if values else [])
+
+
+def generate_offsets_scan(dialect, layout, idx_dtype):
+    """The tiled layout's scan of the (digit, group) counts (exclusive sums,
+    ``pc_offsets[i] = counts[0] + ... + counts[i - 1]``): the tiled Scan's
+    template with a sum of ``idx_dtype`` (needs no device)."""
+    idx = _DEVICE_C_TYPES[np.dtype(idx_dtype)]
+    return render(
+        "scan_device", dialect=dialect, name="the radix sort's digit counts", expr="a+b",
+        double=False, wg=layout.scan_wg, prelude="",
+        functions="#define pc_scan_op(a, b) ((a) + (b))", T=idx, neutral="0",
+        params=["PC_GLOBAL const %s* pc_counts" % idx, "PC_GLOBAL %s* pc_offsets" % idx],
+        complex_map=False, need_last=False, segment_call=None,
+        input_call="pc_counts[pc_i]", tiled=True, output_call="",
+        output_call_tiled="pc_offsets[pc_i] = pc_prev")
+
+
+class _OffsetsScan:
+    """Launches the tiled scan of :func:`generate_offsets_scan` over the first
+    ``m`` counts (buffers for ``layout.scan_groups`` groups, made once)."""
+
+    def __init__(self, ops, layout, idx):
+        self.ops, self.layout = ops, layout
+        self.sums = ops.empty(layout.scan_groups, idx)
+        self.carry = ops.empty(layout.scan_groups, idx)
+        self.flags = ops.empty(layout.scan_groups, np.dtype(np.int32))
+        self.total = ops.empty(1, idx)
+
+    def __call__(self, m, counts, offsets):
+        wg = self.layout.scan_wg
+        tiles = -(-m // (self.layout.scan_groups * wg))      # per group
+        groups = -(-m // (tiles * wg))
+        pass1 = [np.int64(m), np.int64(tiles), counts, offsets, self.sums, self.flags]
+        self.ops.launch("pc_scan_pass1", groups, wg, pass1)
+        self.ops.launch("pc_scan_pass2", 1, wg, [np.int64(groups), self.sums, self.flags,
+                                                 self.carry, self.total])
+        self.ops.launch("pc_scan_pass3", groups, wg, pass1[:4] + [self.carry, self.total])
 
 
 def device_sort(ops, layout, keys, values, key_bits):
@@ -161,8 +244,10 @@ def device_sort(ops, layout, keys, values, key_bits):
         return out_k, outs, perm
     udtype = KEY_TYPES[keys.dtype][0]
     items, groups = layout.cut(n)
+    # The tiled kernels know their tile's size (PC_ITEMS); the others take it.
+    run = [] if layout.tiled else [I(items)]
     partial = ops.empty(2 * groups, udtype)
-    ops.launch("pc_sort_bits", groups, layout.wg, [I(n), I(items), keys, partial])
+    ops.launch("pc_sort_bits", groups, layout.wg, [I(n)] + run + [keys, partial])
     bits = ops.get(partial)
     bits_or = int(np.bitwise_or.reduce(bits[0::2]))
     if key_bits is not None and bits_or >> key_bits:
@@ -177,13 +262,17 @@ def device_sort(ops, layout, keys, values, key_bits):
     offsets = ops.empty(m if shifts else 0, idx)
     tmp_k = ops.empty(n if len(shifts) > 1 else 0, keys.dtype)
     tmp_i = ops.empty(n if len(shifts) > 1 else 0, idx)
+    scan = _OffsetsScan(ops, layout, idx) if layout.tiled and shifts else None
     src_k, src_i = keys, perm
     for p, (shift, width) in enumerate(zip(shifts, widths)):
         last = (len(shifts) - 1 - p) % 2 == 0
         dst_k, dst_i = (out_k, perm) if last else (tmp_k, tmp_i)
-        scalars = [I(n), np.int32(shift), udtype.type((1 << width) - 1), I(items)]
+        scalars = [I(n), np.int32(shift), udtype.type((1 << width) - 1)] + run
         ops.launch("pc_sort_count", groups, layout.wg, scalars + [src_k, counts])
-        ops.launch("pc_sort_scan", 1, layout.scan_wg, [I(m), counts, offsets])
+        if scan is not None:
+            scan(m, counts, offsets)
+        else:
+            ops.launch("pc_sort_scan", 1, layout.scan_wg, [I(m), counts, offsets])
         ops.launch("pc_sort_scatter", groups, layout.wg,
                    scalars + [np.int32(p == 0), src_k, src_i, offsets, dst_k, dst_i])
         src_k, src_i = dst_k, dst_i

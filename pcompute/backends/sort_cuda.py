@@ -1,21 +1,26 @@
 """Radix sort for the cuda backend: generated kernels (template
 ``sort_device``, shared with opencl, where the same layout is tested on
-PoCL), launched through pycuda: groups of 256 threads, 16 keys per thread,
-4-bit digits."""
+PoCL), launched through pycuda: the tiled layout (:data:`GPU_LAYOUT`:
+thread blocks of 256 threads, each owning a tile of 2048 keys, 4-bit digits)
+with the tiled scan of the digit counts (template ``scan_device``)."""
 import numpy as np
 
 from ..build import cuda_builder
-from .sort_common import DeviceLayout, device_sort, generate_device_sort, index_dtype
+from .memo import per_generation
+from .sort_common import (GPU_LAYOUT, SCAN_KERNELS, device_sort, generate_device_sort,
+                          generate_offsets_scan, index_dtype, sort_kernel_names)
 
-KERNELS = ["pc_sort_bits", "pc_sort_count", "pc_sort_scan", "pc_sort_scatter",
-           "pc_sort_identity"]
-
-LAYOUT = DeviceLayout(wg=256, radix_bits=4, items=16, scan_wg=256, item_wg=256)
+LAYOUT = GPU_LAYOUT
 
 
 def generate_sort(key_dtype, idx_dtype, value_dtypes, layout=LAYOUT):
     """The CUDA source of the sort (needs no GPU; ``nvcc --ptx`` checks it)."""
     return generate_device_sort("cuda", layout, key_dtype, idx_dtype, value_dtypes)
+
+
+def generate_scan(idx_dtype, layout=LAYOUT):
+    """The CUDA source of the scan of the digit counts (needs no GPU)."""
+    return generate_offsets_scan("cuda", layout, idx_dtype)
 
 
 class _Ops:
@@ -41,7 +46,19 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
     """Stable sort of device ``keys``; returns (keys, values, permutation)
     (the permutation is always made; ``permutation`` is accepted for the
     common interface)."""
-    source = generate_sort(keys.dtype, index_dtype(len(keys)), [v.dtype for v in values])
-    names = KERNELS + (["pc_sort_gather"] if values else [])
-    kernels = cuda_builder.build_cuda(source, names)
+    kernels = _kernels(LAYOUT, keys.dtype, index_dtype(len(keys)),
+                       tuple(v.dtype for v in values))
     return device_sort(_Ops(backend, kernels), LAYOUT, keys, values, key_bits)
+
+
+@per_generation
+def _kernels(layout, key_dtype, idx_dtype, value_dtypes):
+    """The sort's kernels and, for the tiled layout, the counts' scan
+    (rendered and built once per configuration)."""
+    kernels = cuda_builder.build_cuda(
+        generate_sort(key_dtype, idx_dtype, list(value_dtypes), layout),
+        sort_kernel_names(layout, value_dtypes))
+    if layout.tiled:
+        kernels.update(cuda_builder.build_cuda(generate_scan(idx_dtype, layout),
+                                               list(SCAN_KERNELS)))
+    return kernels

@@ -2,20 +2,17 @@
 ``sort_device``, shared with cuda), launched directly.
 
 On a CPU device each work-item sorts a long run with 8-bit digits (few,
-wide groups: like the cython sort); on other devices groups of 256
-work-items handle 16 keys each with 4-bit digits (the cuda layout).
+wide groups: like the cython sort); on other devices the tiled layout of the
+cuda backend (``GPU_LAYOUT``: groups of 256 work-items each own a tile of
+2048 keys, 4-bit digits, the digit counts scanned by the tiled scan).
 """
 import numpy as np
 
 from ..build import opencl_builder
 from .memo import per_generation
-from .sort_common import DeviceLayout, device_sort, generate_device_sort, index_dtype
-
-KERNELS = ["pc_sort_bits", "pc_sort_count", "pc_sort_scan", "pc_sort_scatter",
-           "pc_sort_identity"]
-
-#: Layout on devices other than CPUs (and on CPUs when forced, in tests).
-GPU_LAYOUT = DeviceLayout(wg=256, radix_bits=4, items=16, scan_wg=256, item_wg=256)
+from .sort_common import (GPU_LAYOUT, SCAN_KERNELS, DeviceLayout, device_sort,
+                          generate_device_sort, generate_offsets_scan, index_dtype,
+                          sort_kernel_names)
 
 
 def cpu_layout(device):
@@ -25,6 +22,8 @@ def cpu_layout(device):
 
 
 def layout_for(device):
+    """The layout of sorts on ``device``: :func:`cpu_layout` on CPU devices,
+    the tiled :data:`GPU_LAYOUT` on others."""
     import pyopencl as cl
     if device.type & cl.device_type.CPU:
         return cpu_layout(device)
@@ -34,6 +33,11 @@ def layout_for(device):
 def generate_sort(layout, key_dtype, idx_dtype, value_dtypes):
     """The OpenCL C source of the sort (needs no device)."""
     return generate_device_sort("opencl", layout, key_dtype, idx_dtype, value_dtypes)
+
+
+def generate_scan(layout, idx_dtype):
+    """The OpenCL C source of the tiled layout's scan of the digit counts."""
+    return generate_offsets_scan("opencl", layout, idx_dtype)
 
 
 def _plain(dev):
@@ -76,8 +80,12 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True, layo
 
 @per_generation
 def _kernels(layout, key_dtype, idx_dtype, value_dtypes):
-    """The sort's kernels (rendered and built once per configuration and
-    context)."""
-    source = generate_sort(layout, key_dtype, idx_dtype, list(value_dtypes))
-    names = KERNELS + (["pc_sort_gather"] if value_dtypes else [])
-    return opencl_builder.build_opencl(source, names)
+    """The sort's kernels and, for the tiled layout, the counts' scan
+    (rendered and built once per configuration and context)."""
+    kernels = dict(opencl_builder.build_opencl(
+        generate_sort(layout, key_dtype, idx_dtype, list(value_dtypes)),
+        sort_kernel_names(layout, value_dtypes)))
+    if layout.tiled:
+        kernels.update(opencl_builder.build_opencl(generate_scan(layout, idx_dtype),
+                                                   list(SCAN_KERNELS)))
+    return kernels

@@ -2,13 +2,25 @@
 // the ${dialect} backend: ${wg} work-items per group, digits of up to
 // ${radix_bits} bits.
 //
+%if tiled:
+// Tiled layout (GPUs): group g owns the tile of PC_TILE = ${wg} x ${items}
+// consecutive keys from g * PC_TILE and reads and writes it in rounds of
+// ${wg} neighbouring keys, one per work-item (coalesced).  A pass counts the
+// digits of every tile (pc_sort_count: per-group totals, digit-major), scans
+// the totals over (digit, group) (the tiled scan, a source of its own), and
+// scatters (pc_sort_scatter: each group stages its tile in local memory,
+// ranks it stably by digit there, and writes it in rank order, so that keys
+// of one digit go to consecutive places), so each pass is stable.
+%else:
 // The keys are cut into runs of `items` consecutive keys, one run per
 // work-item, runs of a group consecutive.  A pass counts the digits of every
 // run (pc_sort_count: per-group totals, digit-major), scans the totals over
 // (digit, group) (pc_sort_scan, one group), and scatters (pc_sort_scatter:
 // each group recounts its runs, scans its counts over (digit, work-item) and
-// writes every run in order), so each pass is stable.  pc_sort_bits gives
-// the bits in which the keys differ, from which the host plans the passes.
+// writes every run in order), so each pass is stable.
+%endif
+// pc_sort_bits gives the bits in which the keys differ, from which the host
+// plans the passes.
 <%include file="device_preamble.mako" args="dialect=dialect"/>
 
 typedef ${key} pc_key;
@@ -25,6 +37,10 @@ typedef ${idx} pc_idx;
 %endif
 #define PC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PC_DIGIT(k) ((pc_idx)(((((pc_ukey)(k)) ^ PC_SIGN) >> shift) & mask))
+%if tiled:
+#define PC_ITEMS ${items}
+#define PC_TILE (PC_WG * PC_ITEMS)
+%endif
 
 
 // The run [*start, *end) of work-item `lid` of group `gid`.
@@ -48,16 +64,27 @@ typedef ${idx} pc_idx;
 }
 
 
+%if tiled:
+PC_GROUP_KERNEL pc_sort_bits(pc_idx n, PC_GLOBAL const pc_key *keys, PC_GLOBAL pc_ukey *partial)
+%else:
 PC_KERNEL pc_sort_bits(pc_idx n, pc_idx items, PC_GLOBAL const pc_key *keys,
                        PC_GLOBAL pc_ukey *partial)
+%endif
 {
     // partial[2 g], partial[2 g + 1]: OR and AND of group g's keys.
     PC_LOCAL(pc_ukey, por, PC_WG);
     PC_LOCAL(pc_ukey, pand, PC_WG);
     pc_idx lid = PC_LID;
-    PC_RUN(start, end);
     pc_ukey o = 0, a = ~(pc_ukey)0;
+%if tiled:
+    for (pc_idx j = 0; j < PC_ITEMS; j++) {
+        pc_idx i = PC_GID * PC_TILE + j * PC_WG + lid;
+        if (i >= n)
+            break;
+%else:
+    PC_RUN(start, end);
     for (pc_idx i = start; i < end; i++) {
+%endif
         pc_ukey k = (pc_ukey)keys[i];
         o |= k;
         a &= k;
@@ -79,6 +106,111 @@ PC_KERNEL pc_sort_bits(pc_idx n, pc_idx items, PC_GLOBAL const pc_key *keys,
 }
 
 
+%if tiled:
+PC_GROUP_KERNEL pc_sort_count(pc_idx n, pc_i32 shift, pc_ukey mask, PC_GLOBAL const pc_key *keys,
+                              PC_GLOBAL pc_idx *counts)
+{
+    // counts[d * groups + g]: keys of tile g with digit d.
+    // lc[d * PC_WG + t]: work-item t's keys of digit d (at most PC_TILE < 2**16).
+    PC_LOCAL(pc_u16, lc, PC_RADIX * PC_WG);
+    pc_idx lid = PC_LID;
+    for (pc_idx d = 0; d < PC_RADIX; d++)
+        lc[d * PC_WG + lid] = 0;
+    for (pc_idx j = 0; j < PC_ITEMS; j++) {
+        pc_idx i = PC_GID * PC_TILE + j * PC_WG + lid;
+        if (i < n)
+            lc[PC_DIGIT(keys[i]) * PC_WG + lid]++;
+    }
+    PC_BARRIER();
+    // Sum every digit's counters over the work-items, halving each step.
+    for (pc_idx s = PC_WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            for (pc_idx d = 0; d < PC_RADIX; d++)
+                lc[d * PC_WG + lid] += lc[d * PC_WG + lid + s];
+        }
+        PC_BARRIER();
+    }
+    for (pc_idx d = lid; d < PC_RADIX; d += PC_WG)
+        counts[d * PC_NGROUPS + PC_GID] = lc[d * PC_WG];
+}
+
+
+PC_GROUP_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_i32 first,
+                                PC_GLOBAL const pc_key *keys_in, PC_GLOBAL const pc_idx *idx_in,
+                                PC_GLOBAL const pc_idx *offsets, PC_GLOBAL pc_key *keys_out,
+                                PC_GLOBAL pc_idx *idx_out)
+{
+    // The group's tile in local memory: tk[q], ti[q] are its q-th key and
+    // index, first in input order, then in (digit, input order) order.
+    PC_LOCAL(pc_key, tk, PC_TILE);
+    PC_LOCAL(pc_idx, ti, PC_TILE);
+    // lc[d * PC_WG + t]: work-item t's keys of digit d, then the tile rank of
+    // the next one of them.
+    PC_LOCAL(pc_u16, lc, PC_RADIX * PC_WG);
+    PC_LOCAL(pc_idx, part, PC_WG);
+    PC_LOCAL(pc_idx, base, PC_RADIX);
+    pc_idx lid = PC_LID;
+    pc_idx b0 = PC_GID * PC_TILE;
+    pc_idx count = PC_MIN(n - b0, (pc_idx)PC_TILE);
+    for (pc_idx j = 0; j < PC_ITEMS; j++) {
+        pc_idx q = j * PC_WG + lid;
+        if (q < count) {
+            tk[q] = keys_in[b0 + q];
+            ti[q] = first ? b0 + q : idx_in[b0 + q];
+        }
+    }
+    for (pc_idx d = 0; d < PC_RADIX; d++)
+        lc[d * PC_WG + lid] = 0;
+    PC_BARRIER();
+    // Work-item t takes the PC_ITEMS consecutive keys from t * PC_ITEMS.
+    pc_key k[PC_ITEMS];
+    pc_idx x[PC_ITEMS];
+    for (pc_idx j = 0; j < PC_ITEMS; j++) {
+        pc_idx q = lid * PC_ITEMS + j;
+        if (q < count) {
+            k[j] = tk[q];
+            x[j] = ti[q];
+            lc[PC_DIGIT(k[j]) * PC_WG + lid]++;
+        }
+    }
+    PC_BARRIER();
+    // Exclusive scan of lc in (digit, work-item) order; work-item t scans
+    // the entries [t * radix, (t + 1) * radix).
+    pc_idx s = 0, run;
+    for (pc_idx j = 0; j < PC_RADIX; j++)
+        s += lc[lid * PC_RADIX + j];
+    PC_GROUP_SCAN(part, PC_WG, s, run);
+    for (pc_idx j = 0; j < PC_RADIX; j++) {
+        pc_idx c = lc[lid * PC_RADIX + j];
+        lc[lid * PC_RADIX + j] = (pc_u16)run;
+        run += c;
+    }
+    PC_BARRIER();
+    // base[d]: the output place of the tile's digit-d keys less their first rank.
+    for (pc_idx d = lid; d < PC_RADIX; d += PC_WG)
+        base[d] = offsets[d * PC_NGROUPS + PC_GID] - lc[d * PC_WG];
+    PC_BARRIER();       // lc[d * PC_WG] is read above and counted on below
+    // Each key to its rank: by digit, then by place in the tile (stable).
+    for (pc_idx j = 0; j < PC_ITEMS; j++) {
+        if (lid * PC_ITEMS + j < count) {
+            pc_idx r = lc[PC_DIGIT(k[j]) * PC_WG + lid]++;
+            tk[r] = k[j];
+            ti[r] = x[j];
+        }
+    }
+    PC_BARRIER();
+    // Write the tile in rank order: a digit's keys go to consecutive places.
+    for (pc_idx j = 0; j < PC_ITEMS; j++) {
+        pc_idx q = j * PC_WG + lid;
+        if (q < count) {
+            pc_key kq = tk[q];
+            pc_idx pos = base[PC_DIGIT(kq)] + q;
+            keys_out[pos] = kq;
+            idx_out[pos] = ti[q];
+        }
+    }
+}
+%else:
 PC_KERNEL pc_sort_count(pc_idx n, pc_i32 shift, pc_ukey mask, pc_idx items,
                         PC_GLOBAL const pc_key *keys, PC_GLOBAL pc_idx *counts)
 {
@@ -159,6 +291,7 @@ PC_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_idx items, pc
         idx_out[pos] = first ? i : idx_in[i];
     }
 }
+%endif
 
 
 PC_KERNEL pc_sort_identity(pc_idx n, PC_GLOBAL const pc_key *keys, PC_GLOBAL pc_key *keys_out,
