@@ -73,8 +73,8 @@ class Rows:
 
 
 def primitives(rows, sizes, samples, backend="cuda"):
+    """axpy, sum and scan in float32 and float64 beside CuPy's."""
     from pcompute import Elementwise, Reduction, Scan, get_backend, use_config, wrap
-    from pcompute.array.sorting import sort_by_keys
     try:
         import cupy as cp
     except ImportError as exc:
@@ -133,6 +133,22 @@ def primitives(rows, sizes, samples, backend="cuda"):
                     rows.ratio("scan", dt, n)
                     del cx, cy
                 del xd, yd, zd
+
+
+def sorts(rows, sizes, samples, backend="cuda"):
+    """sort_by_keys of int32 keys and values (CuPy: argsort then two
+    gathers); its own part of the run, so that a failure elsewhere does not
+    hide it."""
+    from pcompute import get_backend, use_config, wrap
+    from pcompute.array.sorting import sort_by_keys
+    try:
+        import cupy as cp
+    except ImportError as exc:
+        print("CuPy rows skipped: %s" % exc, flush=True)
+        cp = None
+    sync = get_backend(backend).synchronize
+    me = "pcompute " + backend
+    rng = np.random.default_rng(2)
     for n in sizes:
         keys = rng.integers(0, 2**31 - 1, n, dtype=np.int32)
         vals = np.arange(n, dtype=np.int32)
@@ -231,6 +247,7 @@ def main(argv=None):
     rows = Rows()
     failed = 0
     for part in (lambda: primitives(rows, args.n, args.samples, args.backend),
+                 lambda: sorts(rows, args.n, args.samples, args.backend),
                  lambda: md(rows, args.md_n, args.md_steps)):
         try:
             part()
