@@ -255,10 +255,26 @@ class CythonPrinter(CPrinter):
     def expr_IfExp(self, node):
         test, body, orelse = (self.expr(node.test), self.expr(node.body),
                               self.expr(node.orelse))
+        # Cython types `a if c else b` itself and gives up (a Python object,
+        # then "not allowed without the GIL") when one branch is a number and
+        # the other a bint (`i if c else x != i`): the bint is converted to the
+        # expression's type (numbers of two C types Cython joins as C does).
+        t = self.fn.type_of(node)
+        if t is not None and t.is_scalar:
+            body, orelse = (self.bool_branch(t, sub, part) for sub, part in
+                            ((node.body, body), (node.orelse, orelse)))
         p = self.prec["?:"]
         return "%s if %s else %s" % (self.wrap(body[0], body[1], p + 1),
                                      self.wrap(test[0], test[1], p + 1),
                                      self.wrap(orelse[0], orelse[1], p)), p
+
+    def bool_branch(self, t, node, part):
+        """``part`` (text, precedence) of ``node``, converted to ``t`` if it is
+        a bool and ``t`` is not."""
+        sub = self.fn.type_of(node)
+        if sub is None or sub == t or sub.base != "bool":
+            return part
+        return self.cast(t, *part), self.prec["unary"]
 
     def call_printf(self, node):
         self.uses_printf = True
