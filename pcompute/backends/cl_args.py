@@ -134,7 +134,9 @@ def binder(kernel_args, enqueue, context, names, returns=False):
     ``bind`` returns None when ``args`` hold something it does not handle
     (numpy arrays, no Array at all).  ``context`` is the pyopencl context the
     kernels run in: an array of another context is left to the checked
-    path, which names it.
+    path, which names it (None: arrays have no context to check, as the cuda
+    backend's, whose :class:`~pcompute.backends.cuda_args.PackedArgs` take
+    the place of ``kernel_args``).
     """
     count = len(names)
     # an object of a user class becomes a new record at each call: checked path
@@ -172,7 +174,8 @@ def binder(kernel_args, enqueue, context, names, returns=False):
         def admit(k, value, dev):
             """Checks of an array argument whose device array is new."""
             return (value.backend == backend_name and dev.dtype == dtypes[k]
-                    and _layout(dev) == layouts[k] and dev.context == context)
+                    and _layout(dev) == layouts[k]
+                    and (context is None or dev.context == context))
 
         def fast(args, kw):
             if GENERATION[0] != stamp:

@@ -7,13 +7,15 @@ import numpy as np
 
 from ..build import cuda_builder
 from ..codegen import print_programs, printer_for
-from ..codegen.arrays import expanded_names, hidden_names, meta_values
+from ..codegen.arrays import expanded_names
 from ..codegen.kernel import kernel_source
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import (CUDA_BLOCK, DeviceArrays, check_double, check_no_link,
                       reduction_groups, scalar_dtype)
 from . import scan_cuda, sort_cuda
+from .cl_args import binder
+from .cuda_args import Packed, PackedArgs, launch_format, launch_values, packable
 from .base import Backend, is_serial
 from .reduction_parts import device_record, reduction_programs, reduction_text
 from .reduce_ops import reduce_operator
@@ -21,29 +23,6 @@ from .reduce_ops import reduce_operator
 BLOCK = CUDA_BLOCK
 # Thread blocks of 2-D and 3-D index spaces: x (the last index) fastest.
 BLOCK_ND = {2: (32, 8, 1), 3: (32, 4, 2)}
-
-
-def launch_format(types):
-    """pycuda's prepare() format of the arguments: P for a pointer, then an
-    n-D array's shape and strides (q each), else the scalar's dtype char."""
-    out = ""
-    for t in types:
-        if t.is_pointer:
-            out += "P" + "q" * len(hidden_names("", t))
-        else:
-            out += scalar_dtype(t).char
-    return out
-
-
-def launch_values(types, args):
-    values = []
-    for t, a in zip(types, args):
-        if t.is_pointer:
-            values.append(a.gpudata)
-            values.extend(np.int64(v) for v in meta_values(t, a))
-        else:
-            values.append(a)
-    return values
 
 
 class CUDABackend(DeviceArrays, Backend):
@@ -130,8 +109,11 @@ class CUDABackend(DeviceArrays, Backend):
                                          ["pc_elementwise"])["pc_elementwise"]
         dims = program.index_dims
         types = [t for _, t in generated.args]
-        kernel.prepare("q" * dims + launch_format(types))
+        fmt = "q" * dims + launch_format(types)
+        kernel.prepare(fmt)
         block = config.wgs or BLOCK
+        if dims == 1 and packable(fmt):
+            return self._packed_elementwise(generated, kernel, fmt, serial, block)
 
         def run(n, args):
             if n == 0:
@@ -153,6 +135,31 @@ class CUDABackend(DeviceArrays, Backend):
                                        (1, 1, 1) if serial else shape, None,
                                        *(np.int64(v) for v in n), *values)
         return BuiltKernel(generated, self.name, run if dims == 1 else run_nd)
+
+    def _packed_elementwise(self, generated, kernel, fmt, serial, block):
+        """The BuiltKernel of a 1-D Elementwise launching its packed
+        parameters (re-packed only when an argument changed), with a fast
+        call (``cl_args.binder``)."""
+        packed = Packed(kernel, fmt)
+        args = PackedArgs([t for _, t in generated.args], [(packed, 1)])
+        sizes = [None, None]            # n and the grid of the last launch
+        shape = (block, 1, 1)
+        start, buffer = packed.start, packed.buffer
+
+        def enqueue(n):
+            if n != sizes[0]:
+                if n == 0:
+                    return None
+                packed.put(0, n)
+                sizes[:] = [n, (1, 1) if serial else
+                            (min((n + block - 1) // block, 65535 * 8), 1)]
+            return start(sizes[1], shape, buffer, 0, None)
+
+        def run(n, values):
+            args.set(values)
+            enqueue(n)
+        return BuiltKernel(generated, self.name, run,
+                           binder(args, enqueue, None, _names(generated)))
 
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a two-stage
@@ -182,7 +189,8 @@ class CUDABackend(DeviceArrays, Backend):
         stage1, stage2 = kernels["pc_reduce_stage1"], kernels["pc_reduce_stage2"]
         entry = spec.map_program.entry
         types = [t for _, t in entry.args[1:]]
-        stage1.prepare("q" + launch_format(types) + "P")
+        fmt = "q" + launch_format(types) + "P"
+        stage1.prepare(fmt)
         stage2.prepare("qPP")
         wg = generated.option("wg")
         parts = spec.parts
@@ -190,6 +198,9 @@ class CUDABackend(DeviceArrays, Backend):
         max_groups = reduction_groups(wg)
         partial = self.empty(max_groups, dtype)
         out = self.empty(1, dtype)
+        if packable(fmt):
+            return self._packed_reduction(generated, spec, (stage1, stage2), fmt, types, wg,
+                                          max_groups, partial, out)
 
         def run(n, args):
             if n == 0:
@@ -203,6 +214,42 @@ class CUDABackend(DeviceArrays, Backend):
             result = out.get()[0]
             return result if parts is None else parts.finish(result)
         return BuiltKernel(generated, self.name, run)
+
+    def _packed_reduction(self, generated, spec, stages, fmt, types, wg, max_groups,
+                          partial, out):
+        """The BuiltKernel of a Reduction launching its packed parameters,
+        with a fast call; the result comes back by one copy."""
+        import pycuda.driver as drv
+        memcpy_dtoh = drv.memcpy_dtoh
+        first, second = Packed(stages[0], fmt), Packed(stages[1], "qPP")
+        args = PackedArgs(types, [(first, 1)])
+        args.hold(partial, out)
+        first.put(len(fmt) - 1, int(partial.gpudata))
+        second.put(1, int(partial.gpudata))
+        second.put(2, int(out.gpudata))
+        parts = spec.parts
+        host = np.empty(1, out.dtype)
+        sizes = [None, None]            # n and the grid of stage 1
+        shape = (wg, 1, 1)
+
+        def enqueue(n):
+            if n == 0:
+                return spec.neutral if parts is None else parts.empty()
+            if n != sizes[0]:
+                groups = min(max_groups, (n + wg - 1) // wg)
+                first.put(0, n)
+                second.put(0, groups)
+                sizes[:] = [n, (groups, 1)]
+            first.start(sizes[1], shape, first.buffer, 0, None)
+            second.start((1, 1), shape, second.buffer, 0, None)
+            memcpy_dtoh(host, out.gpudata)       # waits for the launches
+            return host[0] if parts is None else parts.finish(host[0])
+
+        def run(n, values):
+            args.set(values)
+            return enqueue(n)
+        return BuiltKernel(generated, self.name, run,
+                           binder(args, enqueue, None, _names(generated), returns=True))
 
     # -- low-level kernels (pcompute.low_level.Kernel) --------------------------------
     has_work_groups = True
@@ -246,3 +293,7 @@ class CUDABackend(DeviceArrays, Backend):
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
         return sort_cuda.sort_by_keys(self, keys, values, key_bits, config,
                                       permutation=permutation)
+
+
+def _names(generated):
+    return tuple(name for name, _ in generated.args)

@@ -37,7 +37,10 @@ The rows differ where the backends pass different things: a cython kernel
 takes a host pointer and a length (so numpy arrays qualify and the layout must
 be 1-D contiguous), an OpenCL kernel a buffer, an offset and the strides (so
 any recorded layout qualifies, and the buffer must belong to the kernels'
-context).  ``tests/test_fastcall.py`` changes the configuration, the
+context).  The cuda backend runs the opencl column's Python checks
+(``cl_args.binder``, with no context row: pycuda arrays live in the device's
+primary context) over packed parameter buffers (``cuda_args.PackedArgs``).
+``tests/test_fastcall.py`` changes the configuration, the
 argument arrangement, scalar types, arrays for scalars, backends, dtypes,
 lengths and ranks between two calls on every backend (the one ``backend``
 fixture); ``tests/test_opencl_context.py`` an array's context.

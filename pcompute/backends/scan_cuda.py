@@ -16,6 +16,8 @@ from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import (CUDA_BLOCK as BLOCK, check_double, check_no_link, reduction_groups,
                       scalar_dtype)
+from .cl_args import binder
+from .cuda_args import Packed, PackedArgs, address, packable
 from .scan_opencl import kernel_params
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
@@ -65,9 +67,10 @@ def build_scan(backend, spec, config):
     pointers = [t.is_pointer for t in spec.arg_types]
     user = "".join("P" if p else scalar_dtype(t).char for p, t in zip(pointers, spec.arg_types))
     mapped = "P" if spec.complex_map else ""
-    pass1.prepare("qq" + user + "PP" + mapped)
+    fmt = "qq" + user + "PP" + mapped
+    pass1.prepare(fmt)
     pass2.prepare("qPPPP")
-    pass3.prepare("qq" + user + "PP" + mapped)
+    pass3.prepare(fmt)
     block = scan_block(config)
     most = tile_groups(block)
     dtype = spec.out_type.dtype
@@ -75,6 +78,9 @@ def build_scan(backend, spec, config):
     carry = backend.empty(most, dtype)
     flags = backend.empty(most, np.int32)
     total = backend.empty(1, dtype)
+    if packable(fmt):
+        return _packed_scan(backend, generated, spec, (pass1, pass2, pass3), fmt, block, most,
+                            (sums, flags, carry, total))
     store = {}
 
     def mapped_buffer(n):
@@ -99,3 +105,51 @@ def build_scan(backend, spec, config):
         pass3.prepared_async_call(grid, (block, 1, 1), None, n64, tiles64, *values,
                                   carry.gpudata, total.gpudata, *extra)
     return BuiltKernel(generated, backend.name, run)
+
+
+def _whole_pointer(t, dev):
+    return [address(dev)]
+
+
+def _packed_scan(backend, generated, spec, passes, fmt, block, most, buffers):
+    """The BuiltKernel of the scan launching its packed parameters (re-packed
+    only when an argument changed), with a fast call (``cl_args.binder``)."""
+    first, middle, last = Packed(passes[0], fmt), Packed(passes[1], "qPPPP"), \
+        Packed(passes[2], fmt)
+    args = PackedArgs(spec.arg_types, [(first, 2), (last, 2)],
+                      pointer=(_whole_pointer, lambda t: 1))
+    sums, flags, carry, total = buffers
+    args.hold(*buffers)
+    after = 2 + args.width          # the first field after the user arguments
+    for packed, fixed in ((first, (sums, flags)), (last, (carry, total))):
+        for j, buf in enumerate(fixed):
+            packed.put(after + j, int(buf.gpudata))
+    for j, buf in enumerate(buffers):
+        middle.put(1 + j, int(buf.gpudata))
+    state = [None, None, None]      # n, grid of passes 1 and 3, mapped buffer
+    shape = (block, 1, 1)
+
+    def enqueue(n):
+        if n != state[0]:
+            if n == 0:
+                return
+            tiles = (n + most * block - 1) // (most * block)    # per block
+            groups = (n + tiles * block - 1) // (tiles * block)
+            for packed in (first, last):
+                packed.put(0, n)
+                packed.put(1, tiles)
+            middle.put(0, groups)
+            if spec.complex_map and (state[2] is None or len(state[2]) < n):
+                state[2] = backend.empty(max(n, 1), spec.out_type.dtype)
+                first.put(after + 2, int(state[2].gpudata))
+                last.put(after + 2, int(state[2].gpudata))
+            state[:2] = [n, (groups, 1)]
+        first.start(state[1], shape, first.buffer, 0, None)
+        middle.start((1, 1), shape, middle.buffer, 0, None)
+        last.start(state[1], shape, last.buffer, 0, None)
+
+    def run(n, values):
+        args.set(values)
+        enqueue(n)
+    return BuiltKernel(generated, backend.name, run,
+                       binder(args, enqueue, None, tuple(spec.arg_names)))
