@@ -233,6 +233,17 @@ def test_sort_by_keys_asks_for_no_permutation(backend, monkeypatch):
     assert calls == [False, True]
 
 
+def test_counts_scanned_in_many_groups(backend, monkeypatch):
+    """The tiled layout (cuda) scans the digit counts of more than 512 tiles
+    with the tiled scan, fewer in one group: here always the tiled scan."""
+    if backend.name == "python":
+        pytest.skip("the python backend is numpy's argsort itself (the reference)")
+    monkeypatch.setattr(sort_common, "ONE_GROUP_SCAN", 0)
+    keys = random_keys(70001, np.int64, seed=19, low=-5, high=2**40)
+    sort_and_check(keys, np.arange(70001, dtype=np.int32))
+    sort_and_check(keys.astype(np.int32), key_bits=None)
+
+
 def test_view_with_offset(backend):
     keys = random_keys(1000, np.int32, seed=15)
     a = pc.wrap(keys)

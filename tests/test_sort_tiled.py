@@ -81,6 +81,15 @@ def test_int64_permutations(tiled, monkeypatch):
     base.test_int64_permutations(tiled, monkeypatch)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_counts_scanned_by_the_tiled_scan(tiled, dtype, monkeypatch):
+    """The GPU layout scans the counts of up to 512 tiles in one group: here
+    always the tiled scan (the small layout takes it from 11 tiles)."""
+    monkeypatch.setattr(sort_common, "ONE_GROUP_SCAN", 0)
+    base.test_random_keys_of_every_type(tiled, dtype, 5000)
+    base.test_stability(tiled)
+
+
 def test_devices_that_are_not_cpus_sort_tiled():
     cl = pytest.importorskip("pyopencl")
 

@@ -113,7 +113,8 @@ class DeviceLayout:
     items`` consecutive keys and reads and writes it in rounds of ``wg``
     neighbouring keys (coalesced), ranks it in local memory, and the
     (digit, group) counts are scanned by the tiled scan (template
-    ``scan_device``) in at most ``scan_groups`` groups of ``scan_wg``."""
+    ``scan_device``) in at most ``scan_groups`` groups of ``scan_wg``, or
+    in one group when they are few (:data:`ONE_GROUP_SCAN`)."""
 
     def __init__(self, wg, radix_bits, items=None, groups=None, scan_wg=1, item_wg=64,
                  tiled=False, scan_groups=None):
@@ -188,10 +189,15 @@ SORT_KERNELS = ("pc_sort_bits", "pc_sort_count", "pc_sort_scan", "pc_sort_scatte
 SCAN_KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
 
 
+#: The tiled layout scans up to this many digit counts per work-item of the
+#: scan group in one launch of pc_sort_scan (the tiled scan takes three): at
+#: 10^6 keys the GPU layout has 7824 counts.
+ONE_GROUP_SCAN = 32
+
+
 def sort_kernel_names(layout, values):
     """The kernels to build from :func:`generate_device_sort`'s source."""
-    names = [k for k in SORT_KERNELS if not (layout.tiled and k == "pc_sort_scan")]
-    return names + (["pc_sort_gather"] if values else [])
+    return list(SORT_KERNELS) + (["pc_sort_gather"] if values else [])
 
 
 def generate_offsets_scan(dialect, layout, idx_dtype):
@@ -262,7 +268,8 @@ def device_sort(ops, layout, keys, values, key_bits):
     offsets = ops.empty(m if shifts else 0, idx)
     tmp_k = ops.empty(n if len(shifts) > 1 else 0, keys.dtype)
     tmp_i = ops.empty(n if len(shifts) > 1 else 0, idx)
-    scan = _OffsetsScan(ops, layout, idx) if layout.tiled and shifts else None
+    many = layout.tiled and m > ONE_GROUP_SCAN * layout.scan_wg
+    scan = _OffsetsScan(ops, layout, idx) if many and shifts else None
     src_k, src_i = keys, perm
     for p, (shift, width) in enumerate(zip(shifts, widths)):
         last = (len(shifts) - 1 - p) % 2 == 0

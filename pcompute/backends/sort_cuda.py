@@ -3,9 +3,12 @@
 PoCL), launched through pycuda: the tiled layout (:data:`GPU_LAYOUT`:
 thread blocks of 256 threads, each owning a tile of 2048 keys, 4-bit digits)
 with the tiled scan of the digit counts (template ``scan_device``)."""
+import struct
+
 import numpy as np
 
 from ..build import cuda_builder
+from .cuda_args import address
 from .memo import per_generation
 from .sort_common import (GPU_LAYOUT, SCAN_KERNELS, device_sort, generate_device_sort,
                           generate_offsets_scan, index_dtype, sort_kernel_names)
@@ -37,9 +40,14 @@ class _Ops:
         return dev.get()
 
     def launch(self, name, groups, wg, args):
-        # pycuda packs numpy scalars; a view's gpudata is a plain int address.
-        values = [a if isinstance(a, np.generic) else np.uintp(int(a.gpudata)) for a in args]
-        self.kernels[name](*values, block=(wg, 1, 1), grid=(groups, 1))
+        # Numpy scalars packed by their dtype and arrays by their address, as
+        # pycuda's kernel call packs them, then pycuda's launch of the packed
+        # buffer (see cuda_args.Packed): about 40 launches per sort of 32-bit
+        # keys, so the Python work per launch counts at 10^6 keys.
+        fmt = "".join(a.dtype.char if isinstance(a, np.generic) else "P" for a in args)
+        values = [a if isinstance(a, np.generic) else address(a) for a in args]
+        self.kernels[name]._launch_kernel((groups, 1), (wg, 1, 1), struct.pack(fmt, *values),
+                                          0, None)
 
 
 def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):

@@ -7,7 +7,8 @@
 // consecutive keys from g * PC_TILE and reads and writes it in rounds of
 // ${wg} neighbouring keys, one per work-item (coalesced).  A pass counts the
 // digits of every tile (pc_sort_count: per-group totals, digit-major), scans
-// the totals over (digit, group) (the tiled scan, a source of its own), and
+// the totals over (digit, group) (pc_sort_scan, one group, when they are
+// few, else the tiled scan, a source of its own), and
 // scatters (pc_sort_scatter: each group stages its tile in local memory,
 // ranks it stably by digit there, and writes it in rank order, so that keys
 // of one digit go to consecutive places), so each pass is stable.
@@ -102,6 +103,26 @@ PC_KERNEL pc_sort_bits(pc_idx n, pc_idx items, PC_GLOBAL const pc_key *keys,
     if (lid == 0) {
         partial[2 * PC_GID] = por[0];
         partial[2 * PC_GID + 1] = pand[0];
+    }
+}
+
+
+PC_KERNEL pc_sort_scan(pc_idx m, PC_GLOBAL const pc_idx *counts, PC_GLOBAL pc_idx *offsets)
+{
+    // offsets = exclusive prefix sums of counts[0..m); one group (the tiled
+    // layout scans many counts with the tiled scan instead).
+    PC_LOCAL(pc_idx, part, PC_SCAN_WG);
+    pc_idx lid = PC_LID;
+    pc_idx per = (m + PC_SCAN_WG - 1) / PC_SCAN_WG;
+    pc_idx start = PC_MIN(lid * per, m), end = PC_MIN(start + per, m);
+    pc_idx s = 0, run;
+    for (pc_idx j = start; j < end; j++)
+        s += counts[j];
+    PC_GROUP_SCAN(part, PC_SCAN_WG, s, run);
+    for (pc_idx j = start; j < end; j++) {
+        pc_idx c = counts[j];
+        offsets[j] = run;
+        run += c;
     }
 }
 
@@ -228,25 +249,6 @@ PC_KERNEL pc_sort_count(pc_idx n, pc_i32 shift, pc_ukey mask, pc_idx items,
         for (pc_idx u = 0; u < PC_WG; u++)
             s += lc[d * PC_WG + u];
         counts[d * PC_NGROUPS + PC_GID] = s;
-    }
-}
-
-
-PC_KERNEL pc_sort_scan(pc_idx m, PC_GLOBAL const pc_idx *counts, PC_GLOBAL pc_idx *offsets)
-{
-    // offsets = exclusive prefix sums of counts[0..m); one group.
-    PC_LOCAL(pc_idx, part, PC_SCAN_WG);
-    pc_idx lid = PC_LID;
-    pc_idx per = (m + PC_SCAN_WG - 1) / PC_SCAN_WG;
-    pc_idx start = PC_MIN(lid * per, m), end = PC_MIN(start + per, m);
-    pc_idx s = 0, run;
-    for (pc_idx j = start; j < end; j++)
-        s += counts[j];
-    PC_GROUP_SCAN(part, PC_SCAN_WG, s, run);
-    for (pc_idx j = start; j < end; j++) {
-        pc_idx c = counts[j];
-        offsets[j] = run;
-        run += c;
     }
 }
 
