@@ -51,14 +51,18 @@ def test_negative_literal_with_uint32_is_the_exact_signed_value(backend):
 
 
 # -- a conditional expression with a comparison in one branch -----------------------
-def comparison_in_a_branch(i, a, x, out, fout):
+def comparison_in_a_branch(i, a, x, out, fout, flags):
+    t = a[i] > 1
     out[i] = (i if a[i] > 0 else (a[i] != i)) + ((a[i] < 0) if x[i] > 1.0 else a[i] * 2)
     fout[i] = (x[i] * 0.5 if a[i] > 0 else (x[i] >= 1.5)) - (a[i] > 1)
+    flags[i] = ((a[i] // 5 > t) if a[i] < i else t) + (t if x[i] > 0.0 else not t)
 
 
 def test_comparison_and_number_as_the_two_branches(backend):
-    # Cython typed `i if c else a != i` as a Python object: a build error, not a value
+    # Cython typed `i if c else a != i` (and `t if c else a != i` for a local t
+    # holding a truth value) as a Python object: a build error, not a value
     a = np.array([3, -1, 0, 2, -7], np.int64)
     x = np.array([0.5, 2.0, 1.5, 3.0, -1.0], backend.dtype)
-    got = check(comparison_in_a_branch, [a, x, np.zeros(5, np.int64), np.zeros(5, backend.dtype)])
+    got = check(comparison_in_a_branch, [a, x, np.zeros(5, np.int64), np.zeros(5, backend.dtype),
+                                         np.zeros(5, np.int32)])
     assert list(got[2]) == [6, 2, 1, 3, -13]

@@ -256,25 +256,18 @@ class CythonPrinter(CPrinter):
         test, body, orelse = (self.expr(node.test), self.expr(node.body),
                               self.expr(node.orelse))
         # Cython types `a if c else b` itself and gives up (a Python object,
-        # then "not allowed without the GIL") when one branch is a number and
-        # the other a bint (`i if c else x != i`): the bint is converted to the
-        # expression's type (numbers of two C types Cython joins as C does).
+        # then "not allowed without the GIL") when one branch is a bint (a
+        # comparison, `not`, `and`/`or`) and the other a number, even an int
+        # local holding a truth value (`i if c else x != i`): the bint branch
+        # is converted to the expression's C type.
         t = self.fn.type_of(node)
-        if t is not None and t.is_scalar:
-            body, orelse = (self.bool_branch(t, sub, part) for sub, part in
-                            ((node.body, body), (node.orelse, orelse)))
+        if t is not None and t.is_scalar and _bint(node.body) != _bint(node.orelse):
+            body, orelse = ((self.cast(t, *part), self.prec["unary"]) if _bint(sub) else part
+                            for sub, part in ((node.body, body), (node.orelse, orelse)))
         p = self.prec["?:"]
         return "%s if %s else %s" % (self.wrap(body[0], body[1], p + 1),
                                      self.wrap(test[0], test[1], p + 1),
                                      self.wrap(orelse[0], orelse[1], p)), p
-
-    def bool_branch(self, t, node, part):
-        """``part`` (text, precedence) of ``node``, converted to ``t`` if it is
-        a bool and ``t`` is not."""
-        sub = self.fn.type_of(node)
-        if sub is None or sub == t or sub.base != "bool":
-            return part
-        return self.cast(t, *part), self.prec["unary"]
 
     def call_printf(self, node):
         self.uses_printf = True
@@ -286,3 +279,14 @@ class CythonPrinter(CPrinter):
         if name in ("isnan", "isinf"):
             self.math.add(name)
         return CPrinter.call_math(self, node, name)
+
+
+def _bint(node):
+    """True if Cython types the expression ``node`` as a bint."""
+    if isinstance(node, (ast.Compare, ast.BoolOp)):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not)
+    if isinstance(node, ast.IfExp):
+        return _bint(node.body) and _bint(node.orelse)
+    return False
