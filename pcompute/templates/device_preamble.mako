@@ -1,10 +1,11 @@
 <%page args="dialect, double=False"/>\
 // The device dialect in macros (one text for OpenCL C and CUDA C): kernels,
-// memory spaces, barriers, work-item ids (as pc_idx, which the including
-// template defines) and fixed-width integer names.
+// helper functions, memory spaces, barriers, work-item ids (as pc_idx, which
+// the including template defines) and fixed-width integer names.
 %if dialect == "cuda":
 #define PC_KERNEL extern "C" __global__ void
 #define PC_GROUP_KERNEL extern "C" __global__ void __launch_bounds__(PC_WG)
+#define PC_INLINE static __device__ inline
 #define PC_GLOBAL
 #define PC_LOCAL(type, name, size) __shared__ type name[size]
 #define PC_BARRIER() __syncthreads()
@@ -25,6 +26,7 @@ typedef unsigned long long pc_u64;
 %endif
 #define PC_KERNEL __kernel void
 #define PC_GROUP_KERNEL __kernel __attribute__((reqd_work_group_size(PC_WG, 1, 1))) void
+#define PC_INLINE inline
 #define PC_GLOBAL __global
 #define PC_LOCAL(type, name, size) __local type name[size]
 #define PC_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)

@@ -7,7 +7,6 @@ ${prelude}
 
 ${functions}
 %if fields:
-<% fn = "static __device__ inline" if dialect == "cuda" else "inline" %>
 // The tuple accumulator: one field per component${", and a valid flag (no neutral elements: the operator sees items only)" if flagged else ""}.
 typedef struct {
 %for fname, ftype in fields:
@@ -18,7 +17,7 @@ typedef struct {
 %endif
 } pc_tuple;
 
-${fn} pc_tuple pc_neutral(void)
+PC_INLINE pc_tuple pc_neutral(void)
 {
     pc_tuple pc_r;
 %for (fname, ftype), value in zip(fields, neutrals):
@@ -30,7 +29,7 @@ ${fn} pc_tuple pc_neutral(void)
     return pc_r;
 }
 
-${fn} pc_tuple pc_map(pc_idx pc_i${"".join(", " + p for p in mparams)})
+PC_INLINE pc_tuple pc_map(pc_idx pc_i${"".join(", " + p for p in mparams)})
 {
     pc_tuple pc_r;
 %for k, (fname, ftype) in enumerate(fields):
@@ -42,7 +41,7 @@ ${fn} pc_tuple pc_map(pc_idx pc_i${"".join(", " + p for p in mparams)})
     return pc_r;
 }
 
-${fn} pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b)
+PC_INLINE pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b)
 {
     pc_tuple pc_r;
 %if flagged:
