@@ -64,34 +64,31 @@ class OperatorsMixin:
             result = result.astype(np.int8)
         return self._wrap_device(result, self._backend)
 
-    def __add__(self, other):
-        return self._binary(other, operator.add, "+")
-
-    def __radd__(self, other):
-        return self._binary(other, operator.add, "+", reflected=True)
-
-    def __sub__(self, other):
-        return self._binary(other, operator.sub, "-")
-
-    def __rsub__(self, other):
-        return self._binary(other, operator.sub, "-", reflected=True)
-
-    def __lt__(self, other):
-        return self._binary(other, operator.lt, "<", compare=True)
-
-    def __le__(self, other):
-        return self._binary(other, operator.le, "<=", compare=True)
-
-    def __gt__(self, other):
-        return self._binary(other, operator.gt, ">", compare=True)
-
-    def __ge__(self, other):
-        return self._binary(other, operator.ge, ">=", compare=True)
-
-    def __eq__(self, other):
-        return self._binary(other, operator.eq, "==", compare=True)
-
-    def __ne__(self, other):
-        return self._binary(other, operator.ne, "!=", compare=True)
-
     __hash__ = None
+
+
+def _operator(name, op, what, reflected=False, compare=False):
+    """The method ``name`` of :class:`OperatorsMixin`: ``op`` through ``_binary``."""
+    def method(self, other):
+        return self._binary(other, op, what, reflected, compare)
+    method.__name__ = name
+    method.__qualname__ = "OperatorsMixin." + name
+    return method
+
+
+# name -> (operator, symbol).  Arithmetic is also reflected (``1 - a``);
+# comparisons give an integer mask and need no reflected form (Python turns
+# ``1 < a`` into ``a > 1``).
+_ARITHMETIC = {"add": (operator.add, "+"), "sub": (operator.sub, "-")}
+_COMPARISONS = {"lt": (operator.lt, "<"), "le": (operator.le, "<="),
+                "gt": (operator.gt, ">"), "ge": (operator.ge, ">="),
+                "eq": (operator.eq, "=="), "ne": (operator.ne, "!=")}
+
+for _name, (_op, _what) in _ARITHMETIC.items():
+    for _method in (_operator("__%s__" % _name, _op, _what),
+                    _operator("__r%s__" % _name, _op, _what, reflected=True)):
+        setattr(OperatorsMixin, _method.__name__, _method)
+for _name, (_op, _what) in _COMPARISONS.items():
+    _method = _operator("__%s__" % _name, _op, _what, compare=True)
+    setattr(OperatorsMixin, _method.__name__, _method)
+del _name, _op, _what, _method
