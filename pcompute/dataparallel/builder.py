@@ -88,6 +88,25 @@ class Builder:
         self.line("%s = %s" % (name, text))
         return name
 
+    def lower_bound(self, read, m, j):
+        """Lines of a binary search over the sorted sequence ``read(k)``,
+        ``k`` in ``[0, m)``: the name that then holds the first ``k`` with
+        ``read(k) >= j`` (``m`` if none).  ``read`` gives the text of an
+        element for the name of its index (it may add lines)."""
+        lo, hi, mid = self.fresh("lo"), self.fresh("hi"), self.fresh("mid")
+        self.line("%s = cast(0, 'long')" % lo)
+        self.line("%s = %s" % (hi, m))
+        self.line("while %s < %s:" % (lo, hi))
+        with self.scope():
+            self.line("%s = (%s + %s) // 2" % (mid, lo, hi))
+            self.line("if %s < %s:" % (read(mid), j))
+            with self.scope():
+                self.line("%s = %s + 1" % (lo, mid))
+            self.line("else:")
+            with self.scope():
+                self.line("%s = %s" % (hi, mid))
+        return lo
+
     def function(self, name, head, tail):
         """The source of ``def name(<head>, <params>)``: body lines, then ``tail``."""
         lines = ["def %s(%s):" % (name, ", ".join(list(head) + self.params))]

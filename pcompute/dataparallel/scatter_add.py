@@ -48,18 +48,7 @@ def scatter_add(prog, args, where, sort_phase, reduction):
 def _add_run(b, j, acc, keys, values, m):
     """Lines adding ``values[k]`` for the run of ``keys[k] == j`` to ``acc``."""
     K, V, M = b.array(keys), b.array(values), b.scalar(np.int64(m))
-    lo, hi, mid = b.fresh("lo"), b.fresh("hi"), b.fresh("mid")
-    b.line("%s = cast(0, 'long')" % lo)
-    b.line("%s = %s" % (hi, M))
-    b.line("while %s < %s:" % (lo, hi))
-    with b.scope():
-        b.line("%s = (%s + %s) // 2" % (mid, lo, hi))
-        b.line("if %s[%s] < %s:" % (K, mid, j))
-        with b.scope():
-            b.line("%s = %s + 1" % (lo, mid))
-        b.line("else:")
-        with b.scope():
-            b.line("%s = %s" % (hi, mid))
+    lo = b.lower_bound(lambda k: "%s[%s]" % (K, k), M, j)
     b.line("while (%s < %s) and (%s[%s] == %s):" % (lo, M, K, lo, j))
     with b.scope():
         b.line("%s = %s + %s[%s]" % (acc, acc, V, lo))

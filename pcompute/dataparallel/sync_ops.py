@@ -99,18 +99,7 @@ def segment_starts(segs, n, reverse):
     if reverse:
         j = b.temp("%s - i" % b.scalar(np.int64(n)))        # (n - 1 - i) + 1
     m = b.scalar(np.int64(segs.offsets.n))
-    lo, hi, mid = b.fresh("lo"), b.fresh("hi"), b.fresh("mid")
-    b.line("%s = cast(0, 'long')" % lo)
-    b.line("%s = %s" % (hi, m))
-    b.line("while %s < %s:" % (lo, hi))
-    with b.scope():
-        b.line("%s = (%s + %s) // 2" % (mid, lo, hi))
-        b.line("if %s < %s:" % (segs.offsets.element(b, mid)[0], j))
-        with b.scope():
-            b.line("%s = %s + 1" % (lo, mid))
-        b.line("else:")
-        with b.scope():
-            b.line("%s = %s" % (hi, mid))
+    lo = b.lower_bound(lambda k: segs.offsets.element(b, k)[0], m, j)
     last = b.temp("min(%s, %s - 1)" % (lo, m))          # past the end: not found
     text = "1 if %s == %s else 0" % (segs.offsets.element(b, last)[0], j)
     return b.function("dp_seg", ["i"], ["return %s" % text]), b.args
