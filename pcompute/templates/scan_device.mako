@@ -23,11 +23,11 @@ ${functions}
     extra = "".join(", " + p for p in params)
     mapped = ", PC_GLOBAL %s* pc_mapped" % T if complex_map else ""
 %>
-%if tiled:
-// (value, segment-start flag) pairs: b after a, in order.
+// (value, segment-start flag) pairs: b after a, in order (o may be b).
 #define PC_PAIR_AFTER(av, af, bv, bf, ov, of) \
     do { if (bf) { ov = (bv); of = 1; } else { ov = pc_scan_op((av), (bv)); of = (af); } } while (0)
 
+%if tiled:
 PC_GROUP_KERNEL pc_scan_pass1(pc_idx pc_n, pc_idx pc_chunk${extra},
                               PC_GLOBAL ${T}* pc_sums, PC_GLOBAL int* pc_flags${mapped})
 {
@@ -135,10 +135,7 @@ PC_GROUP_KERNEL pc_scan_pass2(pc_idx pc_p, PC_GLOBAL const ${T}* pc_sums,
         ${T} pc_v = pc_val[pc_lid];
         int pc_f = pc_flg[pc_lid];
         if (pc_lid >= pc_s) {
-            if (!pc_f) {
-                pc_v = pc_scan_op(pc_val[pc_lid - pc_s], pc_v);
-            }
-            pc_f |= pc_flg[pc_lid - pc_s];
+            PC_PAIR_AFTER(pc_val[pc_lid - pc_s], pc_flg[pc_lid - pc_s], pc_v, pc_f, pc_v, pc_f);
         }
         PC_BARRIER();
         pc_val[pc_lid] = pc_v;
