@@ -23,6 +23,10 @@ from pcompute.fuzz.runner import CaseRun, items_for, make_functions
 
 from fuzz_regressions import REGRESSIONS
 
+# Random kernels against the oracle: the optimiser must see them (-O3), as
+# it would exploit undefined behaviour in the generated C.
+pytestmark = pytest.mark.optimised_build
+
 FAST_EXAMPLES = int(os.environ.get("PCOMPUTE_FUZZ_EXAMPLES", "16"))
 N = 67
 
@@ -139,6 +143,21 @@ def test_command_line(tmp_path, capsys):
                "--backends", backend, "--precisions", "float64",
                "--out", str(tmp_path / "failures")])
     out = capsys.readouterr().out
+    assert out.startswith("backends: %s-float64\n" % backend)
     assert "kernels generated:        1" in out
     assert "mismatches:               0" in out
     assert rc == 0, out
+
+
+def test_command_line_without_a_backend(monkeypatch, capsys):
+    """Each unavailable backend is named with its reason on stdout; none left
+    is an error on stderr, exit status 2."""
+    from pcompute.fuzz.__main__ import main
+    from pcompute.fuzz.runner import Target
+    monkeypatch.setattr(Target, "why_unavailable", lambda self: "not in this test")
+    rc = main(["--backends", "cython,opencl", "--precisions", "float64"])
+    captured = capsys.readouterr()
+    assert rc == 2
+    assert captured.out == ("skipping cython: not in this test\n"
+                            "skipping opencl: not in this test\n")
+    assert captured.err == "error: no selected backend is available\n"

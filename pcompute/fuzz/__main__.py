@@ -4,9 +4,12 @@ Generates kernels for ``--seconds``, runs each on every selected backend
 (both precisions) through Elementwise and Reduction or Scan, compares with the
 python backend, prints the number of kernels, comparisons and mismatches, and
 writes every failing case into ``--out`` (replay one with ``--replay FILE``).
-Exit status 1 if anything failed.
+Exit status 1 if anything failed.  Its messages go through the logger
+``pcompute.fuzz.command``, shown on the console (errors on stderr) while it runs.
 """
 import argparse
+import contextlib
+import logging
 import os
 import random
 import sys
@@ -14,6 +17,42 @@ import time
 
 from .generator import KNOWN_BUGS
 from .runner import Stats, fuzz_one, load_case, run_case, save_failure, targets_from_names
+
+log = logging.getLogger("pcompute.fuzz.command")
+
+
+class _Below:
+    """A logging filter: records below ``level`` only."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def filter(self, record):
+        return record.levelno < self.level
+
+
+@contextlib.contextmanager
+def console():
+    """The command's messages, as bare lines, on stdout (errors on stderr)
+    while it runs; not handed on to the root logger meanwhile."""
+    out = logging.StreamHandler(sys.stdout)
+    out.addFilter(_Below(logging.WARNING))
+    err = logging.StreamHandler(sys.stderr)
+    err.setLevel(logging.WARNING)
+    handlers = (out, err)
+    saved = log.level, log.propagate
+    for handler in handlers:
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            log.removeHandler(handler)
+        log.level, log.propagate = saved
+
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m pcompute.fuzz", description=__doc__.split(
@@ -43,29 +82,34 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    with console():
+        return _main(args)
+
+
+def _main(args):
     precisions = [p.strip() for p in args.precisions.split(",") if p.strip()]
     targets = []
     for t in targets_from_names(args.backends.split(","), precisions):
         why = t.why_unavailable()
         if why:
             if t.precision == precisions[0]:
-                print("skipping %s: %s" % (t.id.rsplit("-", 1)[0], why))
+                log.info("skipping %s: %s", t.id.rsplit("-", 1)[0], why)
             continue
         targets.append(t)
     if not targets:
-        print("error: no selected backend is available", file=sys.stderr)
+        log.error("error: no selected backend is available")
         return 2
-    print("backends: %s" % ", ".join(t.id for t in targets))
+    log.info("backends: %s", ", ".join(t.id for t in targets))
     if KNOWN_BUGS:
-        print("not generated (known bugs, see tests/fuzz_regressions.py): %s"
-              % ", ".join(sorted(KNOWN_BUGS)))
+        log.info("not generated (known bugs, see tests/fuzz_regressions.py): %s",
+                 ", ".join(sorted(KNOWN_BUGS)))
     stats = Stats()
     if args.replay:
         case = load_case(args.replay)
         run_case(case, targets, stats, n=args.items or 67)
         return finish(stats, args, 0.0)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2 ** 31)
-    print("first seed: %d (replay one kernel: --seed S --max-kernels 1)" % seed)
+    log.info("first seed: %d (replay one kernel: --seed S --max-kernels 1)", seed)
     start = time.time()
     if args.jobs > 1:
         _run_parallel(args, targets, stats, seed, start)
@@ -83,7 +127,7 @@ def main(argv=None):
 
 def _merge(stats, one, args, start, last):
     for seed, source in one.shown:
-        print("--- seed %d ---\n%s" % (seed, source), flush=True)
+        log.info("--- seed %d ---\n%s", seed, source)
     stats.kernels += one.kernels
     stats.comparisons += one.comparisons
     stats.mismatches += one.mismatches
@@ -91,14 +135,13 @@ def _merge(stats, one, args, start, last):
     stats.failures.extend(one.failures)
     for failure in one.failures:
         path = save_failure(failure, args.out)
-        print("FAILURE (%s, %s on %s) %s -> %s" % (
-            failure.kind, failure.primitive, failure.target, failure.case.label, path),
-            flush=True)
+        log.info("FAILURE (%s, %s on %s) %s -> %s", failure.kind, failure.primitive,
+                 failure.target, failure.case.label, path)
     if time.time() - last > 30:
         last = time.time()
-        print("[%4.0fs] kernels %d, comparisons %d, mismatches %d, failures %d"
-              % (last - start, stats.kernels, stats.comparisons, stats.mismatches,
-                 len(stats.failures)), flush=True)
+        log.info("[%4.0fs] kernels %d, comparisons %d, mismatches %d, failures %d",
+                 last - start, stats.kernels, stats.comparisons, stats.mismatches,
+                 len(stats.failures))
     return last
 
 
@@ -126,14 +169,14 @@ def _run_parallel(args, targets, stats, seed, start):
 
 
 def finish(stats, args, elapsed):
-    print("=" * 60)
-    print("time:                     %.0f s" % elapsed)
-    print(stats.summary())
+    log.info("=" * 60)
+    log.info("time:                     %.0f s", elapsed)
+    log.info("%s", stats.summary())
     if stats.failures:
-        print("failures written to %s" % os.path.abspath(args.out))
+        log.info("failures written to %s", os.path.abspath(args.out))
         for f in stats.failures[:3]:
-            print("-" * 60)
-            print(f.report())
+            log.info("-" * 60)
+            log.info("%s", f.report())
         return 1
     return 0
 
