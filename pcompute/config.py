@@ -30,6 +30,8 @@ Environment variables:
 ``PCOMPUTE_MARCH``            ``native`` (or another ``-march`` value, e.g.
                               ``x86-64-v3``) to build Cython modules for this
                               CPU; unset, empty or ``default``: generic code
+``PCOMPUTE_OPT_LEVEL``        ``0`` to ``3``: the C optimisation level of Cython
+                              modules (default 3; the test suite uses 1)
 ============================  ===============================================
 
 A bad value warns with :class:`~pcompute.errors.ConfigWarning` and the default
@@ -123,7 +125,7 @@ _BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
 FIELDS = ("backend", "use_openmp", "use_opencl", "use_cuda", "use_double",
           "omp_schedule", "profile", "use_local_memory", "wgs",
           "suppress_warnings", "save_source", "debug", "bounds_check", "cache_dir",
-          "march", "speculate")
+          "march", "opt_level", "speculate")
 
 _ENV_BOOLS = (
     ("PCOMPUTE_OPENMP", "use_openmp"),
@@ -257,6 +259,26 @@ def _parse_march(value):
         "code" % (value,))
 
 
+#: The C optimisation levels :attr:`Config.opt_level` accepts.
+OPT_LEVELS = (0, 1, 2, 3)
+DEFAULT_OPT_LEVEL = 3
+
+
+def _parse_opt_level(value):
+    """The C optimisation level (0-3) of Cython modules; None: the default."""
+    if value is None:
+        return DEFAULT_OPT_LEVEL
+    if isinstance(value, str):
+        text = value.strip()
+        value = int(text) if text in ("0", "1", "2", "3") else text
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+            and int(value) in OPT_LEVELS:
+        return int(value)
+    raise KernelValueError(
+        "opt_level: %r is not a C optimisation level; use 0, 1, 2 or 3 (the "
+        "default, -O3), or None for the default" % (value,))
+
+
 def _parse_cache_dir(value):
     if value is None:
         return None
@@ -325,6 +347,7 @@ class Config:
         self._wgs = None
         self._cache_dir = None
         self._march = None
+        self._opt_level = DEFAULT_OPT_LEVEL
         self.cache_dir_explicit = False
         if read_environment:
             self._apply_environment(os.environ)
@@ -470,6 +493,20 @@ class Config:
     def march(self, value):
         self._march = _parse_march(value)
 
+    @property
+    def opt_level(self):
+        """The C optimisation level Cython modules are built with (``-O<n>``;
+        MSVC: ``/Od``, ``/O1``, ``/O2``): 3 by default.  Lower levels compile
+        faster (the test suite uses 1 for the kernels of tests that check
+        features, not the language's meaning) and run slower; every level
+        computes the same results (signed overflow wraps at each: ``-fwrapv``).
+        OpenCL and CUDA builds do not use it."""
+        return self._opt_level
+
+    @opt_level.setter
+    def opt_level(self, value):
+        self._opt_level = _parse_opt_level(value)
+
     # ----------------------------------------------------------- helpers
     def update(self, **fields):
         """Set several fields at once; unknown names raise KernelValueError.
@@ -496,10 +533,11 @@ class Config:
     def codegen_key(self):
         """Hashable tuple of the fields that change generated or built code:
         ``(backend, use_openmp, use_double, omp_schedule, wgs, march,
-        bounds_check)``.  ``use_local_memory`` changes nothing, so it is not
+        bounds_check, opt_level)``.  ``use_local_memory`` changes nothing, so it is not
         part of it."""
         return (self.backend, bool(self.use_openmp), bool(self.use_double),
-                self.omp_schedule, self.wgs, self.march, self.bounds_check)
+                self.omp_schedule, self.wgs, self.march, self.bounds_check,
+                self.opt_level)
 
     def __repr__(self):
         items = ", ".join("%s=%r" % kv for kv in self.as_dict().items())
@@ -551,6 +589,12 @@ class Config:
             except KernelValueError:
                 bad("PCOMPUTE_MARCH", value,
                     "native|<a -march value>|default")
+        value = get("PCOMPUTE_OPT_LEVEL")
+        if value is not None:
+            try:
+                self.opt_level = value
+            except KernelValueError:
+                bad("PCOMPUTE_OPT_LEVEL", value, "0|1|2|3")
         logger.debug("configuration from environment: %r", self)
 
 

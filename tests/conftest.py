@@ -19,6 +19,14 @@ ROOT = os.path.dirname(HERE)
 
 # A compile cache shared by all test processes (xdist workers) of a checkout.
 os.environ.setdefault("PCOMPUTE_CACHE_DIR", os.path.join(ROOT, ".pcompute-cache"))
+# The suite builds its ~2000 Cython modules at -O1 (Config.opt_level), which
+# gcc compiles in far less time than -O3 (the modules are mostly Cython's
+# boilerplate); every level computes the same results.  Tests of the
+# language's meaning, where an optimiser would exploit undefined behaviour, and
+# of what only the optimiser does (vectorisation, FMA contraction) are marked
+# ``optimised_build`` and build at the default -O3 (``_optimised_build``
+# below).  PCOMPUTE_OPT_LEVEL=3 runs the whole suite at -O3.
+os.environ.setdefault("PCOMPUTE_OPT_LEVEL", "1")
 
 from pcompute.backends.registry import get_backend  # noqa: E402
 from pcompute.config import use_config  # noqa: E402
@@ -95,6 +103,20 @@ def backend(request):
     require_backend(request, case.name)
     with case.config():
         yield case
+
+
+@pytest.fixture(autouse=True)
+def _optimised_build(request):
+    """Tests marked ``optimised_build`` build their Cython modules at the
+    default optimisation level (-O3), also in the processes they start."""
+    if request.node.get_closest_marker("optimised_build") is None:
+        yield
+        return
+    from pcompute.config import DEFAULT_OPT_LEVEL
+    request.getfixturevalue("monkeypatch").setenv("PCOMPUTE_OPT_LEVEL",
+                                                  str(DEFAULT_OPT_LEVEL))
+    with use_config(opt_level=DEFAULT_OPT_LEVEL):
+        yield
 
 
 @pytest.fixture

@@ -220,6 +220,7 @@ def test_loop_counter_writes_the_users_literal_start_and_step(loop, want):
     assert counter(ast.parse(loop).body[0], 1) == want
 
 
+@pytest.mark.optimised_build
 def test_kernels_are_built_for_the_host_cpu_and_vector_math_is_opt_in():
     """parallelize builds its Cython kernels with the host_cpu option (same
     results as plain Python: no FMA contraction); vector_math=True adds the

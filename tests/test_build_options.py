@@ -14,6 +14,9 @@ from pcompute import (Elementwise, Reduction, build_options, get_backend, get_co
 from pcompute.build import toolchain
 from pcompute.kernel_options import options_of
 
+# Vectorisation and FMA contraction are the optimiser's: build at -O3.
+pytestmark = pytest.mark.optimised_build
+
 
 def transcend(i, x, y):
     y[i] = sin(x[i]) * exp(-x[i]) + log(1.0 + x[i]) + atan2(x[i], 2.0) + tanh(x[i])

@@ -12,7 +12,8 @@ from pcompute.errors import ConfigWarning, KernelValueError
 
 ENV_VARS = ("PCOMPUTE_BACKEND", "PCOMPUTE_OPENMP", "PCOMPUTE_DOUBLE",
             "PCOMPUTE_PROFILE", "PCOMPUTE_DEBUG", "PCOMPUTE_SAVE_SOURCE",
-            "PCOMPUTE_CACHE_DIR", "PCOMPUTE_OMP_SCHEDULE", "PCOMPUTE_MARCH")
+            "PCOMPUTE_CACHE_DIR", "PCOMPUTE_OMP_SCHEDULE", "PCOMPUTE_MARCH",
+            "PCOMPUTE_OPT_LEVEL")
 
 DEFAULTS = {
     "backend": "cython",
@@ -30,6 +31,7 @@ DEFAULTS = {
     "bounds_check": False,
     "cache_dir": None,
     "march": None,
+    "opt_level": 3,
     "speculate": False,
 }
 
@@ -328,18 +330,18 @@ def test_codegen_key():
     cfg = Config()
     key = cfg.codegen_key()
     hash(key)
-    assert key == ("cython", False, False, ("static", None), None, None, False)
+    assert key == ("cython", False, False, ("static", None), None, None, False, 3)
     cfg.update(use_opencl=True, use_openmp=True, use_double=True,
                omp_schedule="guided,4", use_local_memory=True, wgs=64,
-               march="native", bounds_check=True)
+               march="native", bounds_check=True, opt_level=1)
     assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), 64,
-                                 "native", True)
+                                 "native", True, 1)
 
 
 @pytest.mark.parametrize("field, value", [
     ("backend", "python"), ("use_openmp", True), ("use_double", True),
     ("omp_schedule", "dynamic"), ("wgs", 32),
-    ("use_opencl", True), ("use_cuda", True), ("march", "native")])
+    ("use_opencl", True), ("use_cuda", True), ("march", "native"), ("opt_level", 1)])
 def test_codegen_key_changes_with_codegen_fields(field, value):
     cfg = Config()
     other = cfg.copy()

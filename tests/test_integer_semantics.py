@@ -17,7 +17,8 @@ from pcompute import Elementwise, annotate
 from pcompute.types import cast
 from pcompute.errors import KernelTypeError
 
-pytestmark = pytest.mark.integer_data
+# Undefined behaviour in C: the optimiser must see these kernels (-O3).
+pytestmark = [pytest.mark.integer_data, pytest.mark.optimised_build]
 
 I32_MIN, I32_MAX = -2 ** 31, 2 ** 31 - 1
 I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1

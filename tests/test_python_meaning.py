@@ -19,6 +19,10 @@ from pcompute.errors import KernelTypeError
 
 from plain_python import plain_call
 
+# The language's meaning: the optimiser must see these kernels (-O3), as it
+# would exploit undefined behaviour in the generated C.
+pytestmark = pytest.mark.optimised_build
+
 
 def run(func, args):
     """Run ``func`` as an Elementwise kernel; return the arrays afterwards."""

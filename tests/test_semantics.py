@@ -20,6 +20,10 @@ N = 203
 N_OPENMP = SERIAL_BELOW + 5
 SEED = 20240601
 
+# The language's meaning: the optimiser must see these kernels (-O3), as it
+# would exploit undefined behaviour in the generated C.
+pytestmark = pytest.mark.optimised_build
+
 _REFERENCE = {}
 
 

@@ -8,8 +8,10 @@ The module is named ``pc_<hint>_<key[:16]>`` and stored as
 matches its file name.
 
 Flags: ``-O3 -g0`` (sysconfig's ``-g`` only slows the build; ``-O2`` builds
-no faster here) and ``-fwrapv``: signed integer overflow wraps around, as the
-kernel language defines it (the OpenCL and CUDA printers compute signed
+no faster here; ``Config.opt_level`` / ``PCOMPUTE_OPT_LEVEL`` chooses another
+level, and the test suite builds most kernels at ``-O1``) and ``-fwrapv``:
+signed integer overflow wraps around, as the kernel language defines it (the
+OpenCL and CUDA printers compute signed
 arithmetic in unsigned types for the same result).  MSVC has no such flag.  ``-march=native`` is not used by default (it would change
 floating-point results through FMA contraction against the other backends,
 and the code would not run on an older CPU): ``Config.march`` /
@@ -41,8 +43,8 @@ from pcompute.errors import BuildError
 log = logging.getLogger("pcompute.build.cython")
 
 DEFAULT_DIRECTIVES = {"binding": False}
-UNIX_CFLAGS = ["-O3", "-g0", "-fwrapv"]
-MSVC_CFLAGS = ["/O2"]
+UNIX_CFLAGS = ["-g0", "-fwrapv"]     # after the -O<level> of toolchain.opt_flags
+MSVC_CFLAGS = []
 
 #: counters, for tests and ``pcompute info``: modules compiled, loaded.
 stats = {"compiled": 0, "loaded": 0}
@@ -93,7 +95,7 @@ def module_name(name_hint, key):
 
 def build_flags(openmp, extra_compile_args=(), extra_link_args=()):
     """``(compile_args, link_args, openmp_used)`` for a module."""
-    cflags = list(MSVC_CFLAGS if toolchain.is_msvc() else UNIX_CFLAGS)
+    cflags = toolchain.opt_flags() + (MSVC_CFLAGS if toolchain.is_msvc() else UNIX_CFLAGS)
     cflags += toolchain.arch_flags()
     ldflags = []
     used = False

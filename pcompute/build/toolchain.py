@@ -141,6 +141,18 @@ def arch_flags(march=None):
     return ["-march=%s" % march]
 
 
+def opt_flags(level=None):
+    """The optimisation flag of a Cython module built at ``level`` (default:
+    ``get_config().opt_level``): ``['-O<level>']``; MSVC ``['/Od']`` for 0,
+    ``['/O1']`` for 1, else ``['/O2']`` (its highest)."""
+    if level is None:
+        from pcompute.config import get_config
+        level = get_config().opt_level
+    if is_msvc():
+        return [{0: "/Od", 1: "/O1"}.get(level, "/O2")]
+    return ["-O%d" % level]
+
+
 def vector_math_flags():
     """``(compile_args, link_args)`` of a kernel built with the
     ``vector_math`` option (see :mod:`pcompute.kernel_options`).
