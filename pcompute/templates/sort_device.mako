@@ -41,6 +41,10 @@ typedef ${idx} pc_idx;
 %if tiled:
 #define PC_ITEMS ${items}
 #define PC_TILE (PC_WG * PC_ITEMS)
+// Local arrays indexed both by work-item (q = j * PC_WG + t) and by runs of
+// a work-item (q = t * PC_ITEMS + j) skip one place every 32, so that either
+// way the work-items of a warp read different memory banks.
+#define PC_PAD(i) ((i) + (i) / 32)
 %endif
 
 
@@ -161,13 +165,14 @@ PC_GROUP_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_i32 fir
                                 PC_GLOBAL const pc_idx *offsets, PC_GLOBAL pc_key *keys_out,
                                 PC_GLOBAL pc_idx *idx_out)
 {
-    // The group's tile in local memory: tk[q], ti[q] are its q-th key and
-    // index, first in input order, then in (digit, input order) order.
-    PC_LOCAL(pc_key, tk, PC_TILE);
-    PC_LOCAL(pc_idx, ti, PC_TILE);
-    // lc[d * PC_WG + t]: work-item t's keys of digit d, then the tile rank of
-    // the next one of them.
-    PC_LOCAL(pc_u16, lc, PC_RADIX * PC_WG);
+    // The group's tile in local memory: tk[PC_PAD(q)], ti[PC_PAD(q)] are its
+    // q-th key and index, first in input order, then in (digit, input order)
+    // order.
+    PC_LOCAL(pc_key, tk, PC_PAD(PC_TILE));
+    PC_LOCAL(pc_idx, ti, PC_PAD(PC_TILE));
+    // lc[PC_PAD(d * PC_WG + t)]: work-item t's keys of digit d, then the
+    // tile rank of the next one of them.
+    PC_LOCAL(pc_u16, lc, PC_PAD(PC_RADIX * PC_WG));
     PC_LOCAL(pc_idx, part, PC_WG);
     PC_LOCAL(pc_idx, base, PC_RADIX);
     pc_idx lid = PC_LID;
@@ -176,12 +181,12 @@ PC_GROUP_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_i32 fir
     for (pc_idx j = 0; j < PC_ITEMS; j++) {
         pc_idx q = j * PC_WG + lid;
         if (q < count) {
-            tk[q] = keys_in[b0 + q];
-            ti[q] = first ? b0 + q : idx_in[b0 + q];
+            tk[PC_PAD(q)] = keys_in[b0 + q];
+            ti[PC_PAD(q)] = first ? b0 + q : idx_in[b0 + q];
         }
     }
     for (pc_idx d = 0; d < PC_RADIX; d++)
-        lc[d * PC_WG + lid] = 0;
+        lc[PC_PAD(d * PC_WG + lid)] = 0;
     PC_BARRIER();
     // Work-item t takes the PC_ITEMS consecutive keys from t * PC_ITEMS.
     pc_key k[PC_ITEMS];
@@ -189,9 +194,9 @@ PC_GROUP_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_i32 fir
     for (pc_idx j = 0; j < PC_ITEMS; j++) {
         pc_idx q = lid * PC_ITEMS + j;
         if (q < count) {
-            k[j] = tk[q];
-            x[j] = ti[q];
-            lc[PC_DIGIT(k[j]) * PC_WG + lid]++;
+            k[j] = tk[PC_PAD(q)];
+            x[j] = ti[PC_PAD(q)];
+            lc[PC_PAD(PC_DIGIT(k[j]) * PC_WG + lid)]++;
         }
     }
     PC_BARRIER();
@@ -199,24 +204,24 @@ PC_GROUP_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_i32 fir
     // the entries [t * radix, (t + 1) * radix).
     pc_idx s = 0, run;
     for (pc_idx j = 0; j < PC_RADIX; j++)
-        s += lc[lid * PC_RADIX + j];
+        s += lc[PC_PAD(lid * PC_RADIX + j)];
     PC_GROUP_SCAN(part, PC_WG, s, run);
     for (pc_idx j = 0; j < PC_RADIX; j++) {
-        pc_idx c = lc[lid * PC_RADIX + j];
-        lc[lid * PC_RADIX + j] = (pc_u16)run;
+        pc_idx c = lc[PC_PAD(lid * PC_RADIX + j)];
+        lc[PC_PAD(lid * PC_RADIX + j)] = (pc_u16)run;
         run += c;
     }
     PC_BARRIER();
     // base[d]: the output place of the tile's digit-d keys less their first rank.
     for (pc_idx d = lid; d < PC_RADIX; d += PC_WG)
-        base[d] = offsets[d * PC_NGROUPS + PC_GID] - lc[d * PC_WG];
-    PC_BARRIER();       // lc[d * PC_WG] is read above and counted on below
+        base[d] = offsets[d * PC_NGROUPS + PC_GID] - lc[PC_PAD(d * PC_WG)];
+    PC_BARRIER();       // lc[PC_PAD(d * PC_WG)] is read above and counted on below
     // Each key to its rank: by digit, then by place in the tile (stable).
     for (pc_idx j = 0; j < PC_ITEMS; j++) {
         if (lid * PC_ITEMS + j < count) {
-            pc_idx r = lc[PC_DIGIT(k[j]) * PC_WG + lid]++;
-            tk[r] = k[j];
-            ti[r] = x[j];
+            pc_idx r = lc[PC_PAD(PC_DIGIT(k[j]) * PC_WG + lid)]++;
+            tk[PC_PAD(r)] = k[j];
+            ti[PC_PAD(r)] = x[j];
         }
     }
     PC_BARRIER();
@@ -224,10 +229,10 @@ PC_GROUP_KERNEL pc_sort_scatter(pc_idx n, pc_i32 shift, pc_ukey mask, pc_i32 fir
     for (pc_idx j = 0; j < PC_ITEMS; j++) {
         pc_idx q = j * PC_WG + lid;
         if (q < count) {
-            pc_key kq = tk[q];
+            pc_key kq = tk[PC_PAD(q)];
             pc_idx pos = base[PC_DIGIT(kq)] + q;
             keys_out[pos] = kq;
-            idx_out[pos] = ti[q];
+            idx_out[pos] = ti[PC_PAD(q)];
         }
     }
 }
