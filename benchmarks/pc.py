@@ -43,15 +43,19 @@ class Variant:
         return get_backend(self.backend).on_host
 
 
-OMP = Variant("pcompute cython+omp", "cython", {"use_openmp": True})
-SERIAL = Variant("pcompute cython", "cython", {"use_openmp": False})
+# The default build: Cython modules made for this CPU (Config.march 'native',
+# -march=native with -ffp-contract=off), the build the targets are set on.
+OMP = Variant("pcompute cython+omp", "cython", {"use_openmp": True, "march": "native"})
+SERIAL = Variant("pcompute cython", "cython", {"use_openmp": False, "march": "native"})
 OPENCL = Variant("pcompute opencl", "opencl", {"use_double": True})
 PYTHON = Variant("pcompute python", "python")
-# Config.march = 'native' (PCOMPUTE_MARCH=native): what building for this CPU gains.
-OMP_NATIVE = Variant("pcompute cython+omp -march=native", "cython",
-                     {"use_openmp": True, "march": "native"})
+# Config.march = 'generic' (PCOMPUTE_MARCH=generic): the build for caches copied
+# to other machines, shown once per group beside the default build.
+GENERIC_SUFFIX = " generic"
+OMP_GENERIC = Variant("pcompute cython+omp" + GENERIC_SUFFIX, "cython",
+                      {"use_openmp": True, "march": "generic"})
 VARIANTS = (OMP, SERIAL, OPENCL)
-WITH_NATIVE = (OMP, OMP_NATIVE, SERIAL, OPENCL)
+WITH_GENERIC = (OMP, OMP_GENERIC, SERIAL, OPENCL)
 
 
 def host(a):

@@ -38,6 +38,7 @@ README_MARKERS = ("<!-- benchmarks:begin -->", "<!-- benchmarks:end -->")
 PCOMPUTE = "pcompute cython+omp"
 COLUMNS = (
     ("pcompute OpenMP", lambda rows: _named(rows, PCOMPUTE)),
+    ("pcompute generic", lambda rows: _named(rows, PCOMPUTE + " generic")),
     ("pcompute -march=native", lambda rows: _named(rows, PCOMPUTE + " -march=native")),
     ("numpy", lambda rows: _prefixed(rows, "numpy")),
     ("numexpr", lambda rows: _prefixed(rows, "numexpr")),
@@ -60,10 +61,35 @@ MD_SUMMARY = (("2-D cells", "MD 2-D cells", "cells"),
               ("3-D walls cells", "MD 3-D walls cells", "cells"),
               ("3-D periodic cells", "MD 3-D periodic cells", "cells"),
               ("3-D periodic count", "MD 3-D periodic count lists", "count"))
+# pcompute's second build, shown when the run has it: 'generic' (runs where the
+# default build is made for the CPU at hand) or '-march=native' (runs of
+# commits whose default build was generic).
+BUILD_COLUMNS = {"pcompute generic": " generic", "pcompute -march=native": " -march=native"}
 # Columns that show the fastest of several configurations of one program:
 # the README names the configuration each cell took (e.g. Compyle's schedule).
 BEST_OF = ("numpy", "Numba parallel", "Compyle best", "Taichi CPU", "Warp CPU (1 thread)",
            "LAMMPS")
+
+
+def columns(data):
+    """COLUMNS less the build columns of which the run has no row."""
+    impls = [r["impl"] for r in data["rows"] if r["impl"].startswith(PCOMPUTE)]
+    return tuple(c for c in COLUMNS if c[0] not in BUILD_COLUMNS
+                 or any(i.endswith(BUILD_COLUMNS[c[0]]) for i in impls))
+
+
+def build_note(data):
+    """What 'pcompute OpenMP' and the build column of this run are."""
+    headers = [c[0] for c in columns(data)]
+    if "pcompute generic" in headers:
+        return ("`pcompute OpenMP` is pcompute's default build, made for the CPU at hand "
+                "(`-march=native` with `-ffp-contract=off`: results bit-identical to the "
+                "generic build); `pcompute generic` the same with `march='generic'`.")
+    if "pcompute -march=native" in headers:
+        return ("`pcompute OpenMP` is the build that was pcompute's default at the commit "
+                "measured (generic x86-64); `pcompute -march=native` the same with "
+                "`march='native'`.")
+    return ""
 
 
 def _named(rows, impl):
@@ -188,7 +214,8 @@ def readme_table(data, picked=None):
     """The summary table's lines; ``picked`` (a dict) collects, per best-of
     column, the implementations its cells show."""
     g = groups(data)
-    head = ["work", "best C (median)"] + [c[0] for c in COLUMNS]
+    cols = columns(data)
+    head = ["work", "best C (median)"] + [c[0] for c in cols]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for suite, case, title in PRIMITIVES:
         sizes = sorted(n for (s, c, n) in g if s == suite and c == case)
@@ -197,7 +224,7 @@ def readme_table(data, picked=None):
         n = 10**7 if 10**7 in sizes else sizes[-1]
         rows = g[(suite, case, n)]
         lines.append(_summary_line("%s, n = %s" % (title, fmt_n(n)), rows,
-                                   lambda pick, rows=rows: pick(rows), picked))
+                                   lambda pick, rows=rows: pick(rows), picked, cols))
     for case, title, strategy in MD_SUMMARY:
         for n in sorted(n for (s, c, n) in g if s == "md" and c == case):
             rows = g[("md", case, n)]
@@ -209,7 +236,7 @@ def readme_table(data, picked=None):
                 return found and next(r for r in rows if r["median_s"] == found["median_s"]
                                       and r["suite"] == found["suite"])
             lines.append(_summary_line("%s, N = %s, ms/step" % (title, fmt_n(n)),
-                                       rows, pick_md, picked))
+                                       rows, pick_md, picked, cols))
     return lines
 
 
@@ -230,15 +257,15 @@ def column_notes(picked):
 
 
 def _strip_strategy(impl, strategy):
-    """'pcompute cython+omp cells -march=native' -> 'pcompute cython+omp
-    -march=native' (so MD rows match the summary columns)."""
+    """'pcompute cython+omp cells generic' -> 'pcompute cython+omp generic'
+    (so MD rows match the summary columns)."""
     return re.sub(r" %s(?= |$)" % re.escape(strategy), "", impl, count=1)
 
 
-def _summary_line(title, rows, pick, picked=None):
+def _summary_line(title, rows, pick, picked=None, cols=COLUMNS):
     ref = next((r for r in rows if r.get("ref_impl") and r["impl"] == r["ref_impl"]), None)
     cells = [title, "%s (%s)" % (fmt_time(ref["median_s"]), ref["impl"]) if ref else "-"]
-    for header, how in COLUMNS:
+    for header, how in cols:
         row = pick(how)
         cells.append(ratio_cell(row))
         if picked is not None and row and header in BEST_OF and row.get("ratio_vs_ref"):
@@ -257,6 +284,7 @@ def readme_block(data):
              "`-march=native` builds), then the same ratio for the best samples: "
              "`1.05 / 0.98` means 5 % slower by median and 2 % faster by best sample. "
              "Lower is better; `-` was not measured. 2 threads unless the column says. "
+             + (build_note(data) + " " if build_note(data) else "") +
              "Every row, spread and first-call time: "
              "[benchmarks/results/latest.md](benchmarks/results/latest.md).", ""]
     picked = {}

@@ -65,6 +65,11 @@ def _version(dist):
         return None
 
 
+def _shorten(text, width=72):
+    """``text`` cut to ``width`` characters, with '...' where it was cut."""
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def _human_size(n):
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -138,8 +143,12 @@ def _opencl_devices():
 def _compiler():
     from .build import toolchain
     flags = toolchain.openmp_flags()
+    arch = toolchain.arch_flags()
     return {"c_compiler": toolchain.compiler_identity(),
-            "openmp": None if flags is None else {"compile": flags[0], "link": flags[1]}}
+            "openmp": None if flags is None else {"compile": flags[0], "link": flags[1]},
+            "cpu_flags": arch,
+            "cpu_target": toolchain.native_target()
+            if arch and arch == toolchain.native_flags() else None}
 
 
 def _nvcc():
@@ -226,6 +235,13 @@ def _format_info(info):
         add("OpenMP flags: %s" % ("not available (kernels run serially)" if omp is None
                                   else "compile %s, link %s" % (" ".join(omp["compile"]),
                                                                 " ".join(omp["link"]))))
+        if c.get("cpu_target"):
+            add("Cython modules built for this CPU: %s (the compiler's target: %s)" % (
+                " ".join(c["cpu_flags"]), _shorten(c["cpu_target"])))
+        elif c.get("cpu_flags"):
+            add("Cython modules built with %s (config march)" % " ".join(c["cpu_flags"]))
+        else:
+            add("Cython modules built for the compiler's generic target (config march)")
     n = info["nvcc"]
     if "error" in n:
         add("nvcc: %s" % n["error"])

@@ -27,9 +27,11 @@ Environment variables:
 ``PCOMPUTE_SPECULATE``        boolean
 ``PCOMPUTE_CACHE_DIR``        a directory for the compile cache
 ``PCOMPUTE_OMP_SCHEDULE``     ``kind[,chunk]``, e.g. ``dynamic,64``
-``PCOMPUTE_MARCH``            ``native`` (or another ``-march`` value, e.g.
-                              ``x86-64-v3``) to build Cython modules for this
-                              CPU; unset, empty or ``default``: generic code
+``PCOMPUTE_MARCH``            the CPU Cython modules are built for:
+                              ``native`` (the default: this CPU), ``generic``
+                              (the compiler's generic target, for caches
+                              shipped to other machines) or another
+                              ``-march`` value, e.g. ``x86-64-v3``
 ``PCOMPUTE_OPT_LEVEL``        ``0`` to ``3``: the C optimisation level of Cython
                               modules (default 3; the test suite uses 1)
 ============================  ===============================================
@@ -239,24 +241,31 @@ def _parse_wgs(value):
     return int(value)
 
 
-_MARCH_DEFAULT_WORDS = ("", "default", "generic", "none")
+#: :attr:`Config.march` of the compiler's generic target, and its aliases.
+MARCH_GENERIC = "generic"
+_MARCH_GENERIC_WORDS = ("generic", "none")
+_MARCH_DEFAULT = "native"
+_MARCH_DEFAULT_WORDS = ("", "default")
 
 
 def _parse_march(value):
-    """The ``-march`` value to build with, or None for the compiler's
-    default (generic code for the target)."""
+    """The CPU to build for: ``'native'`` (also ``''`` and ``'default'``),
+    :data:`MARCH_GENERIC` (also None and ``'none'``: the compiler's generic
+    target) or another ``-march`` value."""
     if value is None:
-        return None
+        return MARCH_GENERIC
     if isinstance(value, str):
         word = value.strip()
+        if word.lower() in _MARCH_GENERIC_WORDS:
+            return MARCH_GENERIC
         if word.lower() in _MARCH_DEFAULT_WORDS:
-            return None
+            return _MARCH_DEFAULT
         if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]*", word):
             return word
     raise KernelValueError(
-        "march: %r is not a -march value; use 'native' (code for this CPU), "
-        "a name the compiler knows such as 'x86-64-v3', or None for generic "
-        "code" % (value,))
+        "march: %r is not a -march value; use 'native' (code for this CPU, the "
+        "default), 'generic' (the compiler's generic target) or a name the "
+        "compiler knows such as 'x86-64-v3'" % (value,))
 
 
 #: The C optimisation levels :attr:`Config.opt_level` accepts.
@@ -346,7 +355,7 @@ class Config:
         self._omp_schedule = _DEFAULT_SCHEDULE
         self._wgs = None
         self._cache_dir = None
-        self._march = None
+        self._march = _MARCH_DEFAULT
         self._opt_level = DEFAULT_OPT_LEVEL
         self.cache_dir_explicit = False
         if read_environment:
@@ -481,12 +490,18 @@ class Config:
 
     @property
     def march(self):
-        """The ``-march`` value Cython modules are built with: None (the
-        default: generic code for the target, the same on every machine) or
-        e.g. ``'native'`` (code for the CPU building it: may be faster, may
-        round differently through FMA contraction, and cannot run on an
-        older CPU; the CPU model and flags join the cache key).  Ignored,
-        with a warning, by compilers without ``-march`` (MSVC)."""
+        """The CPU Cython modules are built for.  ``'native'`` (the
+        default): the CPU that builds them, as a JIT compiler does
+        (``-march=native``; ``-mcpu=native`` on ARM; the compiler's generic
+        target on other machines and with MSVC).  ``'generic'``: the
+        compiler's generic target (x86-64), code that runs on every CPU of
+        the architecture, for a cache copied to other machines.  Another
+        value is passed as ``-march=<value>`` (ignored, with a warning, by
+        MSVC).  Every build is made with ``-ffp-contract=off``, so no
+        multiply and add is fused and results are the same, bit for bit,
+        whatever the CPU; code built for one CPU puts that CPU's identity
+        into the cache key (a cache shared between machines never loads a
+        module made for another CPU)."""
         return self._march
 
     @march.setter
@@ -588,7 +603,7 @@ class Config:
                 self.march = value
             except KernelValueError:
                 bad("PCOMPUTE_MARCH", value,
-                    "native|<a -march value>|default")
+                    "native|generic|<a -march value>")
         value = get("PCOMPUTE_OPT_LEVEL")
         if value is not None:
             try:

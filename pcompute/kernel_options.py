@@ -17,14 +17,15 @@ part of the cache key).  Options:
     changes nothing there.
 
 ``host_cpu``
-    The kernel is built for the CPU that builds it, as a JIT compiler does:
-    the cython backend compiles with ``-march=native`` (vector
-    instructions such as AVX2), ``-ffp-contract=off``, so no multiply
-    and add is fused and every result stays the one of the generic build
-    (and of plain Python), and ``-fno-math-errno`` (``errno`` is never set).  The host CPU's identity joins the cache key.
-    Used by :func:`pcompute.parallelize` for the kernels it writes.  OpenCL
-    and CUDA compile for their device anyway: the option changes nothing
-    there.
+    The kernel is built for the CPU that builds it, as a JIT compiler does,
+    even when ``Config.march`` asks for generic code (every Cython module is
+    built for the host CPU by default anyway): the cython backend compiles
+    with ``-march=native`` (vector instructions such as AVX2), with
+    ``-ffp-contract=off`` as always, so no multiply and add is fused and
+    every result stays the one of the generic build (and of plain Python).
+    The host CPU's identity joins the cache key.  Used by
+    :func:`pcompute.parallelize` for the kernels it writes.  OpenCL and CUDA
+    compile for their device anyway: the option changes nothing there.
 
 This module imports nothing from pcompute: every stage may use it.
 """

@@ -163,9 +163,37 @@ def test_readme_names_the_configuration_of_best_of_columns():
                      "check": "ok"})
     data = {"machine": {"cores": 2}, "profile": "quick", "notes": [], "rows": rows}
     block = publish.readme_block(data)
-    # default schedule and best configuration side by side
-    assert "| 1.10 / 1.10 | - | - | - | - | 3.00 / 3.00 | 2.00 / 2.00 |" in block
+    # default schedule and best configuration side by side (no build column:
+    # the run measured one pcompute build only)
+    assert "| 1.10 / 1.10 | - | - | - | 3.00 / 3.00 | 2.00 / 2.00 |" in block
     assert "- Compyle best: compyle cython+omp static (1 cell)." in block
+
+
+@pytest.mark.parametrize("suffix, header, says", [
+    (" generic", "pcompute generic", "`pcompute OpenMP` is pcompute's default build, made "
+     "for the CPU at hand"),
+    (" -march=native", "pcompute -march=native", "`pcompute OpenMP` is the build that was "
+     "pcompute's default at the commit measured (generic x86-64)")])
+def test_the_second_pcompute_build_is_named_as_the_run_measured_it(suffix, header, says):
+    """Runs since the default build is made for the host CPU have 'generic'
+    rows; older runs '-march=native' rows: the summary shows the column the
+    run has, and says what 'pcompute OpenMP' was."""
+    rows = []
+    for impl, median, is_ref in (("C+OpenMP (in C)", 0.010, True),
+                                 ("pcompute cython+omp", 0.011, False),
+                                 ("pcompute cython+omp" + suffix, 0.012, False)):
+        rows.append({"suite": "axpy", "case": "float64", "n": 10**7, "impl": impl,
+                     "kind": "reference" if is_ref else "pcompute", "median_s": median,
+                     "min_s": median, "ref_impl": "C+OpenMP (in C)",
+                     "ratio_vs_ref": median / 0.010, "ratio_min_vs_ref": median / 0.010,
+                     "check": "ok"})
+    block = publish.readme_block({"machine": {"cores": 2}, "profile": "quick", "notes": [],
+                                  "rows": rows})
+    assert "| best C (median) | pcompute OpenMP | %s | numpy |" % header in block
+    assert "| 1.10 / 1.10 | 1.20 / 1.20 | - |" in block
+    assert says in block
+    other = ({"pcompute generic", "pcompute -march=native"} - {header}).pop()
+    assert other not in block
 
 
 def test_md_summary_keeps_small_systems_and_3d():

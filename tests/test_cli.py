@@ -77,7 +77,7 @@ def test_info_names_working_and_unavailable_backends():
         else:
             assert "  %-7s unavailable: %s" % (name, reason) in text
     for word in ("pcompute 0.1", "numpy", "Cython", "pyopencl", "C compiler:",
-                 "OpenMP flags:", "cache:", "OpenCL devices:"):
+                 "OpenMP flags:", "cache:", "OpenCL devices:", "Cython modules built"):
         assert word in text
 
 

@@ -30,7 +30,7 @@ DEFAULTS = {
     "debug": False,
     "bounds_check": False,
     "cache_dir": None,
-    "march": None,
+    "march": "native",
     "opt_level": 3,
     "speculate": False,
 }
@@ -330,18 +330,18 @@ def test_codegen_key():
     cfg = Config()
     key = cfg.codegen_key()
     hash(key)
-    assert key == ("cython", False, False, ("static", None), None, None, False, 3)
+    assert key == ("cython", False, False, ("static", None), None, "native", False, 3)
     cfg.update(use_opencl=True, use_openmp=True, use_double=True,
                omp_schedule="guided,4", use_local_memory=True, wgs=64,
-               march="native", bounds_check=True, opt_level=1)
+               march="generic", bounds_check=True, opt_level=1)
     assert cfg.codegen_key() == ("opencl", True, True, ("guided", 4), 64,
-                                 "native", True, 1)
+                                 "generic", True, 1)
 
 
 @pytest.mark.parametrize("field, value", [
     ("backend", "python"), ("use_openmp", True), ("use_double", True),
     ("omp_schedule", "dynamic"), ("wgs", 32),
-    ("use_opencl", True), ("use_cuda", True), ("march", "native"), ("opt_level", 1)])
+    ("use_opencl", True), ("use_cuda", True), ("march", "generic"), ("opt_level", 1)])
 def test_codegen_key_changes_with_codegen_fields(field, value):
     cfg = Config()
     other = cfg.copy()

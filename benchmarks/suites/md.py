@@ -20,10 +20,15 @@ At least 7 samples per implementation (11 with ``--full``); the report has
 the ratios of the medians and of the best samples side by side, and the load
 average before and after each group.
 
+pcompute's rows are its default build (modules made for this CPU:
+``-march=native`` with ``-ffp-contract=off``), the rows ending in
+``generic`` its ``march='generic'`` build (one per group, for the strategy
+of the group's C rows).
+
 Peers in the same run: the hand-written C + OpenMP version of the same
-algorithms (``reference/md.c``, ``gcc -O3 -fopenmp`` as pcompute builds, and
-again with ``-march=native``: both are reference candidates, the faster is
-the group's reference), pcompute built with ``march='native'``, Numba
+algorithms (``reference/md.c``, ``gcc -O3 -march=native -fopenmp``, and
+again generic, ``gcc -O3 -fopenmp``: both are reference candidates, the
+faster is the group's reference), Numba
 ``parallel=True`` (2-D ``cells`` and ``count``, ``peers/numba_md.py``),
 Compyle cython + OpenMP with its default and its static schedule, Taichi
 (CPU) and Warp (CPU, one thread) (2-D ``cells``, ``peers/*_md.py``), and
@@ -144,8 +149,8 @@ def run(ctx):
     from examples.md.lattice import box_side, lattice_positions
     from ..reference import md as cmd
     try:
-        cmd.library("")
         cmd.library("native")
+        cmd.library("generic")
         have_c = True
     except Exception as exc:
         have_c = False
@@ -158,13 +163,14 @@ def run(ctx):
     if compyle_peer.why_missing():
         print("note: md: Compyle peer skipped: %s" % compyle_peer.why_missing())
         ctx.rec.note("md: Compyle peer missing: %s" % compyle_peer.why_missing())
-    ctx.rec.note("md: pcompute builds its modules for generic x86-64 by default (gcc -O3, "
-                 "like the C rows without a suffix); the '-march=native' rows are pcompute "
-                 "with march='native' (PCOMPUTE_MARCH=native) and the C built with "
-                 "-march=native. Both C builds are reference candidates: each group's "
-                 "ratios are against the faster one. The C reference has no 'sort' "
-                 "strategy, so pcompute 'sort' rows are compared with C 'count' (same "
-                 "lists, counting-sort binning)")
+    ctx.rec.note("md: pcompute's rows without a suffix are its default build, made for "
+                 "this CPU (-march=native, with -ffp-contract=off), like the C rows marked "
+                 "'-march=native' (gcc -O3 -march=native); the rows ending in 'generic' are "
+                 "pcompute with march='generic' (PCOMPUTE_MARCH=generic) and the C built "
+                 "for generic x86-64 (gcc -O3). Both C builds are reference candidates: "
+                 "each group's ratios are against the faster one. The C reference has no "
+                 "'sort' strategy, so pcompute 'sort' rows are compared with C 'count' "
+                 "(same lists, counting-sort binning)")
     ns = ctx.md_sizes
     for n in ns:
         pos, side = lattice_positions(n, 2), box_side(n, 2)
@@ -196,7 +202,7 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
     from ..reference.md import CMD
     out = []
     if have_c:
-        for variant, suffix in (("", ""), ("native", " -march=native")):
+        for variant, suffix in (("native", " -march=native"), ("generic", " generic")):
             out.append(Impl(
                 "C+OpenMP %s%s" % (nnps, suffix), "reference",
                 lambda v=variant: _Timed(CMD(pos, side, nnps, periodic, skin, variant=v)),
@@ -208,7 +214,7 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
     lammps_label = "LAMMPS" + (", skin %.1f" % skin if skin else "")   # renamed from its log
     use_lammps = lammps and dim == 2 and not lammps_md.why_missing()
     for strategy in (nnps, "sort") if sort else (nnps,):
-        for variant in (pc.OMP, pc.OMP_NATIVE) if strategy == nnps else (pc.OMP,):
+        for variant in (pc.OMP, pc.OMP_GENERIC) if strategy == nnps else (pc.OMP,):
             targets = []
             if have_c and strategy == nnps and variant is pc.OMP:
                 targets.append(C_TARGET if ge4 else SMALL_TARGET)
@@ -216,7 +222,7 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
                 targets.append(("vs", numba_label, 1.0))
             if n >= 10**5 and skin and use_lammps and variant is pc.OMP:
                 targets.append(("vs-min", lammps_label, 1.0))
-            suffix = " -march=native" if variant is pc.OMP_NATIVE else ""
+            suffix = pc.GENERIC_SUFFIX if variant is pc.OMP_GENERIC else ""
             out.append(Impl("pcompute cython+omp %s%s" % (strategy, suffix), "pcompute",
                             lambda s=strategy, v=variant: PcomputeMD(n, dim, periodic, s,
                                                                      skin, v),

@@ -53,7 +53,7 @@ def _group(ctx, g, x, truth):
         verify = _verifier(lambda: cref.sum(x), truth, TOLERANCE[str(x.dtype)])
         _note(g.c_ref("sum", (x, 0), verify=verify), verify, x.dtype)
         g.c_ref("sum", (x, 1), label="C serial", is_ref=False, ctypes_row=False)
-    for variant in pc.WITH_NATIVE:
+    for variant in pc.WITH_GENERIC:
         why = variant.why_unavailable()
         if why:
             ctx.rec.note("%s skipped: %s" % (variant.label, why))

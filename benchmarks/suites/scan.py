@@ -34,7 +34,7 @@ def run(ctx):
                 g.c_ref("scan", (x, y, chains, nt), is_ref=is_ref, label=label,
                         verify=check, ctypes_row=chains == 4, before=lambda: y.fill(np.nan))
             if have_scan:
-                for variant in pc.WITH_NATIVE:
+                for variant in pc.WITH_GENERIC:
                     _pcompute(ctx, g, variant, x, y, want)
             _peers(g, x, y, want)
 

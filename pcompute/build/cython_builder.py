@@ -9,15 +9,20 @@ matches its file name.
 
 Flags: ``-O3 -g0`` (sysconfig's ``-g`` only slows the build; ``-O2`` builds
 no faster here; ``Config.opt_level`` / ``PCOMPUTE_OPT_LEVEL`` chooses another
-level, and the test suite builds most kernels at ``-O1``) and ``-fwrapv``:
+level, and the test suite builds most kernels at ``-O1``), ``-fwrapv``:
 signed integer overflow wraps around, as the kernel language defines it (the
-OpenCL and CUDA printers compute signed
-arithmetic in unsigned types for the same result).  MSVC has no such flag.  ``-march=native`` is not used by default (it would change
-floating-point results through FMA contraction against the other backends,
-and the code would not run on an older CPU): ``Config.march`` /
-``PCOMPUTE_MARCH=native`` turns it on (``toolchain.arch_flags``), as does
-passing it in ``extra_compile_args``; the host CPU's model and flags then
-join the key, so a cache shared by different machines stays safe.  The directive ``binding=False`` is the default (a
+OpenCL and CUDA printers compute signed arithmetic in unsigned types for the
+same result), ``-ffp-contract=off``: no multiply and add is fused into one FMA
+instruction (which rounds once, not twice), so every result is the one of
+plain Python whatever the CPU, and ``-fno-math-errno`` (``sqrt`` is the
+instruction; kernels never read ``errno``).  MSVC has none of these flags (and
+contracts nothing by default).  The code is made for the CPU that builds it
+(``Config.march``, default ``'native'``: ``-march=native``, see
+``toolchain.arch_flags``), as a JIT compiler does; the CPU's identity
+(``toolchain.cpu_identity``) then joins the key, so a cache shared by
+different machines never loads a module made for another CPU.
+``Config.march = 'generic'`` (``PCOMPUTE_MARCH=generic``) builds code for
+every CPU of the architecture.  The directive ``binding=False`` is the default (a
 source header may override it): it halves the C compile time of a small
 module by leaving out the CyFunction machinery.
 """
@@ -43,7 +48,7 @@ from pcompute.errors import BuildError
 log = logging.getLogger("pcompute.build.cython")
 
 DEFAULT_DIRECTIVES = {"binding": False}
-UNIX_CFLAGS = ["-g0", "-fwrapv"]     # after the -O<level> of toolchain.opt_flags
+UNIX_CFLAGS = ["-g0", "-fwrapv", "-ffp-contract=off", "-fno-math-errno"]  # after -O<level>
 MSVC_CFLAGS = []
 
 #: counters, for tests and ``pcompute info``: modules compiled, loaded.

@@ -101,12 +101,19 @@ def python_build_flags():
     }
 
 
-@functools.lru_cache(maxsize=None)
 def cpu_identity():
-    """The host CPU's vendor, family, model and stepping numbers, model name
-    and feature flags (for ``-march=native`` keys): gcc resolves ``native``
-    from the vendor, family and model (a VM may name every generation just
-    "AMD EPYC") and enables what the flags list."""
+    """The identity of the CPU that code built for "this CPU" is made for,
+    for cache keys: the host's vendor, family, model and stepping numbers,
+    model name and feature flags (``/proc/cpuinfo``), and what the C compiler
+    resolves its native target to (:func:`native_target`: for gcc the
+    ``-march=znver4 -mavx2 -mno-avx512f ...`` it really compiles with).  Two
+    machines share modules built for the host CPU only when both agree.
+    Computed once per process (and per compiler)."""
+    return "%s || %s" % (_cpuinfo_identity(), native_target())
+
+
+@functools.lru_cache(maxsize=None)
+def _cpuinfo_identity():
     try:
         with open("/proc/cpuinfo") as f:
             info = f.read()
@@ -124,16 +131,83 @@ def cpu_identity():
         return "%s %s" % (platform.machine(), platform.processor())
 
 
+def native_flags():
+    """The flags that select the host CPU's instruction set:
+    ``-march=native`` on x86, ``-mcpu=native`` on 64-bit ARM (Apple's clang
+    knows no ``-march=native`` there), none on other machines and with MSVC
+    (whose ``/arch:`` names no host CPU): generic code."""
+    if is_msvc():
+        return []
+    import platform
+    machine = platform.machine().lower()
+    if machine in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return ["-march=native"]
+    if machine in ("arm64", "aarch64"):
+        return ["-mcpu=native"]
+    return []
+
+
+def native_target():
+    """What the C compiler makes of :func:`native_flags` on this CPU: the
+    target options of its compiler proper (gcc: ``-march=<cpu>``, one
+    ``-m<isa>``/``-mno-<isa>`` per instruction set extension, ``-mtune`` and
+    the cache-size parameters; clang: ``-target-cpu`` and the
+    ``-target-feature`` list), read from the driver's ``-###`` listing
+    (no compilation: a few milliseconds, once per process and compiler)."""
+    return _native_target(tuple(compiler_command()), tuple(native_flags()))
+
+
+@functools.lru_cache(maxsize=None)
+def _native_target(command, flags):
+    if not flags:
+        return "no native target"
+    exe = shutil.which(command[0]) or command[0]
+    args = [exe] + list(command[1:]) + list(flags) + ["-###", "-E", "-x", "c", os.devnull]
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, errors="replace",
+                             timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "unresolved (%s)" % exc
+    found = []
+    for line in (out.stderr or "").splitlines():
+        words = _words(line)
+        if not any(w.endswith(("cc1", "cc1.exe")) or w == "-cc1" for w in words):
+            continue
+        take = False
+        for w in words:
+            if take:
+                found.append(w)
+                take = False
+            elif w in ("-target-cpu", "-target-feature", "-tune-cpu"):
+                found.append(w)
+                take = True
+            elif w.startswith(("-march=", "-mcpu=", "-mtune=", "--param=")) or \
+                    (w.startswith("-m") and "=" not in w and len(w) > 2):
+                found.append(w)
+    return " ".join(found) if found else "unresolved: %s" % " ".join(
+        (out.stderr or "").split())[-300:]
+
+
+def _words(line):
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return line.split()
+
+
 def arch_flags(march=None):
-    """The compile flags selecting the instruction set: ``['-march=M']`` for
-    ``march`` (default: ``get_config().march``, set by ``PCOMPUTE_MARCH``),
-    ``[]`` when it is None.  MSVC has no ``-march``: a set value warns once
-    and is ignored there."""
+    """The compile flags selecting the instruction set for ``march``
+    (default: ``get_config().march``, set by ``PCOMPUTE_MARCH``):
+    :func:`native_flags` for ``'native'``, none for ``'generic'``,
+    ``['-march=M']`` for another value (MSVC: none, with one warning)."""
     if march is None:
         from pcompute.config import get_config
         march = get_config().march
-    if not march:
+    from pcompute.config import MARCH_GENERIC
+    if march == MARCH_GENERIC:
         return []
+    if march == "native":
+        return native_flags()
     if is_msvc():
         _warn_once("march=%r is ignored: %s has no -march option (use its /arch: "
                    "flags through extra_compile_args)" % (march, compiler_identity()))
@@ -177,19 +251,15 @@ def vector_math_flags():
 
 def host_cpu_flags():
     """The compile flags of a kernel built with the ``host_cpu`` option (see
-    :mod:`pcompute.kernel_options`): ``-march=native`` (``-mcpu=native`` on
-    macOS arm64) with
-    ``-ffp-contract=off`` (no fused multiply-add, so results are those of
-    the generic build) and ``-fno-math-errno`` (``sqrt`` is the instruction;
-    kernels never read ``errno``).  MSVC: none (its default contracts
-    nothing)."""
+    :mod:`pcompute.kernel_options`): :func:`native_flags` whatever
+    ``Config.march`` says, with ``-ffp-contract=off`` (no fused
+    multiply-add, so results are those of the generic build) and
+    ``-fno-math-errno`` (``sqrt`` is the instruction; kernels never read
+    ``errno``), as every Cython module has.  MSVC: none (its default
+    contracts nothing)."""
     if is_msvc():
         return []
-    import platform
-    # Apple's clang on arm64 knows the CPU as -mcpu=native, not -march
-    native = ("-mcpu=native" if sys.platform == "darwin" and platform.machine() == "arm64"
-              else "-march=native")
-    return [native, "-ffp-contract=off", "-fno-math-errno"]
+    return native_flags() + ["-ffp-contract=off", "-fno-math-errno"]
 
 
 def _version_tuple(text):
