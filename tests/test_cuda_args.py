@@ -101,3 +101,23 @@ def test_pycuda_packs_the_same_bytes():
         for k, v in enumerate(values):
             packed.put(k, v)
         assert bytes(packed.buffer) == pvt.pack(fmt, *values)
+
+
+@pytest.mark.cuda
+def test_device_arrays_come_from_the_backends_memory_pool():
+    """A freed device array's block is reused by the next array of its size
+    (no cuMemAlloc/cuMemFree per temporary); free_held gives blocks back."""
+    pytest.importorskip("pycuda.driver")
+    from pcompute.backends.registry import get_backend
+    be = get_backend("cuda")
+    a = be.empty(1000, np.float32)
+    address = int(a.gpudata)
+    del a
+    b = be.to_device(np.arange(1000, dtype=np.float32))
+    assert int(b.gpudata) == address
+    np.testing.assert_array_equal(b.get(), np.arange(1000, dtype=np.float32))
+    pool = be.memory_pool()
+    assert pool.active_blocks >= 1
+    del b
+    pool.free_held()
+    assert pool.held_blocks == 0

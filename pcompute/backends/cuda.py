@@ -67,11 +67,29 @@ class CUDABackend(DeviceArrays, Backend):
         return not config.use_double
 
     # -- memory ------------------------------------------------------------------
+    _pool = None
+
+    def memory_pool(self):
+        """The pycuda ``DeviceMemoryPool`` every device array of this backend
+        comes from (as CuPy's default pool): the temporaries of reductions,
+        scans and sorts reuse freed blocks instead of calling cuMemAlloc and
+        cuMemFree (which synchronises the device) on each call.  Freed blocks
+        stay held by the pool; ``memory_pool().free_held()`` returns them to
+        the driver (the pool also does so itself when an allocation fails)."""
+        if CUDABackend._pool is None:
+            cuda_builder.ensure_context()
+            from pycuda.tools import DeviceMemoryPool
+            CUDABackend._pool = DeviceMemoryPool()
+        return CUDABackend._pool
+
     def empty(self, n, dtype):
-        return self._gpuarray().empty(n, dtype)
+        gpuarray = self._gpuarray()
+        return gpuarray.empty(n, dtype, allocator=self.memory_pool().allocate)
 
     def to_device(self, host):
-        return self._gpuarray().to_gpu(np.ascontiguousarray(host))
+        gpuarray = self._gpuarray()
+        return gpuarray.to_gpu(np.ascontiguousarray(host),
+                               allocator=self.memory_pool().allocate)
 
     def is_device_array(self, obj):
         return isinstance(obj, self._gpuarray().GPUArray)
