@@ -27,6 +27,14 @@ part of the cache key).  Options:
     :func:`pcompute.parallelize` for the kernels it writes.  OpenCL and CUDA
     compile for their device anyway: the option changes nothing there.
 
+``parallel_items``
+    Each item is a long piece of work (a chunk of a loop, as the speculated
+    loops of :func:`pcompute.parallelize` run on a CPU): a launch runs its
+    items in parallel however few they are, each on one thread (the cython
+    backend starts its OpenMP threads for any number of items, the opencl
+    backend puts each item in a work-group of its own, so a CPU device
+    spreads them over its cores).
+
 This module imports nothing from pcompute: every stage may use it.
 """
 
@@ -34,6 +42,7 @@ This module imports nothing from pcompute: every stage may use it.
 KNOWN = {
     "vector_math": (bool, False, "vectorised math functions (a few ulp, no errno)"),
     "host_cpu": (bool, False, "built for the host CPU (-march=native), no FMA contraction"),
+    "parallel_items": (bool, False, "few long items, each run by a thread of its own"),
 }
 
 

@@ -39,11 +39,12 @@ def _gs_args(w, r, dtype, size=16):
     return [a, b, np.asarray(w, np.int32), np.asarray(r, np.int32), n]
 
 
-# iterations 0 and 1 meet on element 3; the others touch distinct elements
+# iterations 0 and 1 (the whole loop: on a CPU each runs in a chunk, on a
+# thread, of its own) meet on element 3
 SCENARIOS = {
-    "flow": ([3, 8, 9, 10], [4, 3, 12, 13]),     # 0 writes a[3], 1 reads it
-    "anti": ([5, 3, 9, 10], [3, 4, 12, 13]),     # 0 reads a[3], 1 writes it
-    "output": ([3, 3, 9, 10], [4, 5, 12, 13]),   # 0 and 1 write a[3]
+    "flow": ([3, 8], [4, 3]),     # 0 writes a[3], 1 reads it
+    "anti": ([5, 3], [3, 4]),     # 0 reads a[3], 1 writes it
+    "output": ([3, 3], [4, 5]),   # 0 and 1 write a[3]
 }
 
 
@@ -54,8 +55,9 @@ def test_three_violations_detected_and_recovered(backend):
             # One thread per iteration: iterations 0 and 1 share a warp and run
             # in lock step, so 0's read of a[3] executes before 1's write and
             # nothing ran out of order (seen on an H200); _run checked that the
-            # result is the sequential one.  CPU backends run the iterations of
-            # a thread in reverse order, so there it is always a violation.
+            # result is the sequential one.  On a CPU the two iterations run in
+            # two chunks whose bitmaps are compared after the loop (python: the
+            # logs with the iterations in reverse order): always a violation.
             assert stats.passed == 1 and stats.last == "passed"
             continue
         assert stats.violated == 1, kind
@@ -368,7 +370,7 @@ def test_accesses_at_the_loop_index_are_not_logged(backend):
     text = f.last_plans[0].kernel[1]
     assert text.logged == (("x", False, False),)         # no log at all
     assert "autopar_rd_x" not in text.source and "autopar_wr_x" not in text.source
-    for idx, kind in ((np.r_[1, 1:n].astype(np.int32), "anti"),    # 0 reads x[1]
+    for idx, kind in ((np.r_[n - 1, 1:n].astype(np.int32), "anti"),    # 0 reads x[n-1]
                       (np.r_[0:n - 1, 0].astype(np.int32), "flow")):  # n-1 reads x[0]
         stats, _ = _run(loops.owner_gather, [np.arange(n, dtype=backend.dtype), idx, n],
                         backend)
@@ -412,8 +414,10 @@ def test_construct_outside_the_subset_in_a_speculated_loop_points_at_the_users_l
     assert info.value.location.lineno == 61
 
 
-def test_ids_grow_across_calls_and_the_logs_are_cleared_before_they_overflow(backend):
+def test_ids_grow_across_calls_and_the_logs_are_cleared_before_they_overflow(backend,
+                                                                           monkeypatch):
     from pcompute.autopar.specrun import ID_LIMIT
+    _use_logs(monkeypatch, backend)
     rng = np.random.default_rng(13)
     n = 300
     y = rng.random(n).astype(backend.dtype)
@@ -468,3 +472,109 @@ def test_an_index_out_of_range_leaves_what_the_sequential_loop_leaves(backend):
         got[speculate] = h
     assert got[True][7] == 1              # an iteration before the bad one ran once
     np.testing.assert_array_equal(got[True], got[False])
+
+
+# ------------------------------------------------- few threads: chunks and bitmaps
+def _set_chunks(monkeypatch, backend, chunks):
+    """Make ``backend`` check speculated loops with ``chunks`` contiguous
+    chunks and private bitmaps (None: the atomic-max logs)."""
+    from pcompute.backends.registry import get_backend
+    monkeypatch.setattr(type(get_backend(backend.name)), "speculation_chunks",
+                        lambda self, config: chunks)
+
+
+def _use_logs(monkeypatch, backend):
+    _set_chunks(monkeypatch, backend, None)
+
+
+def _chunks_of(backend):
+    """The chunks a speculated loop runs in on ``backend`` now (None: logs)."""
+    from pcompute import get_config
+    from pcompute.autopar.specchunk import MAX_CHUNKS
+    from pcompute.backends.registry import get_backend
+    chunks = get_backend(backend.name).speculation_chunks(get_config())
+    return None if chunks is None or chunks > MAX_CHUNKS else chunks
+
+
+def _meeting(n, i, j, kind):
+    """gather_scatter's index arrays for ``n`` iterations where only
+    iterations i < j meet, on element 3, with a ``kind`` dependence."""
+    w, r = np.arange(20, 20 + n), np.arange(20 + n, 20 + 2 * n)
+    if kind == "flow":
+        w[i], r[j] = 3, 3
+    elif kind == "anti":
+        r[i], w[j] = 3, 3
+    else:
+        w[i], w[j] = 3, 3
+    return w, r
+
+
+@pytest.mark.parametrize("forced", [None, 3], ids=["backend-chunks", "3-chunks"])
+def test_dependences_between_threads_chunks_are_found(backend, monkeypatch, forced):
+    """Flow, anti and output dependences between two iterations in different
+    chunks (the first and last iteration, and the two sides of a chunk
+    boundary) are found and recovered, as the backend checks (bitmaps on a
+    CPU, logs elsewhere) and with 3 chunks forced (python included: the
+    chunked kernel run as Python); one inside a chunk runs in order there and
+    passes with the sequential result; explain() says which check ran."""
+    if forced is not None:
+        _set_chunks(monkeypatch, backend, forced)
+    chunks = _chunks_of(backend)
+    n = 12
+    size = -(-n // (chunks or n))
+    pairs = [(0, n - 1), (size - 1, size)]
+    for i, j in pairs:
+        for kind in ("flow", "anti", "output"):
+            w, r = _meeting(n, i, j, kind)
+            stats, f = _run(loops.gather_scatter, _gs_args(w, r, backend.dtype, 60),
+                            backend)
+            if kind == "anti" and chunks is None and backend.name == "cuda" \
+                    and stats.violated == 0:
+                continue            # one warp in lock step (see the test above)
+            assert stats.violated == 1 and kind in stats.last, (i, j, kind, stats.last)
+    if chunks is not None:
+        for kind in ("flow", "anti", "output"):
+            w, r = _meeting(n, 0, 1, kind)           # one chunk: in order
+            stats, f = _run(loops.gather_scatter, _gs_args(w, r, backend.dtype, 60),
+                            backend)
+            assert stats.passed == 1, kind
+        # x[idx[0]] = x[1], owned by iteration 1 of the same chunk
+        stats, _ = _run(loops.owner_gather, [np.arange(n, dtype=backend.dtype),
+                                             np.r_[1, 1:n].astype(np.int32), n], backend)
+        assert stats.passed == 1
+        w, r = SCENARIOS["flow"]                     # fewer iterations than chunks
+        stats, _ = _run(loops.gather_scatter, _gs_args(w, r, backend.dtype), backend)
+        assert stats.violated == 1
+    args = _gs_args(*_meeting(n, 0, n - 1, "flow"), backend.dtype, 60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpeculationWarning)
+        text = f.explain(*args)
+    check = ("checked with private bitmaps of %d contiguous chunks" % chunks if chunks
+             else "checked with atomic-max logs of the iteration ids")
+    assert check in text
+
+
+@pytest.mark.parametrize("forced", [None, 3], ids=["backend-chunks", "3-chunks"])
+def test_no_false_positive_on_parallel_loops_with_chunks(backend, monkeypatch, forced):
+    """Loops that are in fact parallel pass whatever the chunks: a permutation
+    scatter, disjoint gather/scatter, an iteration reading and writing its
+    own element, a histogram of distinct keys; run twice (the check leaves
+    the bitmaps clear for the next run)."""
+    if forced is not None:
+        _set_chunks(monkeypatch, backend, forced)
+    rng = np.random.default_rng(21)
+    n = 500
+    perm = rng.permutation(n).astype(np.int32)
+    y = rng.random(n).astype(backend.dtype)
+    f = parallelize(loops.scatter, speculate=True)
+    for _ in range(2):
+        x = np.zeros(n, backend.dtype)
+        f(x, y, perm, n)
+        np.testing.assert_allclose(x[perm], y, rtol=backend.rtol)
+    assert f.speculation_stats()[13].passed == 2
+    cells = rng.permutation(3 * n)
+    for w, r in ((cells[:n], cells[n:2 * n]), (cells[:n], cells[:n])):
+        stats, _ = _run(loops.gather_scatter, _gs_args(w, r, backend.dtype, 3 * n), backend)
+        assert stats.passed == 1
+    stats, _ = _run(loops.histogram, [np.zeros(n, np.int32), perm, n], backend)
+    assert stats.passed == 1

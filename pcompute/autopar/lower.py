@@ -37,6 +37,7 @@ class KernelText:
     boxes: tuple             # scalars passed through one-element arrays
     serial: bool
     order: tuple = ()        # launch dimension d runs loop prefix[order[d]]
+    parallel_items: bool = False  # few long items, one per thread (speculation)
 
 
 def _segment(lines, first, last):

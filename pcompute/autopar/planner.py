@@ -9,7 +9,7 @@ import ast
 
 from ..kernel_options import build_options
 from ..parallel import Elementwise
-from ..types import atomic_max
+from ..types import atomic_max, cast
 from .analysis import PARALLEL, REDUCTION
 from .execute import REDUCE
 from .interchange import interchanged_kernel, reduction_arrays
@@ -96,6 +96,7 @@ class PlannerMixin:
         if ew is None:
             namespace = dict(self.func.__globals__)
             namespace["atomic_max"] = atomic_max
+            namespace["cast"] = cast
             exec(compile(text.source, filename or self.filename, "exec"), namespace)
             kfunc = namespace[text.name]
             kfunc.source = text.source
@@ -103,7 +104,8 @@ class PlannerMixin:
                 kfunc.is_serial = True
             # Built for this CPU as a JIT compiler does (Numba: the host's
             # vector instructions), with no FMA contraction: same results.
-            build_options(kfunc, host_cpu=True, vector_math=self.vector_math)
+            build_options(kfunc, host_cpu=True, vector_math=self.vector_math,
+                          parallel_items=text.parallel_items)
             ew = (Elementwise(kfunc), text)
             self._kernels[text.source] = ew
         return ew

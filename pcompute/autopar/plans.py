@@ -26,3 +26,4 @@ class Plan:
     canon: tuple = ()       # "speculate": (user name, canonical name) of logged arrays
     unchecked: object = None  # "speculate": the parallel kernel without checks
     overwrite_only: bool = False  # "speculate": a rerun rewrites all the run wrote
+    chunked: object = None  # "speculate": (chunked kernel, checks) for few threads

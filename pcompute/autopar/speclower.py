@@ -26,7 +26,10 @@ exposes it.  Accesses of arrays that take part in no unresolved dependence
 (read-only data, ``y[i]`` above) are not instrumented.
 
 The kernel is kernel-language text (``atomic_max`` is a kernel builtin): the
-front end and every backend compile it like any other kernel.
+front end and every backend compile it like any other kernel.  These logs
+serve backends running many threads (a GPU) and the python backend; on a CPU
+the loop runs in chunks with private bitmaps instead (:mod:`.specchunk`),
+instrumented by the same walk over the body (:class:`_Instrument`'s hooks).
 """
 import ast
 import copy
@@ -56,6 +59,7 @@ class SpecKernelText:
     serial: bool = False
     boxes: tuple = ()
     order: tuple = (0,)
+    parallel_items: bool = False    # each item a long chunk: one per thread
 
 
 def speculable(loop, verdict, ndim_of, canon):
@@ -126,13 +130,51 @@ class _Instrument:
             else:                       # the owner writes: earlier is flow
                 early, late = "flow", "anti"
             d = "(%s - %d)" % (key, c0)
+            owner = "%s // %d" % (d, c)
             out.append(_stmt(
-                "if %s %% %d == 0 and %s // %d >= 0 and %s // %d < %s and %s // %d != %s:\n"
-                "    if %s // %d < %s:\n        atomic_max(%s[%d], 1)\n"
+                "if %s %% %d == 0 and %s >= 0 and %s < %s and %s:\n"
+                "    if %s < %s:\n        atomic_max(%s[%d], 1)\n"
                 "    else:\n        atomic_max(%s[%d], 1)"
-                % (d, c, d, c, d, c, COUNT, d, c, TT, d, c, TT, VIOL, KINDS.index(early),
-                   VIOL, KINDS.index(late))))
+                % (d, c, owner, owner, COUNT, self.apart(owner), owner, TT, VIOL,
+                   KINDS.index(early), VIOL, KINDS.index(late))))
         return out
+
+    # -- what each access adds (the atomic-max logs; see specchunk for bitmaps)
+    def apart(self, owner):
+        """The test that the iteration ``owner`` (an expression) and the
+        running one may run out of order: here, any other iteration."""
+        return "%s != %s" % (owner, TT)
+
+    def read_before(self, log, key):
+        """Statements before the load of ``log``'s element ``key``."""
+        if log in self.rd_logged:
+            return [_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT))]
+        return []
+
+    def read_after(self, log, key):
+        """Statements after that load."""
+        if log in self.wr_logged:
+            return _flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti")
+        return []
+
+    def update_before(self, log, key):
+        """Statements before ``x[key] op= ...`` (a read and a write)."""
+        return [_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT))] + self._write(log, key)
+
+    def update_after(self, log, key):
+        """Statements after ``x[key] op= ...``."""
+        return (_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti")
+                + _flag("atomic_max(%s[%s], 0) > %s" % (RD % log, key, IT), "flow"))
+
+    def write_before(self, log, key):
+        """Statements before ``x[key] = ...``."""
+        return self._write(log, key)
+
+    def write_after(self, log, key):
+        """Statements after ``x[key] = ...``."""
+        if log in self.rd_logged:
+            return _flag("atomic_max(%s[%s], 0) > %s" % (RD % log, key, IT), "flow")
+        return []
 
     def _key(self, node, pre):
         index = self._expr(node.slice, pre)
@@ -160,12 +202,9 @@ class _Instrument:
                 key = outer._key(sub, pre)
                 value = "autopar_v%d" % outer.n
                 outer.n += 1
-                if log in outer.rd_logged:
-                    pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
+                pre.extend(outer.read_before(log, key))
                 pre.append(_stmt("%s = %s[%s]" % (value, array, key)))
-                if log in outer.wr_logged:
-                    pre.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT),
-                                     "anti"))
+                pre.extend(outer.read_after(log, key))
                 pre.extend(outer._owner_checks(log, key, False))
                 return ast.Name(value, ast.Load())
 
@@ -192,12 +231,10 @@ class _Instrument:
             array = node.target.value.id
             log = self.arrays[array]
             key = self._key(node.target, pre)
-            pre.append(_stmt("atomic_max(%s[%s], %s)" % (RD % log, key, IT)))
-            pre.extend(self._write(log, key))
+            pre.extend(self.update_before(log, key))
             pre.extend(self._owner_checks(log, key, True))
             node.target = _target(array, key)
-            post.extend(_flag("atomic_max(%s[%s], 0) > %s" % (WR % log, key, IT), "anti"))
-            post.extend(_flag("atomic_max(%s[%s], 0) > %s" % (RD % log, key, IT), "flow"))
+            post.extend(self.update_after(log, key))
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             node.value = self._expr(node.value, pre) if node.value is not None else None
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -207,11 +244,9 @@ class _Instrument:
                     array = target.value.id
                     log = self.arrays[array]
                     key = self._key(target, pre)
-                    pre.extend(self._write(log, key))
+                    pre.extend(self.write_before(log, key))
                     pre.extend(self._owner_checks(log, key, True))
-                    if log in self.rd_logged:
-                        post.extend(_flag("atomic_max(%s[%s], 0) > %s"
-                                          % (RD % log, key, IT), "flow"))
+                    post.extend(self.write_after(log, key))
                     target = _target(array, key)
                 elif isinstance(target, ast.Subscript):
                     target = self._expr(target, pre)
@@ -264,9 +299,12 @@ def _loaded(nodes):
     return out
 
 
-def speculative_kernel(loop, names_in_ns, arrays, accesses, canon):
-    """The :class:`SpecKernelText` of ``loop`` with the accesses of the
-    ``arrays`` (canonical names) instrumented."""
+def instrumented_body(loop, names_in_ns, arrays, accesses, canon, kind=None):
+    """(params, logged, statements): the user names the kernel takes, the
+    instrumented arrays ``(array, has_read_log, has_write_log)`` and the
+    body of ``loop`` with the accesses of the ``arrays`` (canonical names)
+    instrumented by ``kind`` (an :class:`_Instrument` class: the logs here,
+    the bitmaps of :mod:`.specchunk`)."""
     body = loop.node.body
     assigned = {n.id for s in body for n in ast.walk(s)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} | {loop.var}
@@ -287,19 +325,32 @@ def speculative_kernel(loop, names_in_ns, arrays, accesses, canon):
     wr_logged = {canon(a.array) for a in mine if a.write and id(a.node) not in owned}
     rd_logged = logged_reads & wr_logged
     logged = tuple((a, a in rd_logged, a in wr_logged) for a in arrays)
-    logs = [p for a, r, w in logged for p in ((RD % a,) if r else ()) + ((WR % a,) if w else ())]
     copied = copy.deepcopy(body)
     twins = {id(o): id(c) for s_o, s_c in zip(body, copied)
              for o, c in zip(ast.walk(s_o), ast.walk(s_c))}
-    instrument = _Instrument(users, rd_logged, wr_logged, {twins[k] for k in owned}, owners)
-    new_body = instrument.block(copied)
+    instrument = (kind or _Instrument)(users, rd_logged, wr_logged,
+                                       {twins[k] for k in owned}, owners)
+    return params, logged, instrument.block(copied)
+
+
+def kernel_source(prefix, sig, statements):
+    """(name, source) of a kernel function taking ``sig`` whose body is
+    ``statements`` (AST); the name is ``prefix`` and a digest of the text."""
+    text = "\n".join("    " + line for s in statements
+                     for line in ast.unparse(s).splitlines())
+    digest = hashlib.sha1((",".join(sig) + text).encode()).hexdigest()[:10]
+    name = prefix + digest
+    return name, "def %s(%s):\n%s\n" % (name, ", ".join(sig), text)
+
+
+def speculative_kernel(loop, names_in_ns, arrays, accesses, canon):
+    """The :class:`SpecKernelText` of ``loop`` with the accesses of the
+    ``arrays`` (canonical names) instrumented with the atomic-max logs."""
+    params, logged, new_body = instrumented_body(loop, names_in_ns, arrays, accesses, canon)
+    logs = [p for a, r, w in logged for p in ((RD % a,) if r else ()) + ((WR % a,) if w else ())]
     head = [_stmt("%s = %s - 1 - %s" % (TT, COUNT, T0)),
             _stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT)),
             _stmt("%s = %s + %s" % (IT, BASE, TT))]
     sig = [T0] + list(params) + [LO, ST, COUNT, BASE] + logs + [VIOL]
-    text = "\n".join("    " + line for s in head + new_body
-                     for line in ast.unparse(s).splitlines())
-    digest = hashlib.sha1((",".join(sig) + text).encode()).hexdigest()[:10]
-    name = "autopar_spec_%s" % digest
-    source = "def %s(%s):\n%s\n" % (name, ", ".join(sig), text)
+    name, source = kernel_source("autopar_spec_", sig, head + new_body)
     return SpecKernelText(source, name, params, logged)

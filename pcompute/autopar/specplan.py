@@ -15,6 +15,7 @@ from ..errors import (InternalError, KernelError, KernelValueError, SpeculationE
                       SpeculationWarning)
 from .lower import parallel_kernel
 from .plans import Plan
+from .specchunk import MAX_CHUNKS, chunked_kernel
 from .speclower import check_accesses, speculable, speculative_kernel
 from .specref import run_reference
 from .specrun import ProfileEntry, Speculation, restore
@@ -72,6 +73,11 @@ class SpeculativeMixin:
                     tuple(verdict.reasons), (), written, users)
         plan.overwrite_only = not self.strict and overwrite_only(
             loop.node, {canon(n) for n in written}, canon)
+        chunked = chunked_kernel(loop, names, arrays, accesses, canon)
+        plan.chunked = (self._kernel(chunked.run, filename.replace(
+            "speculative kernel", "speculative chunked kernel")), tuple(
+                (array, reads, self._kernel(check, "<pcompute speculation check kernel>"))
+                for array, reads, check in chunked.checks))
         return plan
 
     def _speculate(self, plan, values, scope, residency):
@@ -95,10 +101,18 @@ class SpeculativeMixin:
         # every element the failed run wrote (unless that run may stop early,
         # bounds_check, or strict must hand back the arrays as before).
         keep = [] if plan.overwrite_only and not get_config().bounds_check else written
+        chunks = None if self._profiling else self._chunks(arrays)
+        spec.stats.check = (
+            "the reference logs (profile mode)" if self._profiling else
+            "atomic-max logs of the iteration ids" if chunks is None else
+            "private bitmaps of %d contiguous chunks, compared after the loop" % chunks)
 
         def launch(state):
             if self._profiling:
                 return run_reference(ew.func, values, loop, text, state.base)
+            if chunks is not None:
+                return self._launch_chunks(plan, state, values, arrays, written, chunks,
+                                           scope, residency)
             logs = state.logs(text, arrays, loop.count)
             flags = state.flags(written[0].backend if written else None)
             try:
@@ -130,6 +144,34 @@ class SpeculativeMixin:
             entry.runs += 1
             entry.violated += bool(kinds)
             entry.kinds.update(kinds)
+
+    @staticmethod
+    def _chunks(arrays):
+        """The chunks of a checked run on the arrays' backend (None: the
+        atomic-max logs), as the backend asks (``speculation_chunks``)."""
+        backend = get_backend(next(iter(arrays.values())).backend)
+        chunks = backend.speculation_chunks(get_config())
+        return None if chunks is None or chunks > MAX_CHUNKS else chunks
+
+    def _launch_chunks(self, plan, state, values, arrays, written, chunks, scope, residency):
+        """One checked run in contiguous chunks with private bitmaps
+        (:mod:`.specchunk`): the chunked kernel, then each array's check;
+        returns the host violation flags."""
+        loop, (ew, text) = plan.loop, plan.chunked[0]
+        maps, nwords = state.bitmaps(text.logged, arrays, chunks)
+        flags = state.flags(written[0].backend if written else None)
+        size = -(-loop.count // chunks)
+        try:
+            ew(*(values + [loop.lo.const, loop.step, loop.count, size] + nwords + maps
+                 + [flags]), shape=chunks)
+        except KernelError as exc:
+            state.clear_bitmaps()
+            state.restore_written()
+            self._user_error(plan, scope, residency, exc)
+        for (_, reads, (check, _)), n in zip(plan.chunked[1], nwords):
+            mine, maps = maps[:1 + reads], maps[1 + reads:]
+            check(*(mine + [chunks, n, flags]), shape=n)
+        return flags.get()
 
     def _user_error(self, plan, scope, residency, exc):
         """The speculative kernel was rejected before it ran: a mistake in

@@ -2,12 +2,15 @@
 
 One :class:`Speculation` per speculated nest of a parallelised function
 keeps its logs (int32 device arrays, one per instrumented array and kind,
-kept from call to call), the next iteration id, and the counts that
+kept from call to call) and the next iteration id, or the bitmaps of its
+chunks (uint32 arrays, :mod:`.specchunk`), and the counts that
 ``explain()`` reports.  A run:
 
 1. copies the arrays the loop may write (only those);
-2. launches the speculative kernel (:mod:`.speclower`) with iteration ids
-   ``base .. base + count - 1`` and reads the three violation flags;
+2. launches the speculative kernel: with the logs (:mod:`.speclower`), with
+   iteration ids ``base .. base + count - 1``; or in chunks with private
+   bitmaps, then their check (:mod:`.specchunk`); and reads the three
+   violation flags;
 3. passes, or restores the copies and runs the sequential kernel, so the
    result is always the sequential one.  A violation is counted, logged,
    warned (:class:`~pcompute.errors.SpeculationWarning`) or, under
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..array import zeros
+from .specchunk import words
 from .speclower import KINDS
 
 logger = logging.getLogger("pcompute.autopar.speculate")
@@ -39,6 +43,7 @@ class SpeculationStats:
     sequential: int = 0       # runs without speculation (loop marked unsafe)
     clears: int = 0           # times the logs were cleared (ids ran out)
     last: str = "not run"     # "passed", "violated: flow, output", ...
+    check: str = ""           # how the last speculative run was checked
     times: dict = field(default_factory=dict)   # seconds of the last run's parts
 
     def summary(self):
@@ -49,6 +54,8 @@ class SpeculationStats:
             parts.append("%d run(s) unchecked (marked safe), %d sequential (marked "
                          "unsafe)" % (self.unchecked, self.sequential))
         parts.append("last run: %s" % self.last)
+        if self.check:
+            parts.append("checked with %s" % self.check)
         if self.times:
             parts.append("last run's time: " + ", ".join(
                 "%s %.3f ms" % (k, 1e3 * v) for k, v in self.times.items()))
@@ -87,6 +94,7 @@ class Speculation:
         self._flags = {}
         self._saved = ()          # (array, its copy) of the run in progress
         self._copies = {}         # position -> the buffer its copy-before reuses
+        self._maps = {}           # (kind, array, backend) -> bitmaps of the chunks
 
     def _log(self, key, size):
         log = self._logs.get(key)
@@ -122,6 +130,31 @@ class Speculation:
             for kind in kinds:
                 out.append(self._log((kind, name, array.backend), array.size))
         return out
+
+    def bitmaps(self, logged, arrays, chunks):
+        """(bitmaps, words per chunk) for the chunked kernel (:mod:`.specchunk`):
+        for each instrumented array with a write map, its read map (if any)
+        and write map, uint32 arrays of ``chunks`` rows, zero (the check
+        clears them), kept from run to run; and each array's row length."""
+        maps, nwords = [], []
+        for name, has_read, has_write in logged:
+            if not has_write:
+                continue
+            array = arrays[name]
+            n = words(array.size)
+            nwords.append(n)
+            for kind in ("rd",) * has_read + ("wr",):
+                key = (kind, name, array.backend)
+                bitmap = self._maps.get(key)
+                if bitmap is None or bitmap.size != chunks * n:
+                    bitmap = self._maps[key] = zeros(chunks * n, np.uint32)
+                maps.append(bitmap)
+        return maps, nwords
+
+    def clear_bitmaps(self):
+        """Zero the bitmaps (a chunked run that stopped before its check)."""
+        for bitmap in self._maps.values():
+            bitmap.fill(0)
 
     def restore_written(self):
         """Put back the arrays the run in progress may have written (the

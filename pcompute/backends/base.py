@@ -187,6 +187,15 @@ class Backend:
         """
         raise self._missing("sorting")
 
+    def speculation_chunks(self, config):
+        """How a speculated loop of :func:`pcompute.parallelize` is checked
+        here: a number of contiguous chunks, one per thread, each recording
+        its accesses in private bitmaps checked after the loop (few threads:
+        a CPU), or None for the per-element atomic-max logs of the
+        iterations (many threads: a GPU; and the python backend, whose
+        logs are the reference)."""
+        return None
+
     # -- description -------------------------------------------------------------
     #: Line-comment prefix of the generated source (for headers).
     comment = "//"

@@ -15,7 +15,7 @@ from ..types import dtype_to_ctype
 from .base import Backend, is_serial
 from .reduce_ops import reduce_operator  # noqa: F401 (also imported from here)
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
-                            launch_converter, pointer_launcher, serial_below)
+                            launch_converter, openmp_threads, pointer_launcher, serial_below)
 from . import scan_cython, sort_cython
 from .cython_fast import binder, fast_arguments, fast_source
 from .reduction_parts import reduction_programs, reduction_text, tuple_fields
@@ -54,6 +54,12 @@ def kernel_build_options(func):
     return tuple((name, True) for name in ("host_cpu", "vector_math") if options.get(name))
 
 
+def parallel_items(func):
+    """True if ``func`` was built with ``parallel_items`` (few long items:
+    run in parallel however few; :mod:`~pcompute.kernel_options`)."""
+    return func is not None and bool(options_of(func).get("parallel_items"))
+
+
 class CythonBackend(Backend):
     """Kernels as Cython modules; OpenMP ``prange`` when ``use_openmp`` is set."""
 
@@ -68,6 +74,12 @@ class CythonBackend(Backend):
             return ("module function run(n, then each array as its data address "
                     "(size_t), then each scalar)")
         return None
+
+    def speculation_chunks(self, config):
+        """A speculated loop runs as contiguous chunks checked with private
+        bitmaps: one chunk per OpenMP thread (at least 2, so that a
+        dependence between chunks is still found when one thread runs them)."""
+        return max(2, openmp_threads()) if config.use_openmp else 2
 
     def use_openmp(self, config):
         """True if kernels should run with OpenMP (and OpenMP works here)."""
@@ -123,7 +135,7 @@ class CythonBackend(Backend):
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, param_names=[p.split()[-1] for p in params],
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
-            serial_below=serial_below(program),
+            serial_below=2 if parallel_items(func) else serial_below(program),
             schedule=schedule_clause(config.omp_schedule))
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),

@@ -1,5 +1,7 @@
 """Calling compiled Cython kernels: argument conversion shared by the
 cython backend's Elementwise, Reduction and Scan."""
+import os
+
 from ..codegen.arrays import meta_values
 from ..codegen.work import has_inner_loops
 
@@ -15,6 +17,18 @@ SERIAL_BELOW_LOOPS = 256
 def serial_below(program):
     """Below how many items an OpenMP Elementwise of ``program`` runs serially."""
     return SERIAL_BELOW_LOOPS if has_inner_loops(program) else SERIAL_BELOW
+
+
+def openmp_threads():
+    """The threads an OpenMP launch starts: ``OMP_NUM_THREADS`` (its first
+    value) when set, else the CPUs this process may run on (as libgomp)."""
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:          # not on Linux
+        return os.cpu_count() or 1
 
 
 def array_address(a):

@@ -8,6 +8,7 @@ from ..codegen import print_programs, printer_for
 from ..codegen.arrays import hidden_names
 from ..codegen.kernel import kernel_source
 from ..errors import KernelValueError
+from ..kernel_options import options_of
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import (DeviceArrays, check_double, check_no_link, scalar_dtype,
@@ -59,6 +60,15 @@ class OpenCLBackend(DeviceArrays, Backend):
 
     def device_key(self):
         return self.queue           # set_queue / set_context change it
+
+    def speculation_chunks(self, config):
+        """On a CPU device a speculated loop runs as one chunk per compute
+        unit checked with private bitmaps (see the base class); on a GPU
+        with the atomic-max logs."""
+        device = self.queue.device
+        if not device.type & _cl().device_type.CPU:
+            return None
+        return max(2, device.max_compute_units)
 
     def device_name(self):
         return opencl_builder.device_name(self.queue.device)
@@ -156,7 +166,8 @@ class OpenCLBackend(DeviceArrays, Backend):
             generated.source, ["pc_elementwise"])["pc_elementwise"])
         args = KernelArgs([t for _, t in generated.args], [(kernel, dims)])
         queue = self.queue
-        wgs = config.wgs
+        # few long items (kernel_options): a work-group each, over the cores
+        wgs = 1 if options_of(func).get("parallel_items") else config.wgs
         enqueue_nd = _cl().enqueue_nd_range_kernel
         sizes = [None, None, None]      # n, global size, local size of the last launch
 

@@ -1,0 +1,152 @@
+"""The speculative kernel for few threads: contiguous chunks and private
+bitmaps, checked after the loop.
+
+On a CPU the atomic-max logs of :mod:`.speclower` cost more than the loop:
+every locked read-modify-write per iteration stops the random stores of the
+loop from overlapping (about 3x the unchecked loop on the scatter).  When
+the backend runs a handful of threads (it says how many chunks suit it:
+``Backend.speculation_chunks``), the loop's iterations are split into
+``P`` contiguous chunks instead, one item of the kernel per chunk:
+
+- item ``c`` runs the iterations of its chunk in increasing order, so a
+  dependence between two iterations of one chunk is honoured as in the
+  sequential loop, and harmless;
+- every instrumented access sets the element's bit in the chunk's *own*
+  bitmap, one per array and kind (read ``R_c``, write ``W_c``; one bit per
+  element: n/8 bytes per chunk): plain ``|=`` stores, no atomics, nothing
+  lost, since no other thread writes that bitmap;
+- after the loop, a check kernel (:func:`check_kernel`) over the bitmap
+  words finds every element written by one chunk and read or written by
+  another, ``W_c & (R_d | W_d) != 0`` for ``c != d``: with ``c < d``,
+  ``W_c & W_d`` is an output dependence, ``W_c & R_d`` a flow and
+  ``R_c & W_d`` an anti dependence that may have run out of order.  The
+  check clears the words it read, so the bitmaps are zero for the next run.
+
+The check is exact at element granularity for the chunks it ran: no false
+positive on a loop whose chunks touch disjoint elements (a permutation
+scatter), and every dependence between iterations of different chunks is
+found, whatever order the threads ran them in.  The accesses at the loop
+index (``a[i]``: only iteration ``i`` touches the element) are not logged;
+an instrumented access of such an element is checked against the owner's
+chunk directly, as the logs check it against the owner iteration.
+"""
+import ast
+from dataclasses import dataclass
+
+from .speclower import (COUNT, KINDS, LO, ST, TT, VIOL, SpecKernelText, _Instrument, _stmt,
+                        instrumented_body, kernel_source)
+
+RB, WB = "autopar_rb_%s", "autopar_wb_%s"
+ROW, WORDS = "autopar_row_%s", "autopar_nw_%s"
+CHUNK, SIZE, FIRST, END = "autopar_c", "autopar_s", "autopar_t1", "autopar_t2"
+
+#: Bits per bitmap word (the bitmaps are uint32 arrays).
+WORD_BITS = 32
+
+#: Above this many chunks the bitmaps (n/8 bytes per chunk and array) and
+#: their check cost more than the logs save: the logs are used.
+MAX_CHUNKS = 64
+
+
+@dataclass(frozen=True)
+class ChunkKernels:
+    """The chunked speculative kernel of a loop and the check kernel of each
+    instrumented array: ``checks`` holds ``(array, has_read_map, text)``."""
+    run: SpecKernelText
+    checks: tuple
+
+
+class _Bitmaps(_Instrument):
+    """Instruments the accesses with the bits of the chunk's own bitmaps."""
+
+    def _bit(self, bitmap, log, key):
+        return [_stmt("%s[%s + (%s >> 5)] |= cast(1, 'uint') << (%s & 31)"
+                      % (bitmap % log, ROW % log, key, key))]
+
+    def apart(self, owner):
+        return "%s // %s != %s" % (owner, SIZE, CHUNK)
+
+    def read_before(self, log, key):
+        return self._bit(RB, log, key) if log in self.rd_logged else []
+
+    def read_after(self, log, key):
+        return []
+
+    def update_before(self, log, key):
+        return self._bit(WB, log, key)      # a write bit covers the read too
+
+    def update_after(self, log, key):
+        return []
+
+    def write_before(self, log, key):
+        return self._bit(WB, log, key)
+
+    def write_after(self, log, key):
+        return []
+
+
+def bitmap_params(logged):
+    """The bitmap parameters of the chunked kernel, in order, for the
+    instrumented arrays ``logged`` ((array, has_read, has_write))."""
+    return [p for a, r, w in logged if w for p in ((RB % a,) if r else ()) + (WB % a,)]
+
+
+def chunked_kernel(loop, names_in_ns, arrays, accesses, canon):
+    """The :class:`ChunkKernels` of ``loop`` with the accesses of the
+    ``arrays`` (canonical names) recorded in per-chunk bitmaps."""
+    params, logged, body = instrumented_body(loop, names_in_ns, arrays, accesses, canon,
+                                             _Bitmaps)
+    rows = [_stmt("%s = %s * %s" % (ROW % a, CHUNK, WORDS % a)) for a, r, w in logged if w]
+    head = [_stmt("%s = %s * %s" % (FIRST, CHUNK, SIZE)),
+            _stmt("%s = %s + %s" % (END, FIRST, SIZE)),
+            _stmt("if %s > %s:\n    %s = %s" % (END, COUNT, END, COUNT))] + rows
+    chunk = ast.parse("for %s in range(%s, %s):\n    pass" % (TT, FIRST, END)).body[0]
+    chunk.body = [_stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT))] + body
+    sig = ([CHUNK] + list(params) + [LO, ST, COUNT, SIZE]
+           + [WORDS % a for a, r, w in logged if w] + bitmap_params(logged) + [VIOL])
+    name, source = kernel_source("autopar_chunk_", sig, head + [chunk])
+    run = SpecKernelText(source, name, params, logged, parallel_items=True)
+    checks = tuple((a, r, check_kernel(r)) for a, r, w in logged if w)
+    return ChunkKernels(run, checks)
+
+
+def check_kernel(with_reads):
+    """The check of one array's bitmaps: item ``j`` reads word ``j`` of every
+    chunk's bitmaps in chunk order, flags the bits another chunk touched
+    (flags by kind, as :data:`~.speclower.KINDS`) and clears the words.
+    Arguments: ``(j, [read maps,] write maps, chunks, words per chunk, flags)``."""
+    out, ant, flo = (KINDS.index(k) for k in ("output", "anti", "flow"))
+    lines = ["w_all = wb[j]", "wb[j] = 0"]
+    if with_reads:
+        lines += ["r_all = rb[j]", "rb[j] = 0"]
+    lines += ["for c in range(1, chunks):",
+              "    x = c * words + j",
+              "    w = wb[x]",
+              "    wb[x] = 0",
+              "    if (w & w_all) != 0:",
+              "        atomic_max(flags[%d], 1)" % out]
+    if with_reads:
+        lines += ["    r = rb[x]",
+                  "    rb[x] = 0",
+                  "    if (w & r_all) != 0:",
+                  "        atomic_max(flags[%d], 1)" % ant,
+                  "    if (r & w_all) != 0:",
+                  "        atomic_max(flags[%d], 1)" % flo,
+                  "    r_all = r_all | r"]
+    lines += ["    w_all = w_all | w"]
+    sig = ["j"] + (["rb"] if with_reads else []) + ["wb", "chunks", "words", "flags"]
+    # every name prefixed, as in the other kernels the layer writes
+    renames = {n: "autopar_" + n for n in ("j", "rb", "wb", "chunks", "words", "flags",
+                                          "w_all", "r_all", "c", "x", "w", "r")}
+    statements = ast.parse("\n".join(lines)).body
+    for node in ast.walk(ast.Module(statements, [])):
+        if isinstance(node, ast.Name) and node.id in renames:
+            node.id = renames[node.id]
+    sig = [renames[n] for n in sig]
+    name, source = kernel_source("autopar_check_", sig, statements)
+    return SpecKernelText(source, name, (), ())
+
+
+def words(size):
+    """Bitmap words per chunk for an array of ``size`` elements."""
+    return max(1, -(-size // WORD_BITS))
