@@ -135,3 +135,35 @@ def test_cython_host_cpu_is_bit_identical_to_numpy_and_keyed_on_the_cpu():
         flags = toolchain.host_cpu_flags()
         assert {"-march=native", "-mcpu=native"} & set(flags) and "-ffp-contract=off" in flags
         assert toolchain.depends_on_cpu(flags)         # the CPU joins the cache key
+
+
+def chunk_sums(c, x, out, size, n):
+    s = 0.0
+    for k in range(c * size, min(c * size + size, n)):
+        s += x[k]
+    out[c] = s
+
+
+def test_parallel_items_runs_few_long_items(backend):
+    """``parallel_items``: a launch of a few long items (a loop's chunks) gives
+    the values of plain Python on every backend; on the cython backend with
+    OpenMP the items start threads however few they are (without the option,
+    below a few hundred items run serially)."""
+    from pcompute import use_config
+    x = np.arange(1000).astype(backend.dtype)
+    out = np.zeros(3, backend.dtype)
+    xa, oa = wrap(x, out)
+    Elementwise(build_options(_fresh(chunk_sums), parallel_items=True))(xa, oa, 334, 1000,
+                                                                       shape=3)
+    np.testing.assert_allclose(np.asarray(oa.get()), [x[:334].sum(), x[334:668].sum(),
+                                                      x[668:].sum()], rtol=backend.rtol)
+    if backend.name != "cython":
+        return
+    with use_config(use_openmp=True):
+        few = Elementwise(build_options(_fresh(chunk_sums), parallel_items=True))
+        few(x, out, 334, 1000, shape=3)
+        plain = Elementwise(_fresh(chunk_sums))
+        plain(x, out, 334, 1000, shape=3)
+    if few.built.generated.option("openmp"):
+        assert "if pc_n < 2:" in few.built.generated.source
+        assert "if pc_n < 2:" not in plain.built.generated.source
