@@ -127,6 +127,24 @@ def scatters(x, idx, out):
 
 
 @dataparallel
+def scatter_repeats(x, idx, out):
+    return scatter(map(lambda v: v * 3, x), idx, out)
+
+
+def test_scatter_with_repeated_indices_keeps_the_last_write(backend):
+    """As in the plain loop, the largest i writing a place wins, on every
+    backend and run: the owners are claimed (atomic_max) before the writes."""
+    rng = np.random.default_rng(11)
+    for n, m in ((1, 1), (50, 7), (3000, 13)):
+        x = rng.integers(-50, 50, n).astype(np.int64)
+        idx = rng.integers(0, m, n).astype(np.int32)
+        out = rng.integers(0, 9, m).astype(np.int64)
+        got = host(scatter_repeats(x, idx, out))
+        assert got.tolist() == scatter_repeats.py(x, idx, out).tolist()
+        assert kinds(scatter_repeats) == ["elementwise"] * 3    # fill, claim, write
+
+
+@dataparallel
 def sorted_parts(keys, values):
     k, v = sort_by_key(map(lambda a: a % 13, keys), values)
     return sort(keys), k, map(lambda a, b: a * 100 + b, k, v)

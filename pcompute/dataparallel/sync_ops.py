@@ -136,13 +136,47 @@ def permute(prog, args, where):
     return Stored(out)
 
 
+def claim_phases(prog, idx, m, where):
+    """The ``owner`` array of a scatter into ``m`` places: ``owner[j]`` is the
+    largest ``i`` with ``idx[i] == j`` (-1 where none), by a fill phase and an
+    ``atomic_max`` phase, so that the write phase can keep the last write as
+    the plain loop (the prelude) does, on every backend and run."""
+    if idx.n > np.iinfo(np.int32).max:
+        raise located(KernelValueError, "scatter: at most 2**31 - 1 items (the "
+                      "last-write-wins claim uses int atomics)", where,
+                      "split the scatter in parts")
+    owner = prog.trace.empty(m, np.int32)
+    b = Builder()
+    name = b.array(owner)
+    b.lead(m, prog.trace.empty)
+    phases.elementwise(prog.trace, b.function("dp_map", ["i"], [
+        "%s[i] = -1" % name]), b.args)
+    b = Builder()
+    name = b.array(owner)
+    pos, _ = idx.element(b, "i")
+    b.lead(idx.n, prog.trace.empty)
+    phases.elementwise(prog.trace, b.function("dp_map", ["i"], [
+        "atomic_max(%s[%s], cast(i, 'int'))" % (name, pos)]), b.args)
+    return owner
+
+
 def scatter(prog, args, where):
+    """``scatter(src, idx, out)``: with repeated indices the last write (the
+    largest ``i``) wins on every backend, as in the plain loop: three phases
+    (fill and claim the owners, then the writes of the owners)."""
     src, idx, dst = (prog.seq(a, where, "scatter") for a in args)
     prog.same_length([src, idx], where, "scatter")
     (dst,) = prog.materialize([dst])
     out = prog.trace.copy(dst.array)
     if src.n:
-        write_phase(prog, src, idx, out, where)
+        owner = claim_phases(prog, idx, dst.n, where)
+        b = Builder()
+        name, own = b.array(out), b.array(owner)
+        val, _ = src.element(b, "i")
+        pos = b.temp(idx.element(b, "i")[0])
+        b.lead(src.n, prog.trace.empty)
+        phases.elementwise(prog.trace, b.function("dp_map", ["i"], [
+            "if %s[%s] == i:" % (own, pos), "    %s[%s] = %s" % (name, pos, val)]), b.args)
     return Stored(out)
 
 
