@@ -68,9 +68,9 @@ def _driver(args):
                 json.dump(report, f, indent=1)
         log.write(json.dumps({k: v for k, v in report.items() if k != "source"}) + "\n")
         log.flush()
-        print("seed %d: %s: %s" % (seed, report.get("kind", "?"),
-                                    "; ".join(x.splitlines()[0] for x in report["findings"])
-                                    or report.get("generator_error", "ok")), flush=True)
+        print("%s: %s" % (report.get("kind", "seed %d" % seed),
+                          "; ".join(x.splitlines()[0] for x in report["findings"])
+                          or report.get("generator_error", "ok")), flush=True)
         seed += 1
     totals["seconds"] = round(time.time() - start)
     print("INDEPGEN TOTALS " + json.dumps(totals))
