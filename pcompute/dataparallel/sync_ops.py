@@ -9,7 +9,8 @@ import operator
 
 import numpy as np
 
-from ..errors import KernelTypeError, KernelValueError
+from ..config import get_config
+from ..errors import KernelIndexError, KernelTypeError, KernelValueError
 from . import operators, phases, prelude, scatter_add, tuples
 from .builder import Builder
 from .plan import value_of
@@ -63,6 +64,8 @@ def scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
     n = x.n
     dtype = x.dtype if init is None else np.result_type(x.dtype, value_of(init))
     operators.check(op, dtype, where, what)
+    if segs and get_config().bounds_check:
+        check_offsets(prog, segs.offsets, n, where, what)
     out = prog.trace.empty(n, dtype)
     if not n:
         return Segments(Stored(out), segs.offsets) if segs else Stored(out)
@@ -105,6 +108,42 @@ def segment_starts(segs, n, reverse):
     return b.function("dp_seg", ["i"], ["return %s" % text]), b.args
 
 
+def check_offsets(prog, offsets, n, where, what):
+    """With ``bounds_check`` on: the offsets of a segmented scan must not
+    decrease and must run from 0 to ``n`` (one tuple Reduction phase: the
+    count of decreases, the least and the largest offset), else a located
+    error with the prelude's ``split`` message."""
+    b = Builder(prefix="c")
+    m = b.scalar(np.int64(offsets.n))
+    here = offsets.element(b, "i")[0]
+    after = offsets.element(b, b.temp("min(i + 1, %s - 1)" % m))[0]
+    texts = ["cast(1 if %s < %s else 0, 'long')" % (after, here),
+             "cast(%s, 'long')" % here, "cast(%s, 'long')" % here]
+    b.lead(offsets.n, prog.trace.empty)
+    sources = [b.function("dp_reduce", ["i"], ["return %s" % t]) for t in texts]
+    ops = [operator.add, builtins.min, builtins.max]
+    long_ = np.dtype(np.int64)
+    total = phases.tuple_reduction(
+        prog.trace, sources, ["a0 + b0", "min(a1, b1)", "max(a2, b2)"], [long_] * 3,
+        b.args, tuple(operators.neutral(op, long_) for op in ops))
+
+    def check(total):
+        drops, first, last = (int(v) for v in total)
+        if drops:
+            raise located(KernelValueError, "split: offsets must not decrease (%d "
+                          "decrease(s), in a segmented %s)" % (drops, what), where, None)
+        if first < 0 or last > n:
+            raise located(KernelIndexError, "split: offsets must lie in [0, %d], got %d .. %d"
+                          % (n, first, last), where, None)
+        if first != 0 or last != n:
+            raise located(KernelValueError, "split: a segmented %s needs offsets from 0 to "
+                          "%d, got %d .. %d" % (what, n, first, last), where,
+                          "split the whole sequence: offsets[0] == 0 and "
+                          "offsets[-1] == len(x)")
+        return drops
+    prog.trace.host(check, total)
+
+
 def scan(prog, args, where):
     return scan_phase(prog, args[0], args[1], where, "scan", False)
 
@@ -131,9 +170,33 @@ def permute(prog, args, where):
     x, idx = (prog.seq(a, where, "permute") for a in args)
     prog.same_length([x, idx], where, "permute")
     out = prog.trace.empty(x.n, x.dtype)
+    if x.n and get_config().bounds_check:
+        check_permutation(prog, idx, where)
     if x.n:
         write_phase(prog, x, idx, out, where)
     return Stored(out)
+
+
+def check_permutation(prog, idx, where):
+    """With ``bounds_check`` on: the places' owners claimed as for
+    ``scatter``, then a Reduction phase counts the items that do not own their
+    place (an index repeats): a located ``ValueError`` as in the prelude."""
+    owner = claim_phases(prog, idx, idx.n, where)
+    b = Builder()
+    own = b.array(owner)
+    pos, _ = idx.element(b, "i")
+    b.lead(idx.n, prog.trace.empty)
+    source = b.function("dp_reduce", ["i"], [
+        "return cast(1 if %s[%s] != i else 0, 'long')" % (own, pos)])
+    count = phases.reduction(prog.trace, source, "a+b", np.dtype(np.int64), "0", b.args)
+
+    def check(count):
+        if count:
+            raise located(KernelValueError, "permute: idx is not a permutation (an index "
+                          "repeats: %d item(s) share a place)" % count, where,
+                          "use scatter for a partial or repeated write")
+        return count
+    prog.trace.host(check, count)
 
 
 def claim_phases(prog, idx, m, where):

@@ -1,0 +1,106 @@
+"""@dataparallel with the configuration's ``bounds_check`` on: inputs that the
+prelude (the oracle) rejects are located errors on every backend too (a
+``permute`` whose indices repeat, segmented scans over offsets that decrease
+or do not run from 0 to ``len(x)``), and valid input still gives the
+prelude's result."""
+import inspect
+import operator
+
+import numpy as np
+import pytest
+
+from pcompute import get_config, use_config
+from pcompute.dataparallel import (dataparallel, exclusive_scan, map, max, permute,
+                                   rscan, scan, split)
+from pcompute.errors import KernelIndexError, KernelValueError
+
+
+def host(x):
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def kinds(f):
+    return [kind for kind, _ in f.last_phases]
+
+
+def line_of(f, text):
+    lines, first = inspect.getsourcelines(f.py if hasattr(f, "py") else f)
+    return first + next(k for k, s in enumerate(lines) if text in s)
+
+
+@dataparallel
+def shuffled(x, idx):
+    return permute(map(lambda v: v + 1, x), idx)
+
+
+@dataparallel
+def row_sums(x, offsets):
+    return scan(operator.add, split(x, offsets))
+
+
+@dataparallel
+def row_maxima(x, offsets):
+    return rscan(max, split(x, offsets))
+
+
+@dataparallel
+def row_starts(x, offsets):
+    return exclusive_scan(operator.add, split(x, offsets), 10)
+
+
+def checked():
+    return use_config(bounds_check=True, use_double=get_config().use_double)
+
+
+def test_bounds_check_rejects_a_permute_with_repeats(backend):
+    rng = np.random.default_rng(20)
+    x = rng.integers(-50, 50, 300).astype(backend.dtype)
+    perm = rng.permutation(300).astype(np.int32)
+    bad = perm.copy()
+    bad[[7, 150, 299]] = bad[40]                        # 3 items land on item 40's place
+    with pytest.raises(ValueError, match="not a permutation"):
+        shuffled.py(x, bad)
+    with checked():
+        got = host(shuffled(x, perm))
+        assert got.tolist() == shuffled.py(x, perm).tolist()
+        # owners filled and claimed, the repeats counted, then the writes
+        assert kinds(shuffled) == ["elementwise", "elementwise", "reduction", "elementwise"]
+        with pytest.raises(KernelValueError, match="not a permutation .*3 item") as info:
+            shuffled(x, bad)
+        assert info.value.location.lineno == line_of(shuffled, "permute(")
+        assert "test_dataparallel_checks.py" in str(info.value)
+        assert "use scatter" in str(info.value)
+        with pytest.raises(IndexError):                 # outside: the phases' own check
+            shuffled(x[:2], np.array([0, 2], np.int32))
+    assert host(shuffled(x, bad)).shape == (300,)       # unchecked: one phase, as documented
+    assert kinds(shuffled) == ["elementwise"]
+
+
+BAD_OFFSETS = [
+    ([0, 5, 3, 12], KernelValueError, "split: offsets must not decrease"),
+    ([0, 5, 13], KernelIndexError, r"split: offsets must lie in \[0, 12\], got 0 .. 13"),
+    ([-1, 5, 12], KernelIndexError, r"split: offsets must lie in \[0, 12\], got -1 .. 12"),
+    ([2, 5, 12], KernelValueError, "needs offsets from 0 to 12, got 2 .. 12"),
+    ([0, 5, 11], KernelValueError, "needs offsets from 0 to 12, got 0 .. 11"),
+]
+
+
+@pytest.mark.parametrize("f, text", [(row_sums, "scan("), (row_maxima, "rscan("),
+                                     (row_starts, "exclusive_scan(")])
+def test_bounds_check_rejects_bad_segment_offsets(backend, f, text):
+    x = np.arange(1, 13).astype(backend.dtype)
+    good = np.array([0, 5, 5, 12], np.int32)            # an empty segment
+    with checked():
+        want = np.concatenate(f.py(x, good))
+        np.testing.assert_allclose(host(f(x, good)), want, rtol=backend.rtol * 10)
+        assert kinds(f) == ["reduction", "scan"]
+        for offsets, error, message in BAD_OFFSETS:
+            offsets = np.array(offsets, np.int32)
+            if error is KernelIndexError or "decrease" in message:
+                with pytest.raises(IndexError if error is KernelIndexError else ValueError,
+                                   match=message):
+                    f.py(x, offsets)                    # the prelude's split agrees
+            with pytest.raises(error, match=message) as info:
+                f(x, offsets)
+            assert info.value.location.lineno == line_of(f, text)
+            assert "test_dataparallel_checks.py" in str(info.value)
