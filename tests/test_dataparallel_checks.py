@@ -104,3 +104,36 @@ def test_bounds_check_rejects_bad_segment_offsets(backend, f, text):
                 f(x, offsets)
             assert info.value.location.lineno == line_of(f, text)
             assert "test_dataparallel_checks.py" in str(info.value)
+
+
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+def test_checked_phases_compile_as_cuda(precision):
+    from pcompute.build import cuda_builder
+    from pcompute.generate import generate_source
+    from pcompute.types import LONG
+    from tests.test_dataparallel import _types
+    if cuda_builder.nvcc_path() is None:
+        pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
+    x = np.arange(1, 13).astype(precision)
+    sources = set()
+    with use_config(backend="python", bounds_check=True, use_double=precision == "float64"):
+        for f, args in [(shuffled, (x, np.arange(12)[::-1].astype(np.int32))),
+                        (row_sums, (x, np.array([0, 5, 5, 12], np.int32)))]:
+            f(*args)
+            for kind, prim, launch_args in f.last_launches:
+                values = [np.asarray(a.get()) if hasattr(a, "get") else a
+                          for a in launch_args]
+                if kind == "elementwise":
+                    sources.add(generate_source(prim.func, "cuda",
+                                                types=_types(prim.func, values)))
+                elif kind == "scan":
+                    sources.add(prim.generate("cuda", *values))
+                else:
+                    funcs = prim.map_func if isinstance(prim.map_func, tuple) \
+                        else (prim.map_func,)
+                    for func in funcs:
+                        types = dict(_types(func, values), i=LONG)
+                        sources.add(generate_source(func, "cuda", kind="function",
+                                                    types=types))
+    assert len(sources) >= 7
+    cuda_builder.check_cuda_sources(sorted(sources))
