@@ -176,3 +176,38 @@ def test_dropped_result_gives_its_buffer_back_at_once(backend):
         if enabled:
             gc.enable()
         pnp.set_options(**old)
+
+
+def test_dropped_input_of_a_cached_plan_gives_its_buffer_back_at_once(backend):
+    """An evaluation through a cached plan keeps no reference cycle to its
+    inputs: a pooled value read by a later kernel and then dropped goes back
+    to the pool at once (a time loop such as evolve otherwise held every old
+    grid until a garbage collection, twice numexpr's peak memory)."""
+    import gc
+
+    from pcompute.backends import host_pool
+    from pcompute import get_backend
+    if not get_backend(backend.name).on_host:
+        pytest.skip("%s keeps its arrays on a device: no host pool" % backend.name)
+    old = pnp.set_options(eager_below=0)
+    x = np.linspace(0.0, 1.0, 1 << 18).astype(backend.dtype)
+    px = pnp.asarray(x)
+    for _ in range(2):           # the plans of both structures are cached
+        pnp.evaluate(pnp.evaluate(px * 2 + 1) * 3 + 1)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        host_pool.release()
+        a = pnp.evaluate(px * 2 + 1)
+        b = pnp.evaluate(a * 3 + 1)
+        del a                    # read by b's kernel only: back to the pool now
+        before = host_pool.stats["reused"]
+        c = pnp.evaluate(px * 5 + 1)
+        assert host_pool.stats["reused"] == before + 1
+        np.testing.assert_allclose(np.asarray(b), (x * 2 + 1) * 3 + 1, rtol=backend.rtol)
+        np.testing.assert_allclose(np.asarray(c), x * 5 + 1, rtol=backend.rtol)
+    finally:
+        if enabled:
+            gc.enable()
+        pnp.set_options(**old)

@@ -87,6 +87,11 @@ def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
         visit(root)
     except _Skip:
         return None
+    finally:
+        # visit refers to itself through its cell: without this the cycle
+        # keeps fp, and through it the inputs' buffers, alive until the
+        # next garbage collection (evolve held 4 grids instead of 2)
+        visit = None
     fp.key = (len(shape), tuple(parts)) + tuple(extra)
     return fp
 
