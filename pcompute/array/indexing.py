@@ -95,6 +95,11 @@ class IndexingMixin:
         one element, ``a[1:-1, ::2]`` (ints and slices) is a view sharing memory
         on every backend (a buffer, an offset and strides on OpenCL/CUDA).
         """
+        dev = self._dev
+        if type(key) is int and len(dev.shape) == 1 and -self.length <= key < self.length \
+                and dev.flags.c_contiguous:
+            i = key + self.length if key < 0 else key     # the common case, checked first
+            return self._backend.to_host(dev[i:i + 1])[0]
         if self.ndim != 1 or isinstance(key, tuple) or not self._is_contiguous() or (
                 isinstance(key, slice) and key.step not in (None, 1)):
             return self._nd_getitem(key)

@@ -296,12 +296,13 @@ class ArrayStorage(ArrayBase):
 
     def fill(self, value):
         """Set every element to ``value`` (on the device)."""
-        if not self.size:
+        backend, dev = self._backend, self._dev
+        if not dev.size:
             return
-        if not self._backend.on_host and not self._is_contiguous():
-            fill_view(self._backend, self._dev, value)
+        if backend.on_host or dev.flags.c_contiguous:
+            backend.fill(dev, self.dtype.type(value))
         else:
-            self._backend.fill(self._dev, self.dtype.type(value))
+            fill_view(backend, dev, value)
 
 
     @classmethod
