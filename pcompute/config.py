@@ -119,6 +119,8 @@ _FALSE = ("0", "false", "no", "off")
 _BOOL_WORDS = "1/0/true/false/yes/no/on/off"
 
 _DEFAULT_SCHEDULE = ("static", None)
+#: The schedule of OpenMP loops when none is configured.
+DEFAULT_SCHEDULE = _DEFAULT_SCHEDULE
 
 # Plain boolean fields and their defaults.
 _BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",

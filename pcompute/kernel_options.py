@@ -35,6 +35,31 @@ part of the cache key).  Options:
     backend puts each item in a work-group of its own, so a CPU device
     spreads them over its cores).
 
+``balance``
+    The kernel's items do unequal work (inner loops whose length depends on
+    the item, early exits): the cython backend's OpenMP loop hands the items
+    out dynamically, in 64 chunks, instead of one equal block per thread,
+    unless the configuration sets an ``omp_schedule`` other than the default
+    ``static``.  Used by :func:`pcompute.parallelize` for triangular nests
+    and loops with ``break``.  OpenCL and CUDA schedule work groups
+    themselves: the option changes nothing there.
+
+``unroll``
+    The cython backend compiles with ``-funroll-loops``.  For scalar loops
+    that cannot be vectorised and carry floating-point values from one pass
+    to the next (an early exit, ``break``, as in Mandelbrot's iteration):
+    GCC's AVX code copies such a value between registers with a one-cycle
+    ``vmovsd`` on the loop's critical path, which unrolling removes.  Used
+    by :func:`pcompute.parallelize` for nests with a ``break``.  OpenCL and
+    CUDA: no effect.
+
+``serial_below``
+    An OpenMP loop of fewer items than this runs serially on the cython
+    backend (default: 2048, or 256 when items run inner loops; starting the
+    threads costs a few microseconds).  :func:`pcompute.parallelize` sets 16
+    for nests whose items run loops of non-constant length, as the items are
+    then heavy (Numba's ``prange`` starts its threads at any size).
+
 This module imports nothing from pcompute: every stage may use it.
 """
 
@@ -43,6 +68,9 @@ KNOWN = {
     "vector_math": (bool, False, "vectorised math functions (a few ulp, no errno)"),
     "host_cpu": (bool, False, "built for the host CPU (-march=native), no FMA contraction"),
     "parallel_items": (bool, False, "few long items, each run by a thread of its own"),
+    "balance": (bool, False, "items of unequal work: dynamic OpenMP schedule"),
+    "unroll": (bool, False, "loops unrolled (-funroll-loops)"),
+    "serial_below": (int, None, "fewer items than this run serially (cython OpenMP)"),
 }
 
 
@@ -56,9 +84,10 @@ def build_options(func=None, **options):
             raise TypeError("unknown build option %r; known: %s" % (
                 name, ", ".join("%s (%s)" % (k, v[2]) for k, v in sorted(KNOWN.items()))))
         kind = KNOWN[name][0]
-        if not isinstance(value, kind):
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool)
+                                                           or value < 1)):
             raise TypeError("build option %s takes a %s, not %r" % (
-                name, kind.__name__, value))
+                name, "positive int" if kind is int else kind.__name__, value))
 
     def mark(f):
         merged = dict(options_of(f))

@@ -241,3 +241,43 @@ def test_kernels_are_built_for_the_host_cpu_and_vector_math_is_opt_in():
         generated = f.last_plans[0].kernel[0].built.generated
         assert generated.option("host_cpu") is True
         assert generated.option("vector_math") is (True if vector_math else None)
+
+
+@pytest.mark.parametrize("body, uneven", [
+    ("for j in range(i + 1):\n    c[i, j] = 0.0", True),          # triangular
+    ("for k in range(n):\n    if x[k] > 4.0:\n        break", True),   # early exit
+    ("while x[i] > 1.0:\n    x[i] = x[i] / 2.0", True),
+    ("for j in range(n):\n    c[i, j] = 0.0", False),
+    ("for k in range(3):\n    acc += x[i + k]", False),
+])
+def test_uneven_items_are_recognised(body, uneven):
+    """Kernels whose items may do unequal work are built with the balance
+    option (dynamic OpenMP schedule); the others keep the static one."""
+    import ast
+    from pcompute.autopar.lower import uneven_items
+    assert uneven_items(ast.parse(body).body, {"i"}) is uneven
+
+
+def test_triangular_nest_is_balanced_and_rectangular_is_not():
+    """syr2k's items (rows of a triangle) get the dynamic schedule, gemm's the
+    static one; both start their threads from 16 items."""
+    from pcompute.kernel_options import options_of
+    from tests.autopar_nests import gemm, syr2k
+    rng = np.random.default_rng(2)
+    for func, args, balanced in (
+            (syr2k, [rng.random((6, 6)), rng.random((6, 4)), rng.random((6, 4)), 1.5, 0.5,
+                     6, 4], True),
+            (gemm, [rng.random((5, 3)), rng.random((3, 4)), np.zeros((5, 4)), 5, 4, 3],
+             False)):
+        ref = copy.deepcopy(args)
+        func(*ref)
+        f = parallelize(func)
+        with use_config(backend="python"):
+            f(*args)
+        np.testing.assert_allclose(args[0] if func is syr2k else args[2],
+                                   ref[0] if func is syr2k else ref[2], rtol=1e-12)
+        kernel = f.last_plans[0].kernel[0].func
+        assert options_of(kernel).get("balance", False) is balanced
+        # items running an inner loop over the call's bounds are heavy: the
+        # OpenMP loop starts at 16 items (syr2k at n = 192 ran serially before)
+        assert options_of(kernel).get("serial_below") == 16

@@ -167,3 +167,97 @@ def test_parallel_items_runs_few_long_items(backend):
     if few.built.generated.option("openmp"):
         assert "if pc_n < 2:" in few.built.generated.source
         assert "if pc_n < 2:" not in plain.built.generated.source
+
+
+def lane_math(i, x, y):
+    y[i] = exp(-x[i]) * log(1.0 + x[i]) + sin(x[i]) / (1.0 + x[i] * x[i]) + \
+        pow(x[i], 1.5) + atan2(x[i], 3.0)
+
+
+def test_cython_host_cpu_math_is_bit_identical_to_python():
+    """A kernel built for the host CPU calls its math functions through lane
+    wrappers (pcompute.codegen.lanemath: the loop vectorises around calls of
+    the C library's scalar functions, one per lane): its results are those of
+    Python's math functions bit for bit; with GCC on x86-64 the module holds
+    the wrappers' vector versions (``_ZGV...pc_lane_exp``)."""
+    if get_backend("cython").why_unavailable():
+        pytest.skip(get_backend("cython").why_unavailable())
+    from math import pow as mpow
+    from pcompute import use_config
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(0.0, 30.0, 4093), [0.0, 1e-300, 700.0]])
+    want = np.array([exp(-v) * log(1.0 + v) + sin(v) / (1.0 + v * v) + mpow(v, 1.5)
+                     + atan2(v, 3.0) for v in x])
+    y = np.zeros_like(x)
+    with use_config(backend="cython", use_openmp=False, use_double=True):
+        lanes = Elementwise(build_options(_fresh(lane_math), host_cpu=True))
+        lanes(x, y)
+        plain = Elementwise(_fresh(lane_math))
+        plain(x, np.zeros_like(x))
+    np.testing.assert_array_equal(y, want)
+    gen = lanes.built.generated
+    assert "pc_lane_exp(" in gen.source and "pc_lane_pow(" in gen.source
+    assert "pc_lane_" not in plain.built.generated.source
+    import platform
+    import pcompute.build.cython_builder as cb
+    from pcompute.backends.cython import module_flags
+    cflags, ldflags = module_flags(gen)
+    key = cb.build_key(gen.source, False, extra_compile_args=cflags,
+                       extra_link_args=ldflags)[0]
+    with open(cb._memo[key].__file__, "rb") as fh:
+        data = fh.read()
+    if "gcc" not in toolchain.compiler_identity().lower() or \
+            platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("lane wrappers are vectorised by GCC on x86-64 only")
+    assert b"_ZGV" in data and b"pc_lane_exp" in data, "no vector version of the wrappers"
+
+
+def triangle(i, x, out, n):
+    s = 0.0
+    for j in range(i + 1):
+        s += x[j]
+    out[i] = s
+
+
+def test_balance_matches_numpy(backend):
+    """``balance=True`` (items of unequal work) computes what NumPy computes
+    on every backend."""
+    x = np.random.default_rng(6).random(3001).astype(backend.dtype)
+    xa, out = wrap(x.copy(), np.zeros_like(x))
+    Elementwise(build_options(_fresh(triangle), balance=True))(xa, out, 3001)
+    np.testing.assert_allclose(np.asarray(out.get()), np.cumsum(x.astype(np.float64)),
+                               rtol=10 * backend.rtol)
+
+
+def test_cython_balance_hands_out_chunks_dynamically_unless_configured():
+    """The cython backend's OpenMP loop of a balanced kernel takes a dynamic
+    schedule in 64 chunks; a schedule set in the configuration wins."""
+    from pcompute import use_config
+    if toolchain.openmp_flags() is None:
+        pytest.skip("no OpenMP here")
+    x, out = np.zeros(100), np.zeros(100)
+    with use_config(use_openmp=True):
+        balanced = Elementwise(build_options(_fresh(triangle), balance=True))
+        src = balanced.generate("cython", x, out, 100)
+        assert "prange(pc_n, schedule='dynamic', chunksize=pc_n // 64 + 1)" in src
+        assert "schedule='static'" in Elementwise(_fresh(triangle)).generate(
+            "cython", x, out, 100)
+    with use_config(use_openmp=True, omp_schedule="guided,4"):
+        src = balanced.generate("cython", x, out, 100)
+        assert "schedule='guided', chunksize=4" in src and "dynamic" not in src
+
+
+def test_serial_below_sets_where_the_openmp_loop_starts():
+    from pcompute import use_config
+    if toolchain.openmp_flags() is None:
+        pytest.skip("no OpenMP here")
+    for bad in (0, -3, True, 2.0):
+        with pytest.raises(TypeError, match="serial_below takes a positive int"):
+            build_options(serial_below=bad)
+    x, out = np.zeros(100), np.zeros(100)
+    with use_config(use_openmp=True):
+        early = Elementwise(build_options(_fresh(triangle), serial_below=16))
+        assert "if pc_n < 16:" in early.generate("cython", x, out, 100)
+        # the default for items running an inner loop
+        assert "if pc_n < 256:" in Elementwise(_fresh(triangle)).generate(
+            "cython", x, out, 100)

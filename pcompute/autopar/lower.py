@@ -20,6 +20,7 @@ import hashlib
 import textwrap
 from dataclasses import dataclass
 
+from ..codegen.work import long_loop
 from .nest import range_args
 
 INDEX = "autopar_t%d"
@@ -38,6 +39,9 @@ class KernelText:
     serial: bool
     order: tuple = ()        # launch dimension d runs loop prefix[order[d]]
     parallel_items: bool = False  # few long items, one per thread (speculation)
+    uneven: bool = False     # items may do unequal work (see :func:`uneven_items`)
+    heavy: bool = False      # items run loops of non-constant length
+    early_exit: bool = False  # items run a loop with a ``break``
 
 
 def _segment(lines, first, last):
@@ -125,6 +129,22 @@ def counter(node, d):
     return "%s = %s + %s" % (var, start, scaled) if start != "0" else "%s = %s" % (var, scaled)
 
 
+def uneven_items(body, launched):
+    """True when the items of a kernel running ``body`` over the launched
+    loop variables ``launched`` may do unequal work: an inner ``range`` loop
+    whose bounds name a launched variable (a triangular nest), a ``while``,
+    or a ``break`` (an early exit)."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.While, ast.Break)):
+                return True
+            if isinstance(node, ast.For) and any(
+                    isinstance(n, ast.Name) and n.id in launched
+                    for n in ast.walk(node.iter)):
+                return True
+    return False
+
+
 def parallel_kernel(lines, prefix, names_in_ns):
     """The kernel of a nest whose loops ``prefix`` (outermost first, perfectly
     nested, range loops) run on the launch domain, in :func:`fastest_last`
@@ -144,7 +164,11 @@ def parallel_kernel(lines, prefix, names_in_ns):
     for k, text in enumerate(_segment(lines, first, last)):
         pieces.append((first + k, "    " + text if text.strip() else ""))
     kernel = _finish(pieces, sig, dims, params, (), False)
-    return KernelText(kernel.source, kernel.name, dims, params, (), False, order)
+    return KernelText(
+        kernel.source, kernel.name, dims, params, (), False, order,
+        uneven=uneven_items(body, {lp.var for lp in prefix}),
+        heavy=any(long_loop(n) for stmt in body for n in ast.walk(stmt)),
+        early_exit=any(isinstance(n, ast.Break) for stmt in body for n in ast.walk(stmt)))
 
 
 def sequential_kernel(lines, nest, names_in_ns, boxes):

@@ -18,6 +18,11 @@ from .nest import assigned_names, range_args
 from .plans import Plan
 from .residency import is_array
 
+#: Below this many items a launch whose items run loops of non-constant
+#: length runs serially (the ``serial_below`` build option): such items are
+#: heavy, so few of them already gain from the threads.
+HEAVY_SERIAL_BELOW = 16
+
 
 class PlannerMixin:
     """The plans and kernels of :class:`~pcompute.autopar.Parallelized`."""
@@ -106,6 +111,12 @@ class PlannerMixin:
             # vector instructions), with no FMA contraction: same results.
             build_options(kfunc, host_cpu=True, vector_math=self.vector_math,
                           parallel_items=text.parallel_items)
+            if getattr(text, "uneven", False):     # triangular, early exits: balance
+                build_options(kfunc, balance=True)
+            if getattr(text, "heavy", False):      # items run loops: threads pay
+                build_options(kfunc, serial_below=HEAVY_SERIAL_BELOW)
+            if getattr(text, "early_exit", False):  # scalar loops carrying values
+                build_options(kfunc, unroll=True)
             ew = (Elementwise(kfunc), text)
             self._kernels[text.source] = ew
         return ew

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..build import toolchain
 from ..build.cython_builder import build_cython
+from ..config import DEFAULT_SCHEDULE
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names
 from ..kernel_options import options_of
@@ -23,6 +24,10 @@ from .reduction_parts import reduction_programs, reduction_text, tuple_fields
 log = logging.getLogger("pcompute.backends.cython")
 
 
+#: Chunks per OpenMP loop of a kernel built with the ``balance`` option.
+BALANCE_CHUNKS = 64
+
+
 def schedule_clause(schedule):
     """The prange keyword text for an ``(kind, chunk)`` schedule."""
     kind, chunk = schedule
@@ -30,6 +35,20 @@ def schedule_clause(schedule):
     if chunk:
         text += ", chunksize=%d" % chunk
     return text
+
+
+def elementwise_schedules(func, config, counts):
+    """The prange keyword texts of an Elementwise's OpenMP loops over the
+    item counts ``counts`` (names of C variables).  The configured schedule;
+    but a kernel built with the ``balance`` option (its items do unequal
+    work) under the default schedule hands its items out dynamically, in
+    :data:`BALANCE_CHUNKS` chunks per loop, so a thread that got light items
+    takes more."""
+    options = options_of(func) if func is not None else {}
+    if options.get("balance") and tuple(config.omp_schedule) == DEFAULT_SCHEDULE:
+        return ["%s, chunksize=%s // %d + 1" % (schedule_clause(("dynamic", None)), n,
+                                               BALANCE_CHUNKS) for n in counts]
+    return [schedule_clause(config.omp_schedule)] * len(counts)
 
 
 def componentwise(parts):
@@ -47,11 +66,33 @@ def componentwise(parts):
     return True
 
 
+def lane_math(func):
+    """True when ``func``'s kernel calls its math functions through lane
+    wrappers (:mod:`pcompute.codegen.lanemath`): built for the host CPU and
+    without ``vector_math`` (whose vector functions vectorise anyway)."""
+    options = options_of(func) if func is not None else {}
+    return bool(options.get("host_cpu")) and not options.get("vector_math")
+
+
+def module_flags(generated):
+    """``(compile_args, link_args)`` a generated Cython kernel is built with
+    on top of the builder's: those of its build options and its links."""
+    cflags, ldflags = [], []
+    if generated.option("vector_math"):
+        cflags, ldflags = toolchain.vector_math_flags()
+    if generated.option("host_cpu"):
+        cflags = cflags + toolchain.host_cpu_flags()
+    if generated.option("unroll") and not toolchain.is_msvc():
+        cflags = cflags + ["-funroll-loops"]
+    return cflags, list(generated.option("link", ())) + ldflags
+
+
 def kernel_build_options(func):
     """The options of ``func``'s :func:`~pcompute.kernel_options.build_options`
     this backend applies, as GeneratedKernel option pairs."""
     options = options_of(func) if func is not None else {}
-    return tuple((name, True) for name in ("host_cpu", "vector_math") if options.get(name))
+    return tuple((name, True) for name in ("host_cpu", "vector_math", "balance", "unroll")
+                 if options.get(name))
 
 
 def parallel_items(func):
@@ -122,6 +163,7 @@ class CythonBackend(Backend):
         """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise
         module; compiles nothing."""
         printer = printer_for(program, "cython")
+        printer.lane_math = lane_math(func)
         runtime, functions = printer.print_program()
         dims = program.index_dims
         params, unpack, _ = self.entry_parts(program, printer, first=dims)
@@ -130,13 +172,15 @@ class CythonBackend(Backend):
         args = ", ".join(index + expanded_names(entry, dims))
         openmp = self.use_openmp(config) and not is_serial(func)
         fastcall = self.fast_call(program, printer, first=dims) if dims == 1 else ""
+        schedule, schedule_total = elementwise_schedules(
+            func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
         source = render(
             "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, param_names=[p.split()[-1] for p in params],
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
-            serial_below=2 if parallel_items(func) else serial_below(program),
-            schedule=schedule_clause(config.omp_schedule))
+            serial_below=2 if parallel_items(func) else serial_below(program, func),
+            schedule=schedule, schedule_total=schedule_total)
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
                                (("openmp", openmp), ("index_dims", dims),
@@ -145,14 +189,9 @@ class CythonBackend(Backend):
 
     def _module(self, generated, module_name):
         """The compiled module of a generated Cython kernel."""
-        cflags, ldflags = [], []
-        if generated.option("vector_math"):
-            cflags, ldflags = toolchain.vector_math_flags()
-        if generated.option("host_cpu"):
-            cflags = cflags + toolchain.host_cpu_flags()
+        cflags, ldflags = module_flags(generated)
         return build_cython(generated.source, module_name, generated.option("openmp"),
-                            extra_compile_args=cflags,
-                            extra_link_args=list(generated.option("link", ())) + ldflags)
+                            extra_compile_args=cflags, extra_link_args=ldflags)
 
     def build_elementwise(self, program, func, config):
         generated = self.generate_elementwise(program, func, config)

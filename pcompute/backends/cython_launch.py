@@ -4,6 +4,7 @@ import os
 
 from ..codegen.arrays import meta_values
 from ..codegen.work import has_inner_loops
+from ..kernel_options import options_of
 
 # Below this many items an OpenMP loop runs serially: starting threads costs
 # more than the work.
@@ -14,8 +15,12 @@ SERIAL_BELOW = 2048
 SERIAL_BELOW_LOOPS = 256
 
 
-def serial_below(program):
-    """Below how many items an OpenMP Elementwise of ``program`` runs serially."""
+def serial_below(program, func=None):
+    """Below how many items an OpenMP Elementwise of ``program`` runs
+    serially: the ``serial_below`` build option of ``func`` when it has one."""
+    given = options_of(func).get("serial_below") if func is not None else None
+    if given is not None:
+        return given
     return SERIAL_BELOW_LOOPS if has_inner_loops(program) else SERIAL_BELOW
 
 

@@ -7,6 +7,7 @@ division, atomics, ...) are C functions pasted verbatim through
 import ast
 
 from .cfamily import Code, CPrinter
+from .lanemath import LANE_FUNCS, lane_declarations, lane_name, lane_source
 from .runtime import helper_name
 
 # Python operator precedence, as Cython parses it.
@@ -29,10 +30,14 @@ class CythonPrinter(CPrinter):
     and_op, or_op = "and", "or"
     chained_comparisons = True      # `a < b == c` is a chain in Cython, not (a<b)==c
     signed_wraps_natively = True    # the C is built with -fwrapv (build/cython_builder.py)
+    #: Math functions called through lane wrappers (:mod:`.lanemath`); the
+    #: backend sets it for kernels built for the host CPU.
+    lane_math = False
 
     def __init__(self, program):
         CPrinter.__init__(self, program)
         self.math = set()
+        self.lanes = set()          # (C name, C type, arity) of the lane wrappers used
         self.uses_printf = False
         self.uses_memset = False
 
@@ -44,6 +49,9 @@ class CythonPrinter(CPrinter):
 
     def math_name(self, name, base):
         cname = CPrinter.math_name(self, name, base)
+        if self.lane_math and name in LANE_FUNCS and base in ("float", "double"):
+            self.lanes.add((cname, self.type_name_of(base), LANE_FUNCS[name]))
+            return lane_name(cname)
         self.math.add(cname)
         return cname
 
@@ -103,7 +111,23 @@ class CythonPrinter(CPrinter):
         return []                       # Cython resolves names module-wide
 
     def module_runtime(self):
-        return self.with_externs(self.runtime_block())
+        return self.with_externs("\n\n".join(
+            b for b in (self.lane_block(), self.runtime_block()) if b))
+
+    def lane_block(self):
+        """The `cdef extern from *` block of the lane wrappers used (or '')."""
+        if not self.lanes:
+            return ""
+        code = Code()
+        code.add("cdef extern from *:")
+        code.level += 1
+        code.add('"""')
+        for line in lane_source(self.lanes).splitlines():
+            code.lines.append("    " + line if line else "")
+        code.add('"""')
+        for line in lane_declarations(self.lanes):
+            code.add(line)
+        return code.text()
 
     def module_prelude(self, runtime, functions):
         return [line + "\n" for line in self.cimports()]

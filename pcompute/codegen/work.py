@@ -34,19 +34,21 @@ def _trip_count(loop):
     return len(range(*values))
 
 
+def long_loop(node):
+    """True if ``node`` is a loop that may run many times: a ``while`` (not
+    ``while False``), or a ``for`` whose trip count is not a constant below
+    :data:`SHORT_LOOP`."""
+    if isinstance(node, ast.While):
+        return not (isinstance(node.test, ast.Constant) and not node.test.value)
+    if isinstance(node, ast.For):
+        count = _trip_count(node)
+        return count is None or count >= SHORT_LOOP
+    return False
+
+
 def has_inner_loops(program):
     """True if an item of ``program`` (its entry or any helper it calls) may
-    loop many times: a ``while``, a ``for`` whose trip count is not a
-    constant below :data:`SHORT_LOOP`, or recursion."""
+    loop many times: a :func:`long_loop`, or recursion."""
     if program.recursive:
         return True
-    for fn in program.functions:
-        for node in ast.walk(fn.tree):
-            if isinstance(node, ast.While) and not (
-                    isinstance(node.test, ast.Constant) and not node.test.value):
-                return True
-            if isinstance(node, ast.For):
-                count = _trip_count(node)
-                if count is None or count >= SHORT_LOOP:
-                    return True
-    return False
+    return any(long_loop(node) for fn in program.functions for node in ast.walk(fn.tree))

@@ -65,7 +65,7 @@ def run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " 
                 ${"    " * (dims - 1)}${call}
         else:
             # A short outermost axis: the index space is collapsed into one loop.
-            for pc_t in prange(pc_total${schedule}):
+            for pc_t in prange(pc_total${schedule_total}):
                 pc_r = pc_t
 %for d in range(dims - 1, 0, -1):
                 pc_i${d} = pc_r % pc_n${d}
