@@ -336,3 +336,36 @@ def test_repeated_calls_run_few_python_functions(backend):
             sys.setprofile(None)
         calls = [c for c in calls if c != "<lambda>"]
         assert len(calls) <= 4 * most, (primitive, calls)
+
+
+def grid_scale(i, j, u, v, a):
+    v[i, j] = u[i, j] * a
+
+
+def test_shaped_calls_skip_the_checked_path_and_follow_changes(backend, monkeypatch):
+    """Calls given ``shape=`` (n-D index spaces, parallelize's launches) keep
+    a fast path for the signature of the last one: the same signature with
+    other extents and values skips the checked path; a changed configuration
+    or scalar type takes it again."""
+    e = Elementwise(grid_scale)
+    u = np.arange(12, dtype=backend.dtype).reshape(3, 4)
+    ua, va = pc.wrap(u.copy(), np.zeros((3, 4), backend.dtype))
+    e(ua, va, 2.0, shape=(3, 4))
+    checked = []
+    kernel = e._kernel
+    monkeypatch.setattr(e, "_kernel",
+                        lambda *a, **k: checked.append(1) or kernel(*a, **k))
+    e(ua, va, 3.0, shape=(2, 4))
+    want = u * 2.0
+    want[:2] = u[:2] * 3.0
+    np.testing.assert_allclose(va.get(), want, rtol=backend.rtol)
+    assert checked == []
+    _bump_generation()
+    e(ua, va, 1.0, shape=(3, 4))
+    np.testing.assert_allclose(va.get(), u, rtol=backend.rtol)
+    assert checked == [1]
+    e(ua, va, 4, shape=(3, 4))              # an int scalar: another kernel
+    np.testing.assert_allclose(va.get(), u * 4, rtol=backend.rtol)
+    assert checked == [1, 1]
+    with pytest.raises(KernelValueError, match="shape"):
+        e(ua, va, 4, shape=(3, -1))          # a bad extent: the checked path's error

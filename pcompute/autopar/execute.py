@@ -34,8 +34,12 @@ class ExecutorMixin:
                     self._execute(child, scope, residency)
             return
         ew, text = plan.kernel
-        values = [residency.device(scope[p]) if is_array(scope[p]) else scope[p]
-                  for p in text.params]
+        if plan.kind == "launch":
+            values = [residency.launch_value(scope[p]) if is_array(scope[p]) else scope[p]
+                      for p in text.params]
+        else:
+            values = [residency.device(scope[p]) if is_array(scope[p]) else scope[p]
+                      for p in text.params]
         if plan.kind == "speculate":
             self._speculate(plan, values, scope, residency)
             return

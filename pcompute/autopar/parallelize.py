@@ -81,6 +81,10 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
         self.lines = [""] * (first - 1) + text.splitlines()
         self.signature = inspect.signature(self.func)
         self.params = list(self.signature.parameters)
+        # a call with exactly these positional arguments binds them in order
+        self._plain_arity = len(self.params) if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            for p in self.signature.parameters.values()) else -1
         self.local_names = set(self.params) | assigned_names(fdef)
         self.steps = []
         body = fdef.body
@@ -134,10 +138,13 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
         return self._report(record)
 
     def _run(self, args, kwargs, record):
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
         scope = dict(self.func.__globals__)
-        scope.update(bound.arguments)
+        if not kwargs and len(args) == self._plain_arity:
+            scope.update(zip(self.params, args))
+        else:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            scope.update(bound.arguments)
         residency = Residency()
         self.last_plans = []
         try:
@@ -178,10 +185,13 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
                 arrays.append((name, id(value), np.ndim(value)))
             elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
                 ints.append((name, int(value)))
-        aliases = tuple(
-            (a[0], b[0], same_memory(scope[a[0]], scope[b[0]]))
-            for x, a in enumerate(arrays) for b in arrays[x + 1:]
-            if same_memory(scope[a[0]], scope[b[0]]))
+        aliases = []
+        for x, a in enumerate(arrays):
+            for b in arrays[x + 1:]:
+                kind = same_memory(scope[a[0]], scope[b[0]])
+                if kind:
+                    aliases.append((a[0], b[0], kind))
+        aliases = tuple(aliases)
         key = (index, tuple(ints), tuple((a[0], a[2]) for a in arrays), aliases,
                self._speculating(), tuple(sorted(self._marks)))
         cached = self._analyses.get(key)

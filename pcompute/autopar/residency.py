@@ -9,6 +9,7 @@ array is the NumPy array itself (host backends).
 import numpy as np
 
 from ..array import Array, wrap
+from ..backends.registry import get_backend
 
 
 def is_array(value):
@@ -36,6 +37,20 @@ class Residency:
 
     def __init__(self):
         self._dev = {}
+        self._on_host = None
+
+    def launch_value(self, value):
+        """What a kernel launch takes for the array ``value``: on a host
+        backend a C-contiguous NumPy array of a plain numeric dtype as it is
+        (the Array :meth:`device` would wrap around it is that very memory,
+        so both stay one array), else :meth:`device`."""
+        if type(value) is np.ndarray and value.flags.c_contiguous and \
+                value.dtype.kind in "fiub" and value.dtype.isnative:
+            if self._on_host is None:
+                self._on_host = get_backend().on_host
+            if self._on_host:
+                return value
+        return self.device(value)
 
     def device(self, value):
         """The device Array for ``value`` (an Array is used as it is)."""

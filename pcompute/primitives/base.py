@@ -49,6 +49,7 @@ class Primitive:
     def _backend(self, backend):
         self._backend_choice = backend
         self._fast = None
+        self._fast_shaped = None            # Elementwise: calls with shape= (Python)
 
     # -- backend ----------------------------------------------------------------
     @property

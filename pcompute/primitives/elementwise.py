@@ -6,7 +6,7 @@ import numpy as np
 
 from ..backends.base import is_serial  # noqa: F401 (Compyle's helper)
 from ..backends.registry import get_backend
-from ..config import get_config
+from ..config import GENERATION, get_config
 from ..bounds import checked, checked_launch
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
 from ..frontend import type_kernel
@@ -15,7 +15,7 @@ from ..frontend.program import annotation_types
 from ..frontend.source import check_is_function, read_function
 from ..types import LONG
 from .args import (argument_types, device_value, device_values, index_space,
-                   parameter_names, shaped)
+                   parameter_names, shaped, signature)
 from ..records import BuiltKernel
 from .base import Primitive
 
@@ -176,6 +176,9 @@ class Elementwise(Primitive):
             except OverflowError as exc:
                 self._raise_range_error(self._last, args, exc)
                 raise
+        shaped = self._fast_shaped
+        if shaped is not None and shape is not None and shaped(args, shape):
+            return
         stamp = self._stamp()
         dims = self._index_dims(args)
         domain = self._domain(args, dims, shape)
@@ -192,6 +195,40 @@ class Elementwise(Primitive):
         self._launch(built, backend, config, n, values)
         if dims == 1 and domain is None:
             self._remember_fast(built, args, stamp, backend, config)
+        elif shape is not None and not config.profile:
+            self._fast_shaped = self._shaped_call(built, args, stamp, backend, dims)
+
+    def _shaped_call(self, built, args, stamp, backend, dims):
+        """The fast path of later calls given ``shape=`` (n-D index spaces,
+        and parallelize's launches): while the configuration is unchanged
+        (``GENERATION[0]`` is ``stamp``) and the arguments have the signature
+        of ``args``, it launches ``built`` with them, skipping the checked
+        path's configuration, backend and memo lookups.  It returns False
+        (the caller takes the checked path) for anything else."""
+        sig = signature(args)
+        names = self._params[dims:]
+        where = self._where()
+
+        def call(args, shape):
+            if GENERATION[0] != stamp or len(args) != len(names):
+                return False
+            if dims == 1 and type(shape) is int and shape >= 0:
+                n = shape
+            elif type(shape) is tuple and len(shape) == dims and all(
+                    type(e) is int and e >= 0 for e in shape):
+                n = shape[0] if dims == 1 else shape
+            else:
+                return False
+            if signature(args) != sig:
+                return False
+            values = [device_value(a, name, where, backend) for name, a in zip(names, args)]
+            try:
+                built(n, values)
+            except Exception as exc:
+                self._raise_range_error(built, values, exc)
+                raise
+            return True
+        return call
 
 
 def elementwise(func=None, backend=None, strict=False):
