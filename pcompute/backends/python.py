@@ -114,7 +114,9 @@ def _tuple_reduction(spec):
     """The launch of a tuple Reduction: items combined in order, every
     component from the previous accumulator (all computed, then assigned)."""
     parts = spec.parts
-    maps = [python_callable(f) for f in parts.map_funcs]
+    # each map function follows the C types of its own typed program
+    maps = [python_callable(f, prog) for f, prog in zip(parts.map_funcs,
+                                                        parts.map_programs)]
     dtypes = [t.dtype for t in parts.out_types]
     names = [name for name, _ in spec.map_program.entry.args[1:]]
 

@@ -1,6 +1,8 @@
 """Scan on the python backend: the serial reference, in the interpreter.
 
-The user's functions run as they are (breakpoints and print() work).  When
+The user's functions run as the python backend runs kernels (their own source,
+so breakpoints and print() work), following the C types of their typed
+programs (:class:`~.pyexec.Typing`).  When
 output() asks for ``last_item`` a first pass computes it (the scan value at the
 last element, segments respected); the main pass then evaluates, for each i
 in order, is_segment(i), input(i) and output(i).
@@ -11,12 +13,18 @@ from .pyints import I64
 from .pyvalues import kernel_values, typed_value
 
 
-def _caller(function, user):
-    """A function ``call(specials)`` calling ``function`` with its arguments."""
+def _copy(function):
+    """The python backend's copy of a ScanFunction (None: None)."""
     if function is None:
         return None
-    fn = python_callable(function.func)
-    params = function.params
+    return python_callable(function.func, function.program), function.params
+
+
+def _caller(copy, user):
+    """A function ``call(specials)`` calling the copy with its arguments."""
+    if copy is None:
+        return None
+    fn, params = copy
     return lambda specials: fn(*[specials[p] if p in specials else user[p] for p in params])
 
 
@@ -35,12 +43,11 @@ def build_scan(backend, spec, config):
     cast = lambda value: typed_value(dtype, value)  # noqa: E731
     neutral = typed_value(dtype, spec.neutral)
     need_last = spec.needs("last_item")
+    copies = [_copy(f) for f in (spec.input, spec.segment, spec.output)]
 
     def run(n, args):
         user = dict(zip(spec.arg_names, kernel_values(args)))
-        map_fn = _caller(spec.input, user)
-        seg_fn = _caller(spec.segment, user)
-        out_fn = _caller(spec.output, user)
+        map_fn, seg_fn, out_fn = (_caller(c, user) for c in copies)
         specials = {"N": I64(n)}
         mapped = None
         if need_last:

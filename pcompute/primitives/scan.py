@@ -75,7 +75,7 @@ class ScanFunction:
     """One of input / is_segment / output: its program and how to call it."""
     role: str            # 'input', 'segment' or 'output'
     func: object         # the Python function (python backend)
-    program: object      # TypedProgram (None on the python backend)
+    program: object      # TypedProgram (the python backend follows its C types too)
     params: tuple        # parameter names in the function's order
 
     def call_args(self, specials, user):
@@ -89,7 +89,7 @@ class ScanSpec:
     input: ScanFunction
     segment: object      # ScanFunction or None
     output: ScanFunction
-    scan_program: object  # TypedProgram of scan_op(a, b) (None on python)
+    scan_program: object  # TypedProgram of scan_op(a, b)
     scan_func: object    # the Python scan_op(a, b)
     arg_names: tuple     # user argument names, in call order
     arg_types: tuple     # their CTypes
@@ -260,25 +260,22 @@ class Scan(Primitive):
         out = self._out_type(backend, config)
         types = self._arg_types(values, backend, config, strict)
         by_name = dict(zip(self.arg_names, types))
-        typed = backend.generates_source
+        # typed on every backend: the python backend runs the functions with
+        # the C types of these programs (backends/pyexec.py, Typing)
         demote = backend.demote_double(config)
         special_types = {"i": LONG, "N": LONG, "item": out, "prev_item": out,
                          "last_item": out}
         functions = {}
         for role, params in self._params.items():
             func = self._func(role)
-            program = None
-            if typed:
-                arg_types = {p: special_types[p] if p in OUTPUT_SPECIALS else by_name[p]
-                             for p in params}
-                program = type_kernel(func, arg_types, use_double=config.use_double,
-                                      demote_double=demote)
-                self._check_entry(role, program, by_name)
+            arg_types = {p: special_types[p] if p in OUTPUT_SPECIALS else by_name[p]
+                         for p in params}
+            program = type_kernel(func, arg_types, use_double=config.use_double,
+                                  demote_double=demote)
+            self._check_entry(role, program, by_name)
             functions[role] = ScanFunction(role, func, program, params)
-        scan_program = None
-        if typed:
-            scan_program = type_kernel(self._scan, {"a": out, "b": out},
-                                       use_double=config.use_double, demote_double=demote)
+        scan_program = type_kernel(self._scan, {"a": out, "b": out},
+                                   use_double=config.use_double, demote_double=demote)
         return ScanSpec(functions["input"], functions.get("segment"), functions["output"],
                         scan_program, self._scan, self.arg_names, tuple(types), out,
                         neutral_value(self.neutral, out.dtype), self.complex_map,
