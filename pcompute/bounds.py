@@ -12,6 +12,12 @@ the access in the user's file.  The error record is a hidden last argument of
 every function of the kernel.  Off by default: without checks the generated
 code is unchanged.
 
+A shift by a count that may be negative (a signed count that is not a
+literal) is a site too: its count goes through ``pc_shcount_long(count, site,
+pc_err)``, which records a negative count (Python raises ``ValueError``; the
+shift itself gives the defined value of docs/semantics.rst, Shifts), and the
+primitive raises :class:`~pcompute.errors.KernelValueError` at the shift.
+
 Sites are numbered in the order of :func:`sites`, which the code generators
 and the error report share.
 """
@@ -20,7 +26,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .errors import KernelIndexError
+from .errors import KernelIndexError, KernelValueError
 from .types import CType
 
 #: The name of the error record argument.
@@ -35,9 +41,28 @@ def checked(program):
     return replace(program, functions=functions, entry=functions[-1], bounds_check=True)
 
 
+_SIGNED = ("char", "short", "int", "long")
+
+
+def checked_shift(fn, node):
+    """True when ``node`` (of function ``fn``) is a shift, ``x << n`` or
+    ``x <<= n``, whose count may be negative: signed and not a literal."""
+    if isinstance(node, ast.BinOp):
+        count = node.right
+    elif isinstance(node, ast.AugAssign):
+        count = node.value
+    else:
+        return False
+    if not isinstance(node.op, (ast.LShift, ast.RShift)) or isinstance(count, ast.Constant):
+        return False
+    t = fn.types.get(id(count))
+    return t is not None and t.base in _SIGNED
+
+
 def sites(program):
-    """{id(Subscript node): site number (from 1)} of the checked accesses, and
-    the list of (function, array name, node) per site."""
+    """{id(node): site number (from 1)} of the checked accesses (Subscript
+    nodes) and shifts (see :func:`checked_shift`), and the list of (function,
+    array name or None for a shift, node) per site."""
     numbers, table = {}, []
     for fn in program.functions:
         for node in ast.walk(fn.tree):
@@ -46,7 +71,19 @@ def sites(program):
                 if t is not None and t.is_ndarray:
                     table.append((fn, node.value.id, node))
                     numbers[id(node)] = len(table)
+            elif checked_shift(fn, node):
+                table.append((fn, None, node))
+                numbers[id(node)] = len(table)
     return numbers, table
+
+
+def negative_shift_error(count, location, where):
+    """The error of a shift by the negative ``count`` found by the checks."""
+    return KernelValueError(
+        "negative shift count %d in %s (Python raises ValueError; without bounds "
+        "checks the shift gives 0, or the sign for >>)" % (count, where), location,
+        hint="shift the other way for a negative count (x >> -n for x << n), or "
+             "keep the count >= 0")
 
 
 def raise_if_out_of_bounds(program, err, where):
@@ -57,6 +94,8 @@ def raise_if_out_of_bounds(program, err, where):
         return
     _, table = sites(program)
     fn, name, node = table[site - 1]
+    if name is None:
+        raise negative_shift_error(index, fn.location(node), where)
     raise KernelIndexError(
         "index %d is out of range for axis %d of array %r (length %d) in %s"
         % (index, axis, name, extent, where), location=fn.location(node),

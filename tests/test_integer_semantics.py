@@ -15,7 +15,7 @@ import pytest
 import pcompute as pc
 from pcompute import Elementwise, annotate
 from pcompute.types import cast
-from pcompute.errors import KernelTypeError
+from pcompute.errors import KernelTypeError, KernelValueError
 
 # Undefined behaviour in C: the optimiser must see these kernels (-O3).
 pytestmark = [pytest.mark.integer_data, pytest.mark.optimised_build]
@@ -196,3 +196,101 @@ def test_helper_called_from_two_functions_wraps_in_both(backend):
     with np.errstate(over="ignore"):
         want = (h0 + h0 + np.int32(1)).astype(np.int64)     # int + int wraps in int
     np.testing.assert_array_equal(got, want)
+
+
+def shifted(i, x, n, l, u, b, k, c, out):
+    out[i, 0] = x[i] << n[i]            # int
+    out[i, 1] = x[i] >> n[i]
+    out[i, 2] = l[i] << n[i]            # long
+    out[i, 3] = l[i] >> n[i]
+    out[i, 4] = u[i] >> n[i]            # uint with int: long
+    out[i, 5] = u[i] << 40              # uint (the literal takes its type): 0
+    out[i, 6] = (x[i] << 32) + (x[i] >> 40)     # literal counts past int's width
+    out[i, 7] = b[i] << n[i]            # int8 is promoted to int
+    out[i, 8] = x[i] << c[i]            # int by a long count: long (C: int)
+    t = x[i]
+    t <<= n[i]
+    out[i, 9] = t
+    s = l[i]
+    s >>= n[i]
+    out[i, 10] = s
+    out[i, 11] = k[i] >> n[i]           # ulong
+    out[i, 12] = 1 << n[i]
+    out[i, 13] = x[i] << 3
+
+
+def _shift(a, n, bits, signed, left):
+    """Python's a << n / a >> n reduced to the type; a negative count (Python
+    raises) gives what a count beyond the width gives (docs/semantics.rst)."""
+    if n < 0 or n > bits:
+        n = bits        # (Python's a << n for n >= bits has no bits left in the type)
+    value = a << n if left else a >> n
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if signed and value >> (bits - 1) else value
+
+
+def test_shift_counts_beyond_the_width(backend):
+    """Shifts give Python's answer in the type they compute in, for every count:
+    C leaves counts of the width or more undefined (x86 masks them, as OpenCL
+    does); a negative count gives 0 (>> of a negative value: -1), as NumPy."""
+    counts = [0, 5, 31, 32, 33, 40, 63, 64, 100, -1, -33]
+    m = len(counts)
+    n = np.array(counts, np.int32)
+    x = np.array([3, -7, 1, -1, 2 ** 30 + 1, I32_MIN, 5, -6, 9, -9, 123], np.int32)
+    l = np.array([3, -7, 1, -1, 2 ** 62 + 1, I64_MIN, 5, -6, 9, -9, 123], np.int64)
+    u = np.array([3, 2 ** 32 - 1, 1, 7, 2 ** 31, 9, 5, 6, 9, 9, 8], np.uint32)
+    b = np.array([3, -7, 1, -1, 100, -128, 5, -6, 9, -9, 127], np.int8)
+    k = np.array([3, 2 ** 64 - 1, 1, 2 ** 63, 5, 2 ** 63 + 9, 5, 6, 9, 9, 8], np.uint64)
+    c = np.array([0, 5, 31, 32, 33, 40, 63, 64, 100, -1, 2 ** 40], np.int64)
+    got = run(shifted, [x, n, l, u, b, k, c, np.zeros((m, 14), np.int64)])[7]
+    want = []
+    for j in range(m):
+        xi, ni, li, ui, bi, ki, ci = (int(v[j]) for v in (x, n, l, u, b, k, c))
+        t = _shift(xi, ni, 32, True, True)
+        want.append([
+            t, _shift(xi, ni, 32, True, False),
+            _shift(li, ni, 64, True, True), _shift(li, ni, 64, True, False),
+            _shift(ui, ni, 64, True, False), 0,
+            _shift(xi >> 31, 0, 32, True, True),
+            _shift(bi, ni, 32, True, True), _shift(xi, ci, 64, True, True),
+            t, _shift(li, ni, 64, True, False),
+            _shift(_shift(ki, ni, 64, False, False), 0, 64, True, True),
+            _shift(1, ni, 32, True, True), _shift(xi, 3, 32, True, True)])
+    np.testing.assert_array_equal(got, np.array(want, np.int64))
+
+
+def negative_count(i, x):
+    x[i] = x[i] >> -2
+
+
+def test_negative_literal_shift_count_is_a_located_error(backend):
+    with pytest.raises(KernelValueError, match="negative shift count -2") as info:
+        run(negative_count, [np.ones(3, np.int32)])
+    text = str(info.value)
+    assert "test_integer_semantics.py" in text and "x[i] >> -2" in text and "^" in text
+    assert "x << 2" in text
+
+
+def counted_shift(i, x, n, out):
+    t = x[i]
+    t <<= n[i] & 7
+    out[i] = t + (x[i] >> n[i])
+
+
+def test_negative_shift_count_is_a_located_error_under_bounds_checks(backend):
+    """Python raises ValueError for a negative count; a compiled kernel cannot,
+    so with bounds checks the launch raises the located error afterwards (and
+    without them the count is one beyond the width, as the test above checks)."""
+    x = np.array([5, -6, 7], np.int32)
+    n = np.array([1, 2, 3], np.int32)
+    with pc.use_config(bounds_check=True):
+        got = run(counted_shift, [x, n, np.zeros(3, np.int64)])[2]
+        np.testing.assert_array_equal(got, [(v << (k & 7)) + (v >> k)
+                                            for v, k in zip(x.tolist(), n.tolist())])
+        n[1] = -3
+        with pytest.raises(KernelValueError, match="negative shift count -3") as info:
+            run(counted_shift, [x, n, np.zeros(3, np.int64)])
+    text = str(info.value)
+    assert "test_integer_semantics.py" in text and "x[i] >> n[i]" in text
+    got = run(counted_shift, [x, n, np.zeros(3, np.int64)])[2]
+    assert got[1] == (-6 << 5) - 1

@@ -315,3 +315,21 @@ def test_division_by_zero_gives_numpys_infinities(lazy):
     got = [pa / pb, pnp.reciprocal(pb), pa // pb, pa % pb, pnp.fmod(pa, pb)]
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def shifts(xp, x, n, b, m):
+    return (x << n) + (x >> n), (b << m) + (b >> m)
+
+
+def test_shifts_by_any_count_are_numpy_shifts(lazy):
+    """Counts of the width or more and negative counts give NumPy's values
+    (int32 and int8 loops: the kernel language's rule, and NumPy's 8-bit one)."""
+    x = np.array([3, -7, 1, -1, 2 ** 30 + 1, -2 ** 31, 5, -6], np.int32)
+    n = np.array([0, 5, 31, 32, 33, 64, -1, -40], np.int32)
+    b = np.array([3, -7, 1, -1, 100, -128, 5, -6], np.int8)
+    m = np.array([0, 5, 7, 8, 9, 64, -1, -40], np.int8)
+    got = shifts(pnp, pnp.asarray(x), pnp.asarray(n), pnp.asarray(b), pnp.asarray(m))
+    with np.errstate(over="ignore"):
+        want = shifts(np, x, n, b, m)
+    for g, w in zip(got, want):
+        check(g, w, lazy)

@@ -31,6 +31,7 @@ import math
 
 from .. import types as ktypes
 from ..frontend.callgraph import NAMED_CONSTANTS, Resolver
+from ..bounds import negative_shift_error
 from ..frontend.source import read_function
 from . import pyints, pyvalues
 
@@ -96,7 +97,7 @@ class Typing:
     them, as C's assignments do), and the positions of the bool-typed
     expressions (an arithmetic operand there is C's int 0 or 1)."""
 
-    def __init__(self, functions, skip_args=0):
+    def __init__(self, functions, skip_args=0, checked=False):
         def agreed(pairs_per_fn):
             out = dict(pairs_per_fn[0])
             for pairs in pairs_per_fn[1:]:
@@ -116,8 +117,10 @@ class Typing:
             _position(node) for f in functions for node in ast.walk(f.tree)
             if isinstance(node, ast.expr) and hasattr(node, "lineno") and
             getattr(f.types.get(id(node)), "base", None) == "bool")
+        # bounds checks on (pcompute/bounds.py): a negative shift count raises
+        self.checked = bool(checked)
         self.key = (tuple(sorted(self.locals.items())), tuple(self.args), self.ret,
-                    self.bools)
+                    self.bools, self.checked)
 
 
 def _typing(func, program):
@@ -128,14 +131,36 @@ def _typing(func, program):
     if not functions:
         return None
     skip = program.index_dims if program.entry.src is src else 0
-    return Typing(functions, skip)
+    return Typing(functions, skip, program.bounds_check)
+
+
+def _count_check(location, where):
+    """The check of one shift's count under bounds checks: a negative count
+    raises the located error the compiled backends raise after the launch."""
+    def check(count):
+        if count < 0:
+            raise negative_shift_error(int(count), location, where)
+        return count
+    return check
 
 
 class _Rewrite(ast.NodeTransformer):
-    def __init__(self, fixed=(), typing=None):
+    def __init__(self, fixed=(), typing=None, src=None):
         self.literals = {}
         self.fixed = frozenset(fixed)   # arguments and declare()d names
         self.typing = typing
+        self.src = src
+        self.counts = {}                # name -> count check (see checked_count)
+
+    def checked_count(self, node, count):
+        """``count`` (the count of the shift ``node``) through a check of its
+        sign, under bounds checks; else ``count``."""
+        if self.typing is None or not self.typing.checked or \
+                isinstance(count, ast.Constant):
+            return count
+        name = "pc_count_%d" % len(self.counts)
+        self.counts[name] = _count_check(self.src.location(node), "%s()" % self.src.name)
+        return _call(name, count)
 
     def visit_FunctionDef(self, node):
         self.generic_visit(node)
@@ -159,10 +184,14 @@ class _Rewrite(ast.NodeTransformer):
         self.generic_visit(node)
         if self.typing is not None and _position(node.left) in self.typing.bools:
             node.left = _call("pc_bool_int", node.left)
+        if isinstance(node.op, (ast.LShift, ast.RShift)):
+            node.right = self.checked_count(node, node.right)
         return node
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
+        if isinstance(node.op, (ast.LShift, ast.RShift)):
+            node.value = self.checked_count(node, node.value)
         target = node.target
         base = None if self.typing is None or not isinstance(target, ast.Name) else \
             self.typing.locals.get(target.id, dict(self.typing.args).get(target.id))
@@ -290,7 +319,7 @@ def python_callable(func, program=None, _seen=None):
     if key in _CACHE:
         seen[func] = _CACHE[key]
         return _CACHE[key]
-    rewrite = _Rewrite(_fixed_names(src.tree), typing)
+    rewrite = _Rewrite(_fixed_names(src.tree), typing, src)
     tree = rewrite.visit(copy.deepcopy(src.tree))
     ast.increment_lineno(tree, src.first_line - 1)
     module = ast.fix_missing_locations(ast.Module(body=[tree], type_ignores=[]))
@@ -302,6 +331,7 @@ def python_callable(func, program=None, _seen=None):
     namespace["pc_atomic_dec"] = pc_atomic_dec
     namespace["pc_atomic_max"] = pc_atomic_max
     namespace.update(rewrite.literals)
+    namespace.update(rewrite.counts)
     namespace["pc_local"] = pyvalues.local_value
     namespace["pc_as"] = pyvalues.as_ctype
     namespace["pc_bool_int"] = pyvalues.bool_as_int

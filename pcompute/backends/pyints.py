@@ -118,8 +118,25 @@ def _binary(op, reflected=False):
         a, b = _wrap(int(self), cls.bits, cls.signed), _wrap(int(other), cls.bits, cls.signed)
         if reflected:
             a, b = b, a
+        if op in _SHIFTS:
+            return cls(op(a, b, cls.bits))
         return cls(op(a, b))
     return method
+
+
+def _lshift(a, b, bits):
+    # Python's a << b reduced to the type (by the caller): 0 from a count of
+    # the width on; a negative count (Python raises) counts as one beyond the
+    # width, as in the compiled backends (docs/semantics.rst, Shifts)
+    return a << b if 0 <= b < bits else 0
+
+
+def _rshift(a, b, bits):
+    # Python's a >> b; a count of the width or more (or negative) leaves the sign
+    return a >> b if 0 <= b < bits else (-1 if a < 0 else 0)
+
+
+_SHIFTS = (_lshift, _rshift)
 
 
 def _floordiv(a, b):
@@ -136,7 +153,7 @@ _OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
         "mul": lambda a, b: a * b, "floordiv": _floordiv,
         "mod": lambda a, b: a % b, "pow": _pow,
         "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-        "lshift": lambda a, b: a << b, "rshift": lambda a, b: a >> b}
+        "lshift": _lshift, "rshift": _rshift}
 
 for _name, _op in _OPS.items():
     setattr(CInt, "__%s__" % _name, _binary(_op))

@@ -38,6 +38,24 @@ C_TYPES = {"bool": "int", "char": "signed char", "uchar": "unsigned char",
 
 
 
+def _literal_count(node):
+    """The value of an integer literal operand (a shift count), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def _bits(t):
+    """The width of the integer type ``t`` after C's promotion."""
+    return 64 if t.base in ("long", "ulong") else 32
+
+
+def _c_promoted(base):
+    """The type C computes a ``base`` operand of a shift in (smaller
+    integers and bool are promoted to int)."""
+    return "int" if base in ("bool", "char", "uchar", "short", "ushort") else base
+
+
 def float32_text(value):
     """Decimal text of ``value`` rounded to float32 (as Python's
     ``numpy.float32(value)`` rounds it) that every C compiler reads back as
@@ -368,12 +386,14 @@ class CPrinter:
         result = self.fn.types[id(node)]
         converts = ttype.is_scalar and (ttype.base == "bool" or
                                         (ttype.is_int and result.is_float))
-        if (op in "+-*&|^" or op in ("<<", ">>")) and not converts and \
-                not self.wraps_here(op, result):
+        count = _literal_count(node.value)
+        plain = op in "+-*&|^" or (op in ("<<", ">>") and
+                                   self.plain_shift(ttype, result, count))
+        if plain and not converts and not self.wraps_here(op, result):
             code.add("%s %s= %s;" % (target_text, op, self.expr(node.value)[0]))
             return
         part = self.binop_text(op, (target_text, self.prec["atom"]), ttype,
-                               self.expr(node.value), rtype, result)
+                               self.expr(node.value), rtype, result, count, node)
         code.add(self.assign_line(target_text, self.store_value(ttype, result, part)))
 
     def hoisted_target(self, code, target, temps):
@@ -564,6 +584,15 @@ class CPrinter:
                 "    }\n    return 0;\n}"
                 % (self.helper_qualifier, T, T, T, T, T, self.space_prefix("global"), T))
 
+    def shift_count_helper(self):
+        """The C text of ``pc_shcount_long`` (see pcompute/bounds.py)."""
+        T = self.type_name_of("long")
+        return ("%s %s pc_shcount_long(%s n, %s site, %s%s *err)\n{\n"
+                "    if (n < 0 && err[0] == 0) {\n"
+                "        err[0] = site; err[1] = 0; err[2] = n; err[3] = 0;\n"
+                "    }\n    return n;\n}"
+                % (self.helper_qualifier, T, T, T, self.space_prefix("global"), T))
+
     def expr_Attribute(self, node):
         """``a.ndim`` (a constant of the type) and ``a.size`` (the product of
         the hidden shape scalars); ``obj.field`` of an object's struct."""
@@ -670,9 +699,16 @@ class CPrinter:
         fn = self.fn
         return self.binop_text(BINOPS[type(node.op)], self.expr(node.left),
                                fn.type_of(node.left), self.expr(node.right),
-                               fn.type_of(node.right), fn.type_of(node))
+                               fn.type_of(node.right), fn.type_of(node),
+                               _literal_count(node.right), node)
 
-    def binop_text(self, op, left, ltype, right, rtype, result):
+    def binop_text(self, op, left, ltype, right, rtype, result, count=None, node=None):
+        """The text of ``left op right`` (texts with their precedence, and
+        types) of type ``result``; ``count``: the right operand's value when it
+        is an integer literal (a shift by it may need no guard); ``node``: the
+        BinOp or AugAssign (a bounds-checked shift's site)."""
+        if op in ("<<", ">>") and result.is_int:
+            return self.shift_text(op, left, ltype, right, rtype, result, count, node)
         if result.is_int and op in ("+", "-", "*", "&", "|", "^"):
             # pcompute promotes like numpy (uint with int is long): C would
             # compute in unsigned first, so convert operands of the other sign.
@@ -702,6 +738,44 @@ class CPrinter:
             return "%s(%s, %s)" % (self.math_name("pow", result.base), args[0], args[1]), \
                 self.prec["atom"]
         return self.infix(op, left, right)
+
+    def plain_shift(self, ltype, result, count):
+        """True where a shift of a ``ltype`` value to type ``result`` by
+        ``count`` (a literal's value, else None) means in C what it means in
+        pcompute, so C's operator prints as it is: the count is a literal below
+        the width and C computes in ``result`` (the left operand's promoted
+        type)."""
+        return count is not None and 0 <= count < _bits(result) and \
+            _c_promoted(ltype.base) == result.base
+
+    def shift_text(self, op, left, ltype, right, rtype, result, count, node=None):
+        """``left << right`` / ``left >> right``: Python's shift reduced to the
+        type ``result`` for every count (docs/semantics.rst, Shifts).  C computes
+        in the left operand's type (converted to ``result`` first where they
+        differ); a literal count below the width is C's operator; any other
+        count goes through ``pc_shl_T``/``pc_shr_T`` (codegen/runtime.py), which
+        give 0 (``>>`` of a negative value: -1) for a count of the width or
+        more, where C is undefined and OpenCL masks the count, and treat a
+        negative count (Python raises) as one beyond the width, as NumPy does;
+        with bounds checks a negative count is also recorded (bounds.py)."""
+        if _c_promoted(ltype.base) != result.base:
+            left = self.cast(result, *left), self.prec["unary"]
+        if count is not None and 0 <= count < _bits(result):
+            if self.wraps_here(op, result):
+                return self.wrapping_text(op, left, right, result)
+            return self.infix(op, left, right)
+        site = self.bound_sites().get(id(node)) if self.program.bounds_check and \
+            node is not None else None
+        if site is not None:
+            value = right[0] if rtype.base == "long" else self.cast(LONG, *right)
+            right = "%s(%s, %d, %s)" % (self.need("shcount", "long"), value, site, ERR), \
+                self.prec["atom"]
+            rtype = LONG
+        if rtype.base != "ulong":
+            right = self.cast(CType("ulong"), *right), self.prec["unary"]
+        kind = "shl" if op == "<<" else "shr"
+        return "%s(%s, %s)" % (self.need(kind, result.base), left[0], right[0]), \
+            self.prec["atom"]
 
     def wraps_here(self, op, result):
         """True where ``op`` on signed ``result`` must be printed through

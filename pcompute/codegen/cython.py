@@ -151,6 +151,11 @@ class CythonPrinter(CPrinter):
                 code.add("%s %s(%s *p, %s v) nogil" % (T, helper_name(kind, base), T, T))
             elif kind.startswith("atomic"):
                 code.add("%s %s(%s *p) nogil" % (T, helper_name(kind, base), T))
+            elif kind in ("shl", "shr"):
+                code.add("%s %s(%s a, %s n) nogil" % (T, helper_name(kind, base), T,
+                                                    self.type_name_of("ulong")))
+            elif kind == "shcount":
+                code.add("%s pc_shcount_long(%s n, %s site, %s *err) nogil" % ((T,) * 4))
             elif kind == "bound":
                 code.add("%s pc_bound_long(%s i, %s n, %s site, %s axis, %s *err) nogil"
                          % ((T,) * 6))

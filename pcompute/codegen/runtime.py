@@ -1,6 +1,7 @@
 """Small C functions that give kernels Python's semantics in every dialect.
 
 ``//`` and ``%`` (floor division, sign of the divisor), integer powers,
+shifts by any count (Python's answer reduced to the type),
 ``abs``/``min``/``max`` (Python's tie and NaN behaviour, no double
 evaluation), range lengths for loops with a run-time step, and atomics.  Only
 the functions a kernel uses are emitted.  Each is written once, in C, with the
@@ -87,6 +88,26 @@ def _ipow(T):
 }}"""
 
 
+def _shl(T):
+    # Python's a << n reduced to T: 0 from a count of T's width on (C leaves
+    # that undefined, OpenCL masks the count); n is the count converted to
+    # ulong, so a negative count is one beyond the width.  The shift is done
+    # unsigned: a signed value shifted into the sign bit wraps (defined).
+    return """{T} {name}({T} a, {UL} n)
+{{
+    return n < {bits} ? ({T})(({U})a << n) : ({T})0;
+}}"""
+
+
+def _shr(T):
+    # Python's a >> n: the sign (0 or -1) from a count of T's width on
+    fill = "(a < 0 ? ({T})-1 : ({T})0)" if T in SIGNED else "({T})0"
+    return """{T} {name}({T} a, {UL} n)
+{{
+    return n < {bits} ? a >> n : %s;
+}}""" % fill
+
+
 def _abs(T):
     # abs of the minimum signed value wraps to itself, as -a does (unsigned)
     return """{T} {name}({T} a)
@@ -132,6 +153,7 @@ _TEMPLATES = {
     ("ipow", "int"): _ipow, ("abs", "int"): _abs, ("abs", "float"): _abs_float,
     ("min", "int"): _min, ("min", "float"): _min, ("max", "int"): _max,
     ("max", "float"): _max, ("rangelen", "int"): _range_len,
+    ("shl", "int"): _shl, ("shr", "int"): _shr,
 }
 
 
@@ -148,12 +170,16 @@ def runtime_source(needed, dialect):
         if kind == "bound":  # the bounds check of an array access (pcompute/bounds.py)
             out.append(dialect.bound_helper().strip())
             continue
+        if kind == "shcount":  # the check of a shift count (pcompute/bounds.py)
+            out.append(dialect.shift_count_helper().strip())
+            continue
         family = "float" if base in ("float", "double") else "int"
         template = _TEMPLATES[(kind, family)](base)
         T = dialect.type_name_of(base)
         U = dialect.type_name_of("u" + base) if base in SIGNED else T
         text = template.format(
-            T=T, U=U, name=helper_name(kind, base),
+            T=T, U=U, UL=dialect.type_name_of("ulong"), name=helper_name(kind, base),
+            bits=64 if base in ("long", "ulong") else 32,
             fmod=dialect.c_math_name("fmod", base),
             floor=dialect.c_math_name("floor", base),
             copysign=dialect.c_math_name("copysign", base))

@@ -10,7 +10,7 @@ its helpers into a :class:`~.ir.TypedProgram`.
 import ast
 import copy
 
-from ..errors import InternalError, KernelSyntaxError, KernelTypeError
+from ..errors import InternalError, KernelSyntaxError, KernelTypeError, KernelValueError
 from ..types import BOOL, DOUBLE, FLOAT, INT, LONG, VOID, parse_type, promote
 from .arrays import ArrayTyper
 from .calls import CallTyper
@@ -40,9 +40,9 @@ def _literal_type(value, default_float):
 _CONVERTING = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
 
 # Augmented assignments printed as C's compound assignments (the target is
-# evaluated once there); the others are printed as `target = f(target, value)`.
-COMPOUND_OPS = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor,
-                ast.LShift, ast.RShift)
+# evaluated once there); the others are printed as `target = f(target, value)`
+# (shifts too: one by a count that is not a literal calls pc_shl/pc_shr).
+COMPOUND_OPS = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
 def _int_constant(node):
@@ -689,6 +689,12 @@ class FunctionTyper(StructTyper, ArrayTyper, CallTyper):
             if not (left.is_int and right.is_int):
                 self.fail(KernelTypeError, node, "bitwise operators need integers, got "
                           "%s and %s" % (left, right), "convert with int(...) first")
+            count = _int_constant(node.right)
+            if isinstance(op, (ast.LShift, ast.RShift)) and count is not None and count < 0:
+                self.fail(KernelValueError, node.right, "negative shift count %d (Python "
+                          "raises ValueError)" % count,
+                          "shift the other way: x %s %d" % (
+                              ">>" if isinstance(op, ast.LShift) else "<<", -count))
         if isinstance(op, ast.Pow) and left.is_int and right.is_int:
             exponent = node.right
             value = _int_constant(exponent)

@@ -139,6 +139,10 @@ def _shift(op):
         if kind not in "iu":
             return None
         bits = 8 * dt.itemsize
+        if bits >= 32:
+            # the kernel language's shift is NumPy's for every count in the
+            # types of 32 and 64 bits (docs/semantics.rst, Shifts)
+            return "(%s %s %s)" % (a, op, b)
         if op == "<<":
             return "(0 if %s >= %d or %s < 0 else %s << %s)" % (b, bits, b, a, b)
         fill = "(-1 if %s < 0 else 0)" % a if kind == "i" else "0"
