@@ -398,6 +398,8 @@ class KernelGenerator:
         return Expr("(%s %s %s)" % (a.text, op, b.text), "i", 2 * max(a.bound, b.bound) + 1)
 
     def i_shift(self, limit, depth):
+        if self.c.flag(30):
+            return self.i_shift_far(limit, depth)
         k = self.c.integer(0, 4)
         if self.c.flag(50):
             a = self.expr("i", limit, depth)
@@ -407,6 +409,28 @@ class KernelGenerator:
             return Expr("(%s >> %d)" % (a.text, k), "i", a.bound)
         a = self.expr("i", limit / 2 ** k, depth)
         return Expr("(abs(%s) << %d)" % (a.text, k), "i", a.bound * 2 ** k)
+
+    def i_shift_far(self, limit, depth):
+        """Shifts by counts where C is undefined (the width or more, or
+        negative), which the kernel language defines (docs/semantics.rst,
+        Shifts): ``>>`` by any count is Python's (a negative count: the sign),
+        ``<<`` by 64 or more or a negative count is 0 in every width, so the
+        model needs no C type."""
+        a = self.expr("i", limit, depth)
+        form = self.c.integer(0, 4)
+        if form == 0:
+            return Expr("(%s >> %d)" % (a.text, self.c.integer(5, 70)), "i", a.bound)
+        if form == 1:
+            return Expr("(%s << %d)" % (a.text, self.c.integer(64, 90)), "i", 1)
+        s = self.expr("i", INT_LIMIT, depth)
+        if form == 2:
+            return Expr("(%s >> (%d + abs(%s) %% 40))" % (a.text, self.c.integer(0, 40),
+                                                         s.text), "i", a.bound)
+        if form == 3:
+            return Expr("(%s << (64 + abs(%s) %% 40))" % (a.text, s.text), "i", 1)
+        op = self.c.choice(["<<", ">>"])       # a negative count: 0, or the sign
+        return Expr("(%s %s (abs(%s) %% 5 - 5))" % (a.text, op, s.text), "i",
+                    max(a.bound, 1) if op == ">>" else 1)
 
     def i_pow(self, limit, depth):
         if self.c.flag(30):
@@ -850,7 +874,8 @@ class KernelGenerator:
         if v.kind == "i":
             if form == 2:
                 if self.c.flag(50):
-                    self.emit("%s >>= %d" % (v.name, self.c.integer(0, 4)))
+                    self.emit("%s >>= %d" % (v.name, self.c.choice(
+                        [self.c.integer(0, 4), self.c.integer(30, 70)])))
                 else:
                     mask = self.c.choice([1, 3, 7, 15, 255])
                     self.emit("%s &= %d" % (v.name, mask))

@@ -198,16 +198,16 @@ class Tracked:
         return Tracked(_int_of(o) ^ _int_of(self))
 
     def __lshift__(self, o):
-        return Tracked(_int_of(self) << _int_of(o))
+        return Tracked(_shifted(_int_of(self), _int_of(o), True))
 
     def __rlshift__(self, o):
-        return Tracked(_int_of(o) << _int_of(self))
+        return Tracked(_shifted(_int_of(o), _int_of(self), True))
 
     def __rshift__(self, o):
-        return Tracked(_int_of(self) >> _int_of(o))
+        return Tracked(_shifted(_int_of(self), _int_of(o), False))
 
     def __rrshift__(self, o):
-        return Tracked(_int_of(o) >> _int_of(self))
+        return Tracked(_shifted(_int_of(o), _int_of(self), False))
 
     # -- comparisons (discontinuous: check the margin) -----------------------
     def __lt__(self, o):
@@ -313,6 +313,16 @@ class InputArray:
 
     def __len__(self):
         return len(self.data)
+
+
+def _shifted(a, n, left):
+    """``a << n`` / ``a >> n`` as kernels mean them (docs/semantics.rst, Shifts):
+    Python's, except that a negative count is one beyond the width; ``<<`` by 64
+    or more is 0 in every type (the generator makes other ``<<`` counts small,
+    where no type's width is reached)."""
+    if n < 0 or (left and n >= 64):
+        return 0 if left else (-1 if a < 0 else 0)
+    return a << n if left else a >> n
 
 
 def _int_of(x):
