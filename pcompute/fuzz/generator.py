@@ -420,16 +420,21 @@ class KernelGenerator:
         form = self.c.integer(0, 4)
         if form == 0:
             return Expr("(%s >> %d)" % (a.text, self.c.integer(5, 70)), "i", a.bound)
+        # The value shifted left (or by a negative count) goes through cast():
+        # an int or a long in C, a tracked value in the model (the index and
+        # the scalars are plain Python ints there, whose shifts are Python's),
+        # and never literal arithmetic, which the front end would fold exactly.
+        cast_a = "cast(%s, '%s')" % (a.text, self.c.choice(["int", "long"]))
         if form == 1:
-            return Expr("(%s << %d)" % (a.text, self.c.integer(64, 90)), "i", 1)
+            return Expr("(%s << %d)" % (cast_a, self.c.integer(64, 90)), "i", 1)
         s = self.expr("i", INT_LIMIT, depth)
         if form == 2:
             return Expr("(%s >> (%d + abs(%s) %% 40))" % (a.text, self.c.integer(0, 40),
                                                          s.text), "i", a.bound)
         if form == 3:
-            return Expr("(%s << (64 + abs(%s) %% 40))" % (a.text, s.text), "i", 1)
+            return Expr("(%s << (64 + abs(%s) %% 40))" % (cast_a, s.text), "i", 1)
         op = self.c.choice(["<<", ">>"])       # a negative count: 0, or the sign
-        return Expr("(%s %s (abs(%s) %% 5 - 5))" % (a.text, op, s.text), "i",
+        return Expr("(%s %s (abs(%s) %% 5 - 5))" % (cast_a, op, s.text), "i",
                     max(a.bound, 1) if op == ">>" else 1)
 
     def i_pow(self, limit, depth):
