@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import pcompute as pc
-from pcompute import parallelize
+from pcompute import annotate, parallelize
 from pcompute.dataparallel import dataparallel, map, scan
 from pcompute.types import declare
 
@@ -39,13 +39,23 @@ def bool_sum(x, w):
     return wrap(int(x > 0) + w, 32)
 
 
-def sc_input(i, x, w):
+@annotate(p0='long')
+def negated(p0):
+    return -p0
+
+
+def sc_input(i, x, w, u):
     c = declare('uchar')
     c = x[i] + x[i]
-    return c + 1000 * ((x[i] > 0) + w[i] < 0)
+    t = declare('int')
+    t = 32767
+    # a uint32 passed to a long parameter is widened, and a uint32 times an
+    # int local is a long product (found by the independent generator, seeds
+    # 34 and 77: the untyped Scan oracle computed both in uint32)
+    return c + 1000 * ((x[i] > 0) + w[i] < 0) + negated(u[i]) + u[i] * t
 
 
-def sc_output(i, item, x, w, y, z):
+def sc_output(i, item, x, w, u, y, z):
     y[i] = item
     z[i] = (x[i] > 0) + w[i]
 
@@ -53,15 +63,17 @@ def sc_output(i, item, x, w, y, z):
 def test_scan_functions_follow_c_types(backend):
     n = len(X)
     y, z = pc.wrap(np.zeros(n, np.int64)), pc.wrap(np.zeros(n, np.int64))
+    u = np.array([3, 2 ** 32 - 1, 0, 7, 2 ** 31], np.uint32)
     sc = pc.Scan(input=sc_input, output=sc_output, scan_expr="a + b", dtype=np.int64)
-    sc(x=pc.wrap(X.copy()), w=pc.wrap(W.copy()), y=y, z=z)
-    items = [small(int(a)) + 1000 * (bool_sum(int(a), int(b)) < 0) for a, b in zip(X, W)]
+    sc(x=pc.wrap(X.copy()), w=pc.wrap(W.copy()), u=pc.wrap(u), y=y, z=z)
+    items = [small(int(a)) + 1000 * (bool_sum(int(a), int(b)) < 0) - int(v) + 32767 * int(v)
+             for a, b, v in zip(X, W, u)]
     y.pull()
     z.pull()
     np.testing.assert_array_equal(y.data, np.cumsum(items))
     np.testing.assert_array_equal(z.data, [bool_sum(int(a), int(b)) for a, b in zip(X, W)])
     # without the C types: 446 and 2**31 (never negative)
-    assert items[0] == 190 + 1000
+    assert items[0] == 190 + 1000 - 3 + 3 * 32767
 
 
 def tr_small(i, x, w):
