@@ -8,7 +8,11 @@ helpers of :mod:`examples.md.physics`.  ``eshift`` is the energy shift of
 the shifted potential (0 without ``--shift``), taken once per particle as
 ``npair * eshift`` rather than per pair (one live value fewer in the pair
 loop: the C compiler no longer spills there); ``periodic`` (3-D) switches
-from walls to minimum-image separations.
+from walls to minimum-image separations.  The walls' force and energy start
+the sums, before the pair loop, for the same reason: ``side`` is then not
+live across the loop, and gcc no longer parks a value of the pair loop in a
+general register (2-D cells at N = 10^4, one thread, AMD EPYC: CPU time per
+step 1.12x -> 1.06x the C reference's, both built -march=native).
 """
 from .physics import (cell_of, lj_energy, lj_force, min_image, neighbour_cell, wall_energy,
                       wall_force)
@@ -17,9 +21,9 @@ from .physics import (cell_of, lj_energy, lj_force, min_image, neighbour_cell, w
 def forces_list_2d(i, x, y, ax, ay, pe, nbr_start, nbrs, rc2, eshift, side):
     xi = x[i]
     yi = y[i]
-    fx = 0.0
-    fy = 0.0
-    e = 0.0
+    fx = wall_force(xi, side)
+    fy = wall_force(yi, side)
+    e = wall_energy(xi, side) + wall_energy(yi, side)
     npair = 0
     for k in range(nbr_start[i], nbr_start[i + 1]):
         j = nbrs[k]
@@ -32,9 +36,9 @@ def forces_list_2d(i, x, y, ax, ay, pe, nbr_start, nbrs, rc2, eshift, side):
             fy += f * dy
             e += lj_energy(r2)
             npair += 1
-    ax[i] = fx + wall_force(xi, side)
-    ay[i] = fy + wall_force(yi, side)
-    pe[i] = e - npair * eshift + wall_energy(xi, side) + wall_energy(yi, side)
+    ax[i] = fx
+    ay[i] = fy
+    pe[i] = e - npair * eshift
 
 
 def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, side,
@@ -46,6 +50,11 @@ def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, sid
     fy = 0.0
     fz = 0.0
     e = 0.0
+    if periodic == 0:
+        fx = wall_force(xi, side)
+        fy = wall_force(yi, side)
+        fz = wall_force(zi, side)
+        e = wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
     npair = 0
     for k in range(nbr_start[i], nbr_start[i + 1]):
         j = nbrs[k]
@@ -64,11 +73,6 @@ def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, sid
             fz += f * dz
             e += lj_energy(r2)
             npair += 1
-    if periodic == 0:
-        fx += wall_force(xi, side)
-        fy += wall_force(yi, side)
-        fz += wall_force(zi, side)
-        e += wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
     ax[i] = fx
     ay[i] = fy
     az[i] = fz
@@ -81,9 +85,9 @@ def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, 
     yi = y[i]
     cx = cell_of(xi, cell_size, nc)
     cy = cell_of(yi, cell_size, nc)
-    fx = 0.0
-    fy = 0.0
-    e = 0.0
+    fx = wall_force(xi, side)
+    fy = wall_force(yi, side)
+    e = wall_energy(xi, side) + wall_energy(yi, side)
     npair = 0
     for ix in range(max(cx - 1, 0), min(cx + 2, nc)):
         for iy in range(max(cy - 1, 0), min(cy + 2, nc)):
@@ -99,9 +103,9 @@ def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, 
                     fy += f * dy
                     e += lj_energy(r2)
                     npair += 1
-    ax[i] = fx + wall_force(xi, side)
-    ay[i] = fy + wall_force(yi, side)
-    pe[i] = e - npair * eshift + wall_energy(xi, side) + wall_energy(yi, side)
+    ax[i] = fx
+    ay[i] = fy
+    pe[i] = e - npair * eshift
 
 
 def forces_cells_3d(i, x, y, z, ax, ay, az, pe, cell_start, cell_particles, cell_size,
@@ -116,6 +120,11 @@ def forces_cells_3d(i, x, y, z, ax, ay, az, pe, cell_start, cell_particles, cell
     fy = 0.0
     fz = 0.0
     e = 0.0
+    if periodic == 0:
+        fx = wall_force(xi, side)
+        fy = wall_force(yi, side)
+        fz = wall_force(zi, side)
+        e = wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
     npair = 0
     for ddx in range(-1, 2):
         ix = neighbour_cell(cx, ddx, nc, periodic)
@@ -147,11 +156,6 @@ def forces_cells_3d(i, x, y, z, ax, ay, az, pe, cell_start, cell_particles, cell
                         fz += f * dz
                         e += lj_energy(r2)
                         npair += 1
-    if periodic == 0:
-        fx += wall_force(xi, side)
-        fy += wall_force(yi, side)
-        fz += wall_force(zi, side)
-        e += wall_energy(xi, side) + wall_energy(yi, side) + wall_energy(zi, side)
     ax[i] = fx
     ay[i] = fy
     az[i] = fz
