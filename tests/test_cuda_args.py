@@ -121,3 +121,30 @@ def test_device_arrays_come_from_the_backends_memory_pool():
     del b
     pool.free_held()
     assert pool.held_blocks == 0
+
+
+@pytest.mark.cuda
+def test_a_cuda_program_exits_cleanly_with_pooled_arrays_alive():
+    """Arrays, a reduction's kept partial buffers and held pool blocks alive
+    at interpreter exit must not abort it (pycuda issue 74: the pool must
+    stop holding before pycuda pops the context)."""
+    pytest.importorskip("pycuda.driver")
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import numpy as np
+        import pcompute as pc
+        from pcompute import Reduction, use_config
+        with use_config(backend="cuda", use_double=True):
+            x = pc.wrap(np.arange(1000.0))
+            total = Reduction("a+b")(x)
+            keys = pc.wrap(np.arange(1000, dtype=np.int32)[::-1].copy())
+            out = pc.array.sort_by_keys([keys])
+            assert total == 499500.0
+        print("done")
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "done" in run.stdout and "terminate called" not in run.stderr

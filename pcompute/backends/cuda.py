@@ -3,6 +3,8 @@
 It cannot run where pycuda or a CUDA driver is missing; ``why_unavailable``
 then says why, and the generated code is still compile-checked with nvcc.
 """
+import atexit
+
 import numpy as np
 
 from ..build import cuda_builder
@@ -79,7 +81,14 @@ class CUDABackend(DeviceArrays, Backend):
         if CUDABackend._pool is None:
             cuda_builder.ensure_context()
             from pycuda.tools import DeviceMemoryPool
-            CUDABackend._pool = DeviceMemoryPool()
+            pool = DeviceMemoryPool()
+            # A pool still holding blocks when pycuda pops its context at exit
+            # aborts the interpreter ("explicit_context_dependent failed",
+            # pycuda issue 74); stop_holding frees them first.  atexit runs
+            # this before pycuda's own handler, registered when the context
+            # was made above.
+            atexit.register(pool.stop_holding)
+            CUDABackend._pool = pool
         return CUDABackend._pool
 
     def empty(self, n, dtype):
