@@ -33,7 +33,7 @@ def source_of(kernel, dialect, use_double=True):
 
 
 # Built at -O3 like test_semantics' cython-openmp-float64 case, whose module
-# has the same source and flags: one build serves both (at the suite's -O1
+# has the same source and flags: one build serves both (at the suite's -O0
 # the 75 corpus modules would be built twice).
 @pytest.mark.optimised_build
 @pytest.mark.parametrize("name", NAMES)
