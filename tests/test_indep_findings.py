@@ -7,33 +7,7 @@ not with the python backend.
 import numpy as np
 import pytest
 
-import pcompute as pc
-from pcompute import Elementwise
-
-from plain_python import plain_call
-
-
-def run(func, args):
-    """Run ``func`` as an Elementwise kernel; return the arrays afterwards."""
-    device = [pc.wrap(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
-    Elementwise(func)(*device)
-    out = []
-    for d in device:
-        if hasattr(d, "pull"):
-            d.pull()
-            out.append(d.data)
-        else:
-            out.append(d)
-    return out
-
-
-def check(func, args):
-    want = plain_call(func, len(args[0]), args)
-    got = run(func, args)
-    for k, (g, w) in enumerate(zip(got, want)):
-        if isinstance(w, np.ndarray):
-            np.testing.assert_array_equal(g, w, err_msg="%s: argument %d" % (func.__name__, k))
-    return got
+from plain_check import check
 
 
 # -- a negative literal meeting an unsigned value (semantics.rst) -------------------
@@ -46,7 +20,7 @@ def negative_literal_and_unsigned(i, u, out, cmp):
 def test_negative_literal_with_uint32_is_the_exact_signed_value(backend):
     u = np.array([0, 3, 5, 4294967295], np.uint32)
     got = check(negative_literal_and_unsigned,
-                [u, np.zeros(4, np.int64), np.zeros(4, np.int32)])
+                [u, np.zeros(4, np.int64), np.zeros(4, np.int32)], backend)
     assert got[1][0] == -5 - 14 and list(got[2]) == [1, 1, 0, 0]
 
 
@@ -64,5 +38,5 @@ def test_comparison_and_number_as_the_two_branches(backend):
     a = np.array([3, -1, 0, 2, -7], np.int64)
     x = np.array([0.5, 2.0, 1.5, 3.0, -1.0], backend.dtype)
     got = check(comparison_in_a_branch, [a, x, np.zeros(5, np.int64), np.zeros(5, backend.dtype),
-                                         np.zeros(5, np.int32)])
+                                         np.zeros(5, np.int32)], backend)
     assert list(got[2]) == [6, 2, 1, 3, -13]

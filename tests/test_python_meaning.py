@@ -11,48 +11,17 @@ import math
 import numpy as np
 import pytest
 
-import pcompute as pc
-from pcompute import Elementwise, annotate, declare
+from pcompute import annotate, declare
 from pcompute.backends.registry import get_backend
 from pcompute.config import get_config
 from pcompute.errors import KernelTypeError
 
+from plain_check import check, run
 from plain_python import plain_call
 
 # The language's meaning: the optimiser must see these kernels (-O3), as it
 # would exploit undefined behaviour in the generated C.
 pytestmark = pytest.mark.optimised_build
-
-
-def run(func, args):
-    """Run ``func`` as an Elementwise kernel; return the arrays afterwards."""
-    device = [pc.wrap(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
-    Elementwise(func)(*device)
-    out = []
-    for d in device:
-        if hasattr(d, "pull"):
-            d.pull()
-            out.append(d.data)
-        else:
-            out.append(d)
-    return out
-
-
-def check(func, args, backend, exact=True):
-    """``func`` on ``backend`` gives what the plain Python call gives."""
-    n = len(args[0])
-    want = plain_call(func, n, args)
-    got = run(func, args)
-    for k, (g, w) in enumerate(zip(got, want)):
-        if not isinstance(w, np.ndarray):
-            continue
-        message = "%s: argument %d on %s" % (func.__name__, k, backend.id)
-        assert g.dtype == w.dtype, message
-        if exact or w.dtype.kind in "iub":
-            np.testing.assert_array_equal(g, w, err_msg=message)
-        else:
-            np.testing.assert_allclose(g, w, rtol=backend.rtol, err_msg=message)
-    return got
 
 
 # -- 1. int(x) keeps 64 bits ----------------------------------------------------
