@@ -1,6 +1,7 @@
 """The cython backend: Cython compiled with the C compiler, serial or OpenMP."""
 import logging
 import re
+from functools import partial
 
 import numpy as np
 
@@ -64,6 +65,18 @@ def componentwise(parts):
         if re.search(r"\b[ab]\d+\b", plain) or reduce_operator(plain) is None:
             return False
     return True
+
+
+def _lane(soa, acc, k):
+    """Lane ``k`` of the accumulator lanes ``acc`` (Cython text): a struct of
+    arrays for a tuple accumulator with interleaved lanes (``soa``)."""
+    return "pc_lane(&%s, %s)" % (acc, k) if soa else "%s[%s]" % (acc, k)
+
+
+def _set_lane(soa, acc, k, value):
+    """The statement setting lane ``k`` of ``acc`` to ``value``."""
+    return "pc_set_lane(&%s, %s, %s)" % (acc, k, value) if soa else \
+        "%s[%s] = %s" % (acc, k, value)
 
 
 def lane_math(func):
@@ -224,11 +237,13 @@ class CythonBackend(Backend):
         else:
             neutral = "pc_neutral()"
         record = tuple_fields(parts, printer)   # (its literals) before cimports()
+        soa = bool(parts) and interleave
         source = render(
             "reduction_cython", name=spec.name, expr=expr, openmp=openmp,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             T=T, W=W, **record,
             add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
+            soa=soa, lane=partial(_lane, soa), set_lane=partial(_set_lane, soa),
             leaf=1024, block=2048, neutral=neutral, params=params,
             unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW,
             param_names=[p.split()[-1] for p in params],

@@ -61,6 +61,30 @@ cdef inline pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b) noexcept nogil:
     return pc_r
 
 %endif
+%if soa:
+# The lanes of the interleaved loop, one array per component (not an array
+# of records: the C compiler then keeps each component's lanes in SIMD
+# registers, as for a scalar sum).
+cdef struct pc_lanes:
+%for fname, ftype in fields:
+    ${ftype} ${fname}[${lanes}]
+%endfor
+
+
+cdef inline pc_tuple pc_lane(pc_lanes* pc_l, int pc_k) noexcept nogil:
+    cdef pc_tuple pc_r
+%for fname, ftype in fields:
+    pc_r.${fname} = pc_l.${fname}[pc_k]
+%endfor
+    return pc_r
+
+
+cdef inline void pc_set_lane(pc_lanes* pc_l, int pc_k, pc_tuple pc_v) noexcept nogil:
+%for fname, ftype in fields:
+    pc_l.${fname}[pc_k] = pc_v.${fname}
+%endfor
+
+%endif
 cdef inline ${W} pc_combine(${W} a, ${W} b) noexcept nogil:
 %if add:
     return a + b
@@ -79,42 +103,47 @@ cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p 
     # the same way) is added, then the lanes are combined pairwise.  This
     # reorders the items: only for operators that commute.  No recursion and
     # no per-block horizontal combine: the loop streams as fast as plain C.
+%if soa:
+    cdef pc_lanes pc_acc
+    cdef pc_lanes pc_stack[64]
+%else:
     cdef ${W} pc_acc[${lanes}]
     cdef ${W} pc_stack[64][${lanes}]
+%endif
     cdef long long pc_nb, pc_b, pc_c, pc_base, pc_j, pc_i
     cdef int pc_k, pc_lvl, pc_step
     pc_nb = (pc_end - pc_start) // ${block}
     for pc_b in range(pc_nb):
         pc_base = pc_start + pc_b * ${block}
         for pc_k in range(${lanes}):
-            pc_acc[pc_k] = ${neutral}
+            ${set_lane('pc_acc', 'pc_k', neutral)}
         for pc_j in range(${block // lanes}):
             for pc_k in range(${lanes}):
-                pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_base + pc_j * ${lanes} + pc_k${"".join(", " + a for a in cargs)}))
+                ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, pc_map(pc_base + pc_j * %d + pc_k%s))' % (lane('pc_acc', 'pc_k'), lanes, ''.join(', ' + a for a in cargs)))}
         pc_c = pc_b
         pc_lvl = 0
         while pc_c & 1:
             for pc_k in range(${lanes}):
-                pc_acc[pc_k] = pc_combine(pc_stack[pc_lvl][pc_k], pc_acc[pc_k])
+                ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, %s)' % (lane('pc_stack[pc_lvl]', 'pc_k'), lane('pc_acc', 'pc_k')))}
             pc_c = pc_c >> 1
             pc_lvl = pc_lvl + 1
         for pc_k in range(${lanes}):
-            pc_stack[pc_lvl][pc_k] = pc_acc[pc_k]
+            ${set_lane('pc_stack[pc_lvl]', 'pc_k', lane('pc_acc', 'pc_k'))}
     for pc_k in range(${lanes}):
-        pc_acc[pc_k] = ${neutral}
+        ${set_lane('pc_acc', 'pc_k', neutral)}
     pc_base = pc_start + pc_nb * ${block}
     for pc_j in range((pc_end - pc_base) // ${lanes}):
         for pc_k in range(${lanes}):
-            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_base + pc_j * ${lanes} + pc_k${"".join(", " + a for a in cargs)}))
+            ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, pc_map(pc_base + pc_j * %d + pc_k%s))' % (lane('pc_acc', 'pc_k'), lanes, ''.join(', ' + a for a in cargs)))}
     for pc_i in range(pc_base + (pc_end - pc_base) // ${lanes} * ${lanes}, pc_end):
-        pc_acc[0] = pc_combine(pc_acc[0], pc_map(pc_i${"".join(", " + a for a in cargs)}))
+        ${set_lane('pc_acc', '0', 'pc_combine(%s, pc_map(pc_i%s))' % (lane('pc_acc', '0'), ''.join(', ' + a for a in cargs)))}
     # The stack's filled levels (the one bits of pc_nb), lowest (latest) first.
     pc_c = pc_nb
     pc_lvl = 0
     while pc_c:
         if pc_c & 1:
             for pc_k in range(${lanes}):
-                pc_acc[pc_k] = pc_combine(pc_stack[pc_lvl][pc_k], pc_acc[pc_k])
+                ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, %s)' % (lane('pc_stack[pc_lvl]', 'pc_k'), lane('pc_acc', 'pc_k')))}
         pc_c = pc_c >> 1
         pc_lvl = pc_lvl + 1
 %else:
@@ -143,10 +172,10 @@ cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p 
     while pc_step < ${lanes}:
         pc_k = 0
         while pc_k < ${lanes}:
-            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_acc[pc_k + pc_step])
+            ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, %s)' % (lane('pc_acc', 'pc_k'), lane('pc_acc', 'pc_k + pc_step')))}
             pc_k = pc_k + 2 * pc_step
         pc_step = 2 * pc_step
-    return pc_acc[0]
+    return ${lane('pc_acc', '0')}
 
 
 def run(long long pc_n${"".join(", " + p for p in params)}):
