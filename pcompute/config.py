@@ -51,7 +51,7 @@ import warnings
 from .backends.names import backend_names
 from .errors import ConfigWarning, KernelValueError
 
-__all__ = ["Config", "get_config", "set_config", "use_config",
+__all__ = ["Config", "ConfigOverlay", "get_config", "set_config", "use_config",
            "OMP_SCHEDULE_KINDS"]
 
 #: ``GENERATION[0]`` is the stamp of the global configuration's current state:
@@ -663,3 +663,65 @@ def use_config(**fields):
         yield overlay
     finally:
         set_config(previous)
+
+
+class ConfigOverlay:
+    """A reusable :func:`use_config` of fixed ``fields``, for code that enters
+    the same overlay around every call of a loop (pcompute.numpy wraps each
+    launch in ``ConfigOverlay(use_double=True)``).
+
+    Inside the block the global configuration is a copy of the previous one
+    with ``fields`` set, and on exit the previous object is back, as with
+    :func:`use_config`.  The copy and both stamps (:data:`GENERATION`) are
+    kept per previous configuration object and stamp, so entering the block
+    again costs two dictionary comparisons instead of a copy and two
+    restamps; when the previous configuration already has the fields' values
+    the block changes nothing.  A configuration changed meanwhile (either
+    object's fields, a new epoch) is seen by those comparisons and takes the
+    full path.  Not for several threads at once (neither is ``use_config``).
+    """
+
+    __slots__ = ("fields", "_memo", "_stack")
+
+    def __init__(self, **fields):
+        Config(read_environment=False).update(**fields)   # bad names or values fail here
+        self.fields = fields
+        # (previous, its stamp, its values, overlay or None, overlay's values, overlay's stamp)
+        self._memo = None
+        self._stack = []
+
+    def __enter__(self):
+        global _config
+        previous = get_config()
+        memo = self._memo
+        if memo is None or memo[0] is not previous or memo[1] != GENERATION[0] or \
+                memo[2] != previous.__dict__ or \
+                (memo[3] is not None and memo[4] != memo[3].__dict__):
+            memo = self._memo = self._make(previous)
+        elif memo[3] is not None:
+            _config = memo[3]
+            GENERATION[0] = memo[5]
+        self._stack.append(memo)
+        return _config
+
+    def _make(self, previous):
+        stamp = GENERATION[0]
+        overlay = previous.copy().update(**self.fields)
+        if overlay.__dict__ == previous.__dict__:
+            return (previous, stamp, dict(previous.__dict__), None, None, stamp)
+        set_config(overlay)
+        return (previous, stamp, dict(previous.__dict__), overlay, dict(overlay.__dict__),
+                GENERATION[0])
+
+    def __exit__(self, *exc):
+        global _config
+        memo = self._stack.pop()
+        previous, overlay = memo[0], memo[3]
+        if overlay is None:
+            return
+        if _config is overlay and GENERATION[0] == memo[5] and \
+                memo[2] == previous.__dict__:
+            _config = previous
+            GENERATION[0] = memo[1]
+        else:
+            set_config(previous)

@@ -599,6 +599,90 @@ def test_use_config_backend_over_env(monkeypatch):
     assert get_config().backend == "cuda"
 
 
+# ----------------------------------------------------------- ConfigOverlay
+
+def _values(config):
+    return dict(config.__dict__)
+
+
+def test_config_overlay_is_use_config_entered_again_cheaply():
+    """Each entry overlays the fields on the configuration of the moment and
+    restores it (object and stamp) on exit, like use_config; entering it
+    again over the same configuration reuses the overlay and its stamp."""
+    from pcompute.config import GENERATION, ConfigOverlay
+    overlay = ConfigOverlay(use_double=True)
+    base = get_config()
+    base.use_openmp = True
+    stamp = GENERATION[0]
+    seen = []
+    for _ in range(3):
+        with overlay as cfg:
+            assert get_config() is cfg and cfg is not base
+            assert cfg.use_double is True and cfg.use_openmp is True
+            seen.append((cfg, GENERATION[0]))
+        assert get_config() is base and GENERATION[0] == stamp and base.use_double is False
+    assert seen[0][1] != stamp and len(set(seen)) == 1
+    with use_config(use_double=True):           # use_config's stamp for the same values
+        assert GENERATION[0] == seen[0][1]
+
+
+def test_config_overlay_follows_changes_of_either_configuration():
+    from pcompute.config import GENERATION, ConfigOverlay
+    overlay = ConfigOverlay(use_double=True)
+    base = get_config()
+    with overlay:
+        get_config().debug = True               # the overlay changed inside: dropped
+        assert get_config().debug is True
+    assert get_config() is base and base.debug is False
+    with overlay as cfg:
+        assert cfg.debug is False               # not the changed overlay again
+    base.wgs = 32                               # the previous one changed between blocks
+    with overlay as cfg:
+        assert cfg.wgs == 32 and cfg.use_double is True
+        base.profile = True                     # changed while another is global
+    assert get_config() is base
+    with use_config():                          # the stamp of base's values now
+        want = GENERATION[0]
+    assert GENERATION[0] == want
+    other = Config(read_environment=False)
+    set_config(other)                           # another global object
+    with overlay as cfg:
+        assert cfg.wgs is None and cfg.use_double is True
+    assert get_config() is other
+
+
+def test_config_overlay_changes_nothing_when_the_values_are_there():
+    from pcompute.config import GENERATION, ConfigOverlay
+    get_config().use_double = True
+    base, stamp = get_config(), GENERATION[0]
+    with ConfigOverlay(use_double=True) as cfg:
+        assert cfg is base and GENERATION[0] == stamp
+    assert get_config() is base and GENERATION[0] == stamp
+
+
+def test_config_overlay_nested_and_on_exception():
+    from pcompute.config import ConfigOverlay
+    overlay = ConfigOverlay(use_openmp=True)
+    base = get_config()
+    with pytest.raises(RuntimeError, match="boom"):
+        with overlay as outer:
+            with overlay as inner:
+                assert inner is outer           # the values are there already
+            with use_config(use_double=True):
+                with overlay as inner:
+                    assert inner.use_double is True and inner.use_openmp is True
+                    raise RuntimeError("boom")
+    assert get_config() is base and base.use_openmp is False
+
+
+def test_config_overlay_rejects_bad_fields_when_made():
+    from pcompute.config import ConfigOverlay
+    with pytest.raises(KernelValueError, match="nonsense"):
+        ConfigOverlay(nonsense=1)
+    with pytest.raises(KernelValueError):
+        ConfigOverlay(omp_schedule="whenever")
+
+
 def test_use_config_after_set_config():
     mine = Config(read_environment=False, wgs=16)
     set_config(mine)

@@ -214,6 +214,28 @@ def test_repeated_calls_skip_the_checked_path_where_a_fast_call_exists(backend, 
     assert len(checked) == 3 * (3 - len(fast))
 
 
+def test_numpy_scalars_of_the_parameter_type_take_the_fast_call(backend, monkeypatch):
+    """A numpy scalar of the kernel parameter's own type (what pcompute.numpy
+    passes) is a scalar to the fast call too: it follows changed values; a
+    scalar of another type is another signature (the checked path)."""
+    e = Elementwise(scale)
+    xa, ya = pc.wrap(np.arange(1, 6, dtype=backend.dtype), np.zeros(5, backend.dtype))
+    typ = np.dtype(backend.dtype).type
+    e(xa, ya, typ(2.0))
+    checked = []
+    kernel = e._kernel
+    monkeypatch.setattr(e, "_kernel",
+                        lambda *a, **k: checked.append(1) or kernel(*a, **k))
+    for a in (3.0, -0.0, 0.5):
+        e(xa, ya, typ(a))
+        np.testing.assert_allclose(ya.get(), np.arange(1, 6) * a, rtol=backend.rtol)
+    assert len(checked) == (0 if e.built.fastcall is not None else 3)
+    other = np.float32 if typ is np.float64 else np.float64
+    e(xa, ya, other(1.5))                       # another scalar type: checked path
+    np.testing.assert_allclose(ya.get(), np.arange(1, 6) * 1.5, rtol=backend.rtol)
+    assert len(checked) >= 1
+
+
 def test_configuration_entered_again_keeps_its_fast_calls(backend, monkeypatch):
     """``use_config`` entered again with the same values (a loop around a
     block of calls, as the benchmarks do per sample) finds the fast calls made

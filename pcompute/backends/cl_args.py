@@ -158,6 +158,10 @@ def binder(kernel_args, enqueue, context, names, returns=False):
                 layouts.append(_layout(dev))
                 if first is None:
                     first = k
+            elif isinstance(value, np.generic) and type(value) is kernel_args.scalar[k]:
+                attrs.append(None)          # a numpy scalar of the parameter's own type
+                dtypes.append(None)         # (no conversion, so no range to check)
+                layouts.append(None)
             elif hasattr(value, "shape"):
                 return None                 # numpy arrays and the like: checked path
             else:

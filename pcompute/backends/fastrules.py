@@ -30,6 +30,8 @@ array layout           rank 1, C-contiguous (else there    (rank, last axis cont
                        is no ``pc_fast``)                  the first call
 array context          --                                  ``dev.context`` is the kernels'
 numpy array argument   writable, rank 1, C-contiguous      none (bind gives no fast call)
+numpy scalar argument  (the exact Python type rule)        of the parameter's own scalar type
+                                                           only (no conversion), else none
 user-class object      none (no ``pc_fast``)               none (bind gives no fast call)
 =====================  ==================================  ==================================
 

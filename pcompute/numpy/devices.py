@@ -5,7 +5,7 @@ import numpy as np
 
 from ..array import wrap
 from ..backends.registry import get_backend
-from ..config import use_config
+from ..config import ConfigOverlay
 from .graph import c_strides
 
 
@@ -32,7 +32,12 @@ def device_view(src):
     return src.dev, 0, src.strides
 
 
+_DOUBLE = ConfigOverlay(use_double=True)
+
+
 def _precision():
     """Kernels of the layer compute in the arrays' own dtypes (NumPy's rule),
-    so float64 is never demoted to float32 here."""
-    return use_config(use_double=True)
+    so float64 is never demoted to float32 here: the configuration with
+    ``use_double=True`` (one reusable overlay: entering it again around each
+    launch costs no configuration copy)."""
+    return _DOUBLE
