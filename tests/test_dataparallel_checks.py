@@ -1,8 +1,9 @@
 """@dataparallel with the configuration's ``bounds_check`` on: inputs that the
 prelude (the oracle) rejects are located errors on every backend too (a
-``permute`` whose indices repeat, segmented scans over offsets that decrease
-or do not run from 0 to ``len(x)``), and valid input still gives the
-prelude's result."""
+``permute`` whose indices repeat; ``split`` offsets that decrease or leave
+``[0, len(x)]``, whatever uses the segments: a map/reduce over them or a
+segmented scan, which also needs them to run from 0 to ``len(x)``), and
+valid input still gives the prelude's result."""
 import inspect
 import operator
 
@@ -11,7 +12,7 @@ import pytest
 
 from pcompute import get_config, use_config
 from pcompute.dataparallel import (dataparallel, exclusive_scan, map, max, permute,
-                                   rscan, scan, split)
+                                   reduce, rscan, scan, split, sum)
 from pcompute.errors import KernelIndexError, KernelValueError
 
 
@@ -46,6 +47,12 @@ def row_maxima(x, offsets):
 @dataparallel
 def row_starts(x, offsets):
     return exclusive_scan(operator.add, split(x, offsets), 10)
+
+
+@dataparallel
+def row_dots(x, y, offsets):
+    return map(lambda a, b: sum(map(lambda u, v: u * v, a, b)) + reduce(max, a, -100),
+               split(x, offsets), split(y, offsets))
 
 
 def checked():
@@ -104,6 +111,31 @@ def test_bounds_check_rejects_bad_segment_offsets(backend, f, text):
                 f(x, offsets)
             assert info.value.location.lineno == line_of(f, text)
             assert "test_dataparallel_checks.py" in str(info.value)
+
+
+def test_bounds_check_rejects_bad_offsets_of_a_map_over_segments(backend):
+    x = np.arange(1, 13).astype(backend.dtype)
+    y = (np.arange(12) % 5 - 2).astype(backend.dtype)
+    with checked():
+        # an empty segment, and segments that leave items out (the prelude's split
+        # accepts both for a map)
+        for good in ([0], [2, 5, 11], [0, 5, 5, 12]):
+            good = np.array(good, np.int32)
+            np.testing.assert_allclose(host(row_dots(x, y, good)),
+                                       np.asarray(row_dots.py(x, y, good), float),
+                                       rtol=backend.rtol * 10)
+        assert kinds(row_dots) == ["reduction", "elementwise"]   # one check, two splits
+        for offsets, error, message in BAD_OFFSETS[:3]:
+            offsets = np.array(offsets, np.int32)
+            with pytest.raises(IndexError if error is KernelIndexError else ValueError,
+                               match=message):
+                row_dots.py(x, y, offsets)                   # the prelude's split
+            with pytest.raises(error, match=message) as info:
+                row_dots(x, y, offsets)
+            assert info.value.location.lineno == line_of(row_dots, "split(")
+            assert "test_dataparallel_checks.py" in str(info.value)
+    assert host(row_dots(x, y, np.array([0, 5, 3, 12], np.int32))).shape == (3,)
+    assert kinds(row_dots) == ["elementwise"]                # unchecked: one phase
 
 
 @pytest.mark.parametrize("precision", ["float32", "float64"])

@@ -24,6 +24,7 @@ from ..array import Array, empty, wrap
 from ..backends import host_pool
 from ..backends.registry import get_backend
 from ..errors import InternalError
+from .replay import Replay
 
 
 class Dyn:
@@ -173,42 +174,16 @@ class Plan:
         self.n_args = n_args
         self.result = result
         self.phases = list(tape.phases)
+        self.kernels = [what for op, what, _, _ in self.steps if op == "launch"]
+        self.replay = Replay(self.steps, n_args, self.n_slots, result)
 
     def run(self, args):
-        """The result for the flat argument values ``args``; also the launches
-        made (``(kind, primitive, arguments)``).  Raises :class:`Stale` when a
-        guard fails (nothing the caller sees was written)."""
-        env = list(args) + [None] * (self.n_slots - len(args))
-        launches = []
+        """The result for the flat argument values ``args``; also the
+        arguments of each launch made, in order.  Raises :class:`Stale` when
+        a guard fails (nothing the caller sees was written)."""
+        return self.replay.run(*args)
 
-        def get(spec):
-            return env[spec[1]] if spec[0] == "slot" else spec[1]
-
-        for op, what, operands, slot in self.steps:
-            if op == "launch":
-                kind, _, prim = what
-                values = [get(a) for a in operands]
-                launches.append((kind, prim, values))
-                result = prim(*values)
-                if isinstance(slot, list):
-                    for k, arr in zip(slot, result):
-                        env[k] = arr
-                elif slot is not None:
-                    env[slot] = result
-            elif op == "host":
-                env[slot] = what(*[get(a) for a in operands])
-            elif op == "alloc":
-                env[slot] = new_array(*what)
-            elif op == "copy":
-                env[slot] = get(operands).copy()
-            elif op == "const":
-                env[slot] = what
-            elif op == "guard":
-                if env[operands] != what:
-                    raise Stale()
-        return self._build(self.result, env), launches
-
-    def _build(self, spec, env):
-        if spec[0] == "tuple":
-            return tuple(self._build(s, env) for s in spec[1])
-        return env[spec[1]] if spec[0] == "slot" else spec[1]
+    def launches(self, arguments):
+        """``(kind, primitive, arguments)`` of each launch of a replay that
+        passed ``arguments`` (what :meth:`run` returned)."""
+        return [(what[0], what[2], list(args)) for what, args in zip(self.kernels, arguments)]

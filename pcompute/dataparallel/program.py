@@ -37,6 +37,7 @@ class Program:
     def __init__(self, closure, trace):
         self.trace = trace
         self.closure = closure
+        self.offset_summaries = {}        # id(offsets) -> (offsets, summary): offsets.py
 
     # -- statements ------------------------------------------------------------
     def call(self, closure, args):

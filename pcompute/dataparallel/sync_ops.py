@@ -10,7 +10,8 @@ import operator
 import numpy as np
 
 from ..config import get_config
-from ..errors import KernelIndexError, KernelTypeError, KernelValueError
+from ..errors import KernelTypeError, KernelValueError
+from . import offsets as offsets_check
 from . import operators, phases, prelude, scatter_add, tuples
 from .builder import Builder
 from .plan import value_of
@@ -64,11 +65,11 @@ def scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
     n = x.n
     dtype = x.dtype if init is None else np.result_type(x.dtype, value_of(init))
     operators.check(op, dtype, where, what)
-    if segs and get_config().bounds_check:
-        check_offsets(prog, segs.offsets, n, where, what)
+    if segs and segs.summary is not None:
+        offsets_check.check_covers(prog, segs.summary, n, where, what)
     out = prog.trace.empty(n, dtype)
     if not n:
-        return Segments(Stored(out), segs.offsets) if segs else Stored(out)
+        return Segments(Stored(out), segs.offsets, segs.summary) if segs else Stored(out)
     b = Builder()
     index = "i"
     if reverse:
@@ -90,7 +91,7 @@ def scan_phase(prog, op, x, where, what, exclusive, init=None, reverse=False):
     seg_src, seg_args = segment_starts(segs, n, reverse) if segs else (None, [])
     phases.scan(prog.trace, in_src, out_src, operators.expression(op), dtype,
                 operators.neutral(op, dtype), b.args + seg_args + o.args, seg_src)
-    return Segments(Stored(out), segs.offsets) if segs else Stored(out)
+    return Segments(Stored(out), segs.offsets, segs.summary) if segs else Stored(out)
 
 
 def segment_starts(segs, n, reverse):
@@ -106,42 +107,6 @@ def segment_starts(segs, n, reverse):
     last = b.temp("min(%s, %s - 1)" % (lo, m))          # past the end: not found
     text = "1 if %s == %s else 0" % (segs.offsets.element(b, last)[0], j)
     return b.function("dp_seg", ["i"], ["return %s" % text]), b.args
-
-
-def check_offsets(prog, offsets, n, where, what):
-    """With ``bounds_check`` on: the offsets of a segmented scan must not
-    decrease and must run from 0 to ``n`` (one tuple Reduction phase: the
-    count of decreases, the least and the largest offset), else a located
-    error with the prelude's ``split`` message."""
-    b = Builder(prefix="c")
-    m = b.scalar(np.int64(offsets.n))
-    here = offsets.element(b, "i")[0]
-    after = offsets.element(b, b.temp("min(i + 1, %s - 1)" % m))[0]
-    texts = ["cast(1 if %s < %s else 0, 'long')" % (after, here),
-             "cast(%s, 'long')" % here, "cast(%s, 'long')" % here]
-    b.lead(offsets.n, prog.trace.empty)
-    sources = [b.function("dp_reduce", ["i"], ["return %s" % t]) for t in texts]
-    ops = [operator.add, builtins.min, builtins.max]
-    long_ = np.dtype(np.int64)
-    total = phases.tuple_reduction(
-        prog.trace, sources, ["a0 + b0", "min(a1, b1)", "max(a2, b2)"], [long_] * 3,
-        b.args, tuple(operators.neutral(op, long_) for op in ops))
-
-    def check(total):
-        drops, first, last = (int(v) for v in total)
-        if drops:
-            raise located(KernelValueError, "split: offsets must not decrease (%d "
-                          "decrease(s), in a segmented %s)" % (drops, what), where, None)
-        if first < 0 or last > n:
-            raise located(KernelIndexError, "split: offsets must lie in [0, %d], got %d .. %d"
-                          % (n, first, last), where, None)
-        if first != 0 or last != n:
-            raise located(KernelValueError, "split: a segmented %s needs offsets from 0 to "
-                          "%d, got %d .. %d" % (what, n, first, last), where,
-                          "split the whole sequence: offsets[0] == 0 and "
-                          "offsets[-1] == len(x)")
-        return drops
-    prog.trace.host(check, total)
 
 
 def scan(prog, args, where):
@@ -252,7 +217,10 @@ def split(prog, args, where):
     if offsets.n < 1 or offsets.dtype.kind not in "iu":
         raise located(KernelTypeError, "split: offsets must be integers with at least "
                       "one entry", where, None)
-    return Segments(x, offsets)
+    summary = None
+    if get_config().bounds_check:
+        summary = offsets_check.check_split(prog, offsets, x.n, where)
+    return Segments(x, offsets, summary)
 
 
 def sort_phase(prog, seqs, where, what):

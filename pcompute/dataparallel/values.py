@@ -55,10 +55,12 @@ class Lazy(Seq):
 
 
 class Segments:
-    """``split(data, offsets)``: ``len(offsets) - 1`` segments of ``data``."""
+    """``split(data, offsets)``: ``len(offsets) - 1`` segments of ``data``
+    (``summary``: the offsets' checked summary under ``bounds_check``, see
+    ``offsets.py``)."""
 
-    def __init__(self, data, offsets):
-        self.data, self.offsets = data, offsets
+    def __init__(self, data, offsets, summary=None):
+        self.data, self.offsets, self.summary = data, offsets, summary
         self.n = offsets.n - 1
 
 
