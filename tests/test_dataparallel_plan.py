@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from pcompute import get_config, use_config
+from pcompute import get_backend, get_config, use_config
 from pcompute.dataparallel import (dataparallel, map, reduce, replicate, scatter, shift,
                                    sum)
 from examples.dataparallel.axpy import axpy
@@ -99,3 +99,24 @@ def test_sequence_results_are_arrays(backend):
         assert hasattr(same, "get") and hasattr(copied, "get")
         assert host(same).tolist() == x.tolist()
         assert host(copied).tolist() == x[::-1].tolist()
+
+
+def test_replays_take_strided_and_aliased_arguments_apart(backend):
+    # A replay finds its plan from the arguments as they come (type, dtype,
+    # shape, strides); a strided view or one array passed twice must still be
+    # converted / planned apart, never replayed as if contiguous or distinct.
+    rng = np.random.default_rng(23)
+    x, y = (rng.random(80).astype(backend.dtype) for _ in range(2))
+    fresh(difference)
+    for _ in range(2):
+        np.testing.assert_allclose(host(difference(x[:40], y[:40])), x[:40] - y[:40],
+                                   rtol=backend.rtol)
+        np.testing.assert_allclose(host(difference(x[::2], y[::2])), x[::2] - y[::2],
+                                   rtol=backend.rtol)
+        v = x[:40]
+        assert host(difference(v, v)).tolist() == [0.0] * 40
+    # v, v is another plan where arrays are passed as they are (a device
+    # backend copies each NumPy argument: two arrays)
+    planned = 2 if get_backend(get_config().backend).on_host else 1
+    assert difference.plan_stats == {"planned": planned, "replayed": 6 - planned,
+                                     "walked": 0}
