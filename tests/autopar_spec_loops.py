@@ -59,3 +59,11 @@ def repeated_scatter(x, y, p, steps, n):
 def outside_subset(x, y, p, n):
     for i in range(n):
         x[p[i]] = [y[i]][0]
+
+
+def masked_scatter(x, y, p, n):
+    # which elements are written depends on y too: the keys alone do not
+    # decide the checks (no verdict reused, specmemo)
+    for i in range(n):
+        if y[i] > 0.5:
+            x[p[i]] = y[i]

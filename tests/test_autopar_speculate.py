@@ -567,7 +567,7 @@ def test_no_false_positive_on_parallel_loops_with_chunks(backend, monkeypatch, f
     perm = rng.permutation(n).astype(np.int32)
     y = rng.random(n).astype(backend.dtype)
     f = parallelize(loops.scatter, speculate=True)
-    for _ in range(2):
+    for perm in (perm, rng.permutation(n).astype(np.int32)):   # new keys: bitmaps
         x = np.zeros(n, backend.dtype)
         f(x, y, perm, n)
         np.testing.assert_allclose(x[perm], y, rtol=backend.rtol)
@@ -578,3 +578,89 @@ def test_no_false_positive_on_parallel_loops_with_chunks(backend, monkeypatch, f
         assert stats.passed == 1
     stats, _ = _run(loops.histogram, [np.zeros(n, np.int32), perm, n], backend)
     assert stats.passed == 1
+
+
+@pytest.mark.parametrize("forced", [None, 3], ids=["backend-chunks", "3-chunks"])
+def test_unchanged_keys_reuse_the_verdict_of_a_checked_run(backend, monkeypatch, forced):
+    """x[p[i]] = y[i]: which elements the chunks write depends on the keys
+    p[i] only, so a checked run that passed stores them and the next runs
+    compare their keys in the loop instead of checking bitmaps.  Keys changed
+    in place (the same array) go back to the bitmaps: a permutation passes,
+    a duplicate across chunks (one inside a chunk) is found (passes) and
+    recovered; every result is the plain loop's (specmemo)."""
+    if forced is not None:
+        _set_chunks(monkeypatch, backend, forced)
+    chunks = _chunks_of(backend)
+    n = 48
+    rng = np.random.default_rng(5)
+    p = rng.permutation(n).astype(np.int32)
+    y = rng.random(n).astype(backend.dtype)
+    f = parallelize(loops.scatter, speculate=True)
+    bitmaps, reused = "checked with private bitmaps", "checked with the verdict of an earlier"
+
+    def call():
+        x, ref = np.zeros(n, backend.dtype), np.zeros(n, backend.dtype)
+        loops.scatter(ref, y, p, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpeculationWarning)
+            f(x, y, p, n)
+        np.testing.assert_allclose(x, ref, rtol=backend.rtol)
+        stats = f.speculation_stats()[13]
+        return stats.last, stats.summary()
+
+    if chunks is None:                       # a GPU: the logs, every run
+        assert [call()[0] for _ in range(2)] == ["passed"] * 2
+        return
+    size = -(-n // chunks)
+    assert call() == ("passed", ANY(bitmaps))
+    assert call() == ("passed", ANY(reused))
+    p[size - 1], p[size] = p[size], p[size - 1]          # a permutation still
+    assert call() == ("passed", ANY(bitmaps, "the keys of the earlier run had changed"))
+    assert call() == ("passed", ANY(reused))
+    p[1] = p[0]                                          # inside the first chunk
+    assert call() == ("passed", ANY(bitmaps, "had changed"))
+    assert call() == ("passed", ANY(reused))
+    p[n - 1] = p[0]                                      # across chunks
+    assert call() == ("violated: output dependence", ANY(bitmaps, "had changed"))
+    assert call() == ("violated: output dependence", ANY(bitmaps))
+    assert f.speculation_stats()[13].violated == 2
+
+
+class ANY:
+    """Equal to a string holding every one of ``parts``."""
+
+    def __init__(self, *parts):
+        self.parts = parts
+
+    def __eq__(self, other):
+        return all(part in other for part in self.parts)
+
+    def __repr__(self):
+        return "ANY%r" % (self.parts,)
+
+
+@pytest.mark.parametrize("func, keys", [
+    (loops.scatter, ("p",)), (loops.cg_like, ("perm",)), (loops.masked_scatter, None),
+    (loops.gather_scatter, None), (loops.histogram, None), (loops.owner_gather, None),
+    (loops.is_like, None)], ids=lambda v: getattr(v, "__name__", str(v)))
+def test_only_loops_whose_keys_decide_the_checks_reuse_verdicts(func, keys):
+    """A verdict is reused only for an overwrite-only loop whose instrumented
+    accesses are unconditional writes x[q[i]]: a write under an if (its
+    elements depend on y too), reads or updates of the written array do not."""
+    n = 6
+    args = {"scatter": lambda: [np.zeros(n), np.ones(n), np.arange(n, dtype=np.int32), n],
+            "cg_like": lambda: [np.zeros(3), np.arange(3, dtype=np.int32),
+                                np.array([0, 1, 2, 3], np.int32),
+                                np.zeros(3, np.int32), np.ones(3), np.ones(3), 3],
+            "masked_scatter": lambda: [np.zeros(n), np.ones(n),
+                                       np.arange(n, dtype=np.int32), n],
+            "gather_scatter": lambda: _gs_args([3, 8], [4, 5], np.float64),
+            "histogram": lambda: [np.zeros(n, np.int32), np.arange(n, dtype=np.int32), n],
+            "owner_gather": lambda: [np.ones(n), np.arange(n, dtype=np.int32), n],
+            "is_like": lambda: [np.zeros(n, np.int32), np.arange(1, n + 1, dtype=np.int32),
+                                np.arange(n, dtype=np.int32), n]}[func.__name__]()
+    f = parallelize(func, speculate=True)
+    with use_config(backend="python"):
+        f(*args)
+    (plan,) = [p for p in f.last_plans if p.kind == "speculate"]
+    assert (plan.memo[1] if plan.memo else None) == keys

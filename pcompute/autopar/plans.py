@@ -27,3 +27,4 @@ class Plan:
     unchecked: object = None  # "speculate": the parallel kernel without checks
     overwrite_only: bool = False  # "speculate": a rerun rewrites all the run wrote
     chunked: object = None  # "speculate": (chunked kernel, checks) for few threads
+    memo: object = None     # "speculate": (validating kernel, key arrays), specmemo

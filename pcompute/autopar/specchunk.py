@@ -39,6 +39,7 @@ from .speclower import (COUNT, KINDS, LO, ST, TT, VIOL, SpecKernelText, _Instrum
 RB, WB = "autopar_rb_%s", "autopar_wb_%s"
 ROW, WORDS = "autopar_row_%s", "autopar_nw_%s"
 CHUNK, SIZE, FIRST, END = "autopar_c", "autopar_s", "autopar_t1", "autopar_t2"
+KEYS, RECORD = "autopar_keys_%s", "autopar_record"
 
 #: Bits per bitmap word (the bitmaps are uint32 arrays).
 WORD_BITS = 32
@@ -85,29 +86,59 @@ class _Bitmaps(_Instrument):
         return []
 
 
+class _RecordingBitmaps(_Bitmaps):
+    """The bitmaps, and each key ``q[i]`` stored in ``autopar_keys_q[t]``
+    when the run records them (:mod:`.specmemo`)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.slices = {}            # key temporary -> the subscript it holds
+
+    def _key(self, node, pre):
+        key = super()._key(node, pre)
+        self.slices[key] = node.slice
+        return key
+
+    def write_before(self, log, key):
+        q = self.slices[key].value.id
+        return super().write_before(log, key) + [_stmt(
+            "if %s != 0:\n    %s[%s] = %s" % (RECORD, KEYS % q, TT, key))]
+
+
 def bitmap_params(logged):
     """The bitmap parameters of the chunked kernel, in order, for the
     instrumented arrays ``logged`` ((array, has_read, has_write))."""
     return [p for a, r, w in logged if w for p in ((RB % a,) if r else ()) + (WB % a,)]
 
 
-def chunked_kernel(loop, names_in_ns, arrays, accesses, canon):
+def chunked_kernel(loop, names_in_ns, arrays, accesses, canon, keys=()):
     """The :class:`ChunkKernels` of ``loop`` with the accesses of the
-    ``arrays`` (canonical names) recorded in per-chunk bitmaps."""
+    ``arrays`` (canonical names) recorded in per-chunk bitmaps; with
+    ``keys`` (the index arrays ``q`` of keys ``q[i]``, :mod:`.specmemo`), a
+    run given ``autopar_record = 1`` also stores the keys it used."""
+    kind = _RecordingBitmaps if keys else _Bitmaps
     params, logged, body = instrumented_body(loop, names_in_ns, arrays, accesses, canon,
-                                             _Bitmaps)
+                                             kind)
     rows = [_stmt("%s = %s * %s" % (ROW % a, CHUNK, WORDS % a)) for a, r, w in logged if w]
-    head = [_stmt("%s = %s * %s" % (FIRST, CHUNK, SIZE)),
-            _stmt("%s = %s + %s" % (END, FIRST, SIZE)),
-            _stmt("if %s > %s:\n    %s = %s" % (END, COUNT, END, COUNT))] + rows
-    chunk = ast.parse("for %s in range(%s, %s):\n    pass" % (TT, FIRST, END)).body[0]
-    chunk.body = [_stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT))] + body
     sig = ([CHUNK] + list(params) + [LO, ST, COUNT, SIZE]
-           + [WORDS % a for a, r, w in logged if w] + bitmap_params(logged) + [VIOL])
-    name, source = kernel_source("autopar_chunk_", sig, head + [chunk])
+           + [WORDS % a for a, r, w in logged if w] + bitmap_params(logged)
+           + ([KEYS % q for q in keys] + [RECORD] if keys else []) + [VIOL])
+    name, source = kernel_source("autopar_chunk_", sig, chunk_loop(loop, rows, body))
     run = SpecKernelText(source, name, params, logged, parallel_items=True)
     checks = tuple((a, r, check_kernel(r)) for a, r, w in logged if w)
     return ChunkKernels(run, checks)
+
+
+def chunk_loop(loop, head, body):
+    """The statements of a kernel item that runs chunk ``autopar_c`` of
+    ``loop`` (``autopar_s`` iterations, the last chunk fewer) in order:
+    ``head``, then ``body`` per iteration ``autopar_t``."""
+    bounds = [_stmt("%s = %s * %s" % (FIRST, CHUNK, SIZE)),
+              _stmt("%s = %s + %s" % (END, FIRST, SIZE)),
+              _stmt("if %s > %s:\n    %s = %s" % (END, COUNT, END, COUNT))]
+    chunk = ast.parse("for %s in range(%s, %s):\n    pass" % (TT, FIRST, END)).body[0]
+    chunk.body = [_stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT))] + body
+    return bounds + list(head) + [chunk]
 
 
 def check_kernel(with_reads):

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from ..array import zeros
 from ..backends.registry import get_backend
 from ..config import get_config, use_config
 from ..errors import (InternalError, KernelError, KernelValueError, SpeculationError,
@@ -16,6 +17,7 @@ from ..errors import (InternalError, KernelError, KernelValueError, SpeculationE
 from .lower import parallel_kernel
 from .plans import Plan
 from .specchunk import MAX_CHUNKS, chunked_kernel
+from .specmemo import CHANGED, memo_keys, validating_kernel
 from .speclower import check_accesses, speculable, speculative_kernel
 from .specref import run_reference
 from .specrun import ProfileEntry, Speculation, restore
@@ -71,13 +73,19 @@ class SpeculativeMixin:
             self.filename, loop.lineno)
         plan = Plan("speculate", loop, self._kernel(text, filename), (serial,),
                     tuple(verdict.reasons), (), written, users)
-        plan.overwrite_only = not self.strict and overwrite_only(
-            loop.node, {canon(n) for n in written}, canon)
-        chunked = chunked_kernel(loop, names, arrays, accesses, canon)
+        only = overwrite_only(loop.node, {canon(n) for n in written}, canon)
+        plan.overwrite_only = not self.strict and only
+        keys = memo_keys(loop, accesses, arrays, canon, {canon(n) for n in written},
+                         lambda n: np.ndim(scope[n])) if only else ()
+        chunked = chunked_kernel(loop, names, arrays, accesses, canon, keys)
         plan.chunked = (self._kernel(chunked.run, filename.replace(
             "speculative kernel", "speculative chunked kernel")), tuple(
                 (array, reads, self._kernel(check, "<pcompute speculation check kernel>"))
                 for array, reads, check in chunked.checks))
+        if keys:
+            plan.memo = (self._kernel(validating_kernel(loop, names, arrays, accesses, canon,
+                                                        keys), filename.replace(
+                "speculative kernel", "key-validating kernel")), keys)
         return plan
 
     def _speculate(self, plan, values, scope, residency):
@@ -161,9 +169,31 @@ class SpeculativeMixin:
         maps, nwords = state.bitmaps(text.logged, arrays, chunks)
         flags = state.flags(written[0].backend if written else None)
         size = -(-loop.count // chunks)
+        head = values + [loop.lo.const, loop.step, loop.count, size]
+        memo, keys = state.memo, []
+        if plan.memo is not None and not get_config().bounds_check:
+            scope_arrays = {q: residency.device(scope[q]) for q in plan.memo[1]}
+            keys = memo.arrays(plan.memo[1], scope_arrays, loop.count, zeros)
+            sig = (loop.count, loop.lo.const, loop.step, chunks, keys[0].backend)
+            if memo.ready(sig):
+                try:
+                    plan.memo[0][0](*(head + keys + [flags]), shape=chunks)
+                except KernelError as exc:
+                    self._user_error(plan, scope, residency, exc)
+                found = flags.get()
+                if not found[CHANGED]:
+                    memo.passed()
+                    state.stats.check = ("the verdict of an earlier checked run of %d "
+                                         "chunks: its keys, compared in the loop, were "
+                                         "unchanged" % chunks)
+                    return found
+                memo.failed()
+                flags = state.flags(written[0].backend if written else None)
+                state.stats.check += " (the keys of the earlier run had changed)"
+            record = memo.record()
+            keys = keys + [int(record)]
         try:
-            ew(*(values + [loop.lo.const, loop.step, loop.count, size] + nwords + maps
-                 + [flags]), shape=chunks)
+            ew(*(head + nwords + maps + keys + [flags]), shape=chunks)
         except KernelError as exc:
             state.clear_bitmaps()
             state.restore_written()
@@ -171,7 +201,10 @@ class SpeculativeMixin:
         for (_, reads, (check, _)), n in zip(plan.chunked[1], nwords):
             mine, maps = maps[:1 + reads], maps[1 + reads:]
             check(*(mine + [chunks, n, flags]), shape=n)
-        return flags.get()
+        found = flags.get()
+        if keys and record:
+            memo.stored(sig, not any(found[:CHANGED]))
+        return found
 
     def _user_error(self, plan, scope, residency, exc):
         """The speculative kernel was rejected before it ran: a mistake in

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..array import zeros
 from .specchunk import words
+from .specmemo import KeyMemo
 from .speclower import KINDS
 
 logger = logging.getLogger("pcompute.autopar.speculate")
@@ -95,6 +96,7 @@ class Speculation:
         self._saved = ()          # (array, its copy) of the run in progress
         self._copies = {}         # position -> the buffer its copy-before reuses
         self._maps = {}           # (kind, array, backend) -> bitmaps of the chunks
+        self.memo = KeyMemo()     # the keys of the last checked run (specmemo)
 
     def _log(self, key, size):
         log = self._logs.get(key)
@@ -168,7 +170,8 @@ class Speculation:
         ``backend``, zeroed for a new run; kept from run to run."""
         flags = self._flags.get(backend)
         if flags is None:
-            flags = self._flags[backend] = zeros(len(KINDS), np.int32)
+            # one more slot: a key differed from the stored one (specmemo)
+            flags = self._flags[backend] = zeros(len(KINDS) + 1, np.int32)
         else:
             flags.fill(0)
         return flags

@@ -1,0 +1,156 @@
+"""Checked runs that reuse the verdict of an earlier run on the same keys.
+
+A loop such as ``x[p[i]] = y[i]`` in an iterative program usually runs
+again and again with the same index array ``p``.  When a loop
+
+- only writes the arrays it may write (never reads or updates them: the
+  overwrite-only loops of :func:`~.specplan.overwrite_only`), and
+- every instrumented access is an unconditional write ``x[q[i]] = ...`` (a
+  statement of the loop body, not under an ``if`` or an inner loop) whose
+  key is an element ``q[i]`` of a 1-D array the loop does not write, at the
+  loop variable,
+
+then which elements each iteration writes, hence every dependence between
+its chunks, depends on the keys ``q[lo + step*t]`` only.  A chunked run
+(:mod:`.specchunk`) that passed its check with keys ``K`` proves that any run
+with the same iteration space, the same chunks and the same keys ``K`` has
+no dependence between chunks.  So after such a run has stored its keys
+(``autopar_record = 1``), the next runs use the *validating kernel*: the
+loop in the same chunks without bitmaps, comparing each key with the stored
+one (a sequential read beside the loop's own).  If no key differs the run
+passed, exactly.  If one differs the result of that run is discarded: the
+loop is overwrite-only, so the checked chunked run that follows rewrites
+every element it wrote, and decides.
+
+Keys that change at every call would pay a validating run and a checked run
+each time: after the first failed validation the next attempt comes on the
+next call, after the second in a row 3 calls later, then 7, ... (at most
+63), and only the checked run just before an attempt stores its keys.
+"""
+import ast
+
+from .specchunk import CHUNK, KEYS, SIZE, _Bitmaps, chunk_loop
+from .speclower import (COUNT, LO, ST, TT, VIOL, SpecKernelText, _owned, _stmt,
+                        instrumented_body, kernel_source)
+
+#: The flag slot (after the kinds of dependence) of a key that differs.
+CHANGED = 3
+
+#: A failed validation waits at most 2**MAX_BACKOFF - 1 calls to retry.
+MAX_BACKOFF = 6
+
+
+def memo_keys(loop, accesses, arrays, canon, written, ndim_of):
+    """The index arrays ``q`` (user names, in order) of the keys ``q[i]`` of
+    the instrumented accesses when the loop's checks can be reused on
+    unchanged keys (see the module), else ``()``.  ``written``: the
+    canonical names of the arrays the loop writes; the caller has checked
+    that the loop is overwrite-only."""
+    body = loop.node.body
+    top = {id(n) for stmt in body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+           for n in ast.walk(stmt)}
+    assigned = {n.id for stmt in body for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if loop.var in assigned:
+        return ()
+    keys = []
+    for acc in accesses:
+        if canon(acc.array) not in arrays:
+            continue
+        if id(acc.node) in top and _owned(acc, loop) is not None:
+            continue                      # x[i]: checked against its owner, by key
+        if not acc.write or id(acc.node) not in top or not isinstance(acc.node, ast.Subscript):
+            return ()
+        key = acc.node.slice
+        if not (isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name)
+                and isinstance(key.slice, ast.Name) and key.slice.id == loop.var):
+            return ()
+        q = key.value.id
+        if canon(q) in written or ndim_of(q) != 1:
+            return ()
+        if q not in keys:
+            keys.append(q)
+    return tuple(keys)
+
+
+class _Validate(_Bitmaps):
+    """Instruments each write ``x[q[i]]`` with the comparison of its key
+    with the stored one; nothing else (the owner checks were part of the
+    verdict being reused)."""
+
+    def _key(self, node, pre):
+        key = super()._key(node, pre)
+        q = node.slice.value.id
+        pre.append(_stmt("if %s != %s[%s]:\n    atomic_max(%s[%d], 1)"
+                         % (key, KEYS % q, TT, VIOL, CHANGED)))
+        return key
+
+    def _owner_checks(self, log, key, write):
+        return []
+
+    def write_before(self, log, key):
+        return []
+
+
+def validating_kernel(loop, names_in_ns, arrays, accesses, canon, keys):
+    """The :class:`SpecKernelText` of ``loop`` run in chunks (one item per
+    chunk, as :func:`~.specchunk.chunked_kernel`) comparing each key
+    ``q[i]`` with ``autopar_keys_q[t]``: flag :data:`CHANGED` if one
+    differs.  Arguments: ``(chunk, params, lo, step, count, size, stored
+    keys..., flags)``."""
+    params, logged, body = instrumented_body(loop, names_in_ns, arrays, accesses, canon,
+                                             _Validate)
+    sig = ([CHUNK] + list(params) + [LO, ST, COUNT, SIZE] + [KEYS % q for q in keys]
+           + [VIOL])
+    name, source = kernel_source("autopar_same_keys_", sig, chunk_loop(loop, [], body))
+    return SpecKernelText(source, name, params, logged, parallel_items=True)
+
+
+class KeyMemo:
+    """The stored keys of one speculated loop and when to try them."""
+
+    def __init__(self):
+        self.valid = None         # the run signature the stored keys belong to
+        self.wait = 0             # calls before the next validation
+        self.fails = 0            # validations failed in a row
+        self._keys = {}           # (name, backend) -> Array of the stored keys
+
+    def arrays(self, names, scope_arrays, count, zeros):
+        """The stored-key Arrays for the index arrays ``names`` (their Arrays
+        in ``scope_arrays``), ``count`` elements each; new ones invalidate."""
+        out = []
+        for q in names:
+            a = scope_arrays[q]
+            key = (q, a.backend)
+            keys = self._keys.get(key)
+            if keys is None or keys.size != count or keys.dtype != a.dtype:
+                keys = self._keys[key] = zeros(max(count, 1), a.dtype)
+                self.valid = None
+            out.append(keys)
+        return out
+
+    def ready(self, sig):
+        """True when this run may validate its keys (signature ``sig``)."""
+        return self.valid == sig and self.wait == 0
+
+    def failed(self):
+        """A key differed: forget the keys, wait before the next attempt."""
+        self.valid = None
+        self.fails = min(self.fails + 1, MAX_BACKOFF)
+        self.wait = 2 ** self.fails - 1
+
+    def passed(self):
+        """A validation passed."""
+        self.fails = 0
+
+    def record(self):
+        """Whether this checked run stores its keys (the next run may try
+        them); counts down the wait."""
+        if self.wait:
+            self.wait -= 1
+        return self.wait == 0
+
+    def stored(self, sig, passed):
+        """A checked run that stored its keys ended: they are valid for
+        ``sig`` when it passed."""
+        self.valid = sig if passed else None
