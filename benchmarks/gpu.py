@@ -72,17 +72,24 @@ class Rows:
                      ours["best_s"] / peer["best_s"]), flush=True)
 
 
-def primitives(rows, sizes, samples, backend="cuda"):
-    """axpy, sum and scan in float32 and float64 beside CuPy's."""
-    from pcompute import Elementwise, Reduction, Scan, get_backend, use_config, wrap
+def _part(backend, seed):
+    """What each part of the run starts with: CuPy (None, with a printed
+    line, where it does not import), the backend's synchronize, the label of
+    pcompute's rows and a random generator seeded with ``seed``."""
+    from pcompute import get_backend
     try:
         import cupy as cp
     except ImportError as exc:
         print("CuPy rows skipped: %s" % exc, flush=True)
         cp = None
-    sync = get_backend(backend).synchronize
-    me = "pcompute " + backend
-    rng = np.random.default_rng(1)
+    return (cp, get_backend(backend).synchronize, "pcompute " + backend,
+            np.random.default_rng(seed))
+
+
+def primitives(rows, sizes, samples, backend="cuda"):
+    """axpy, sum and scan in float32 and float64 beside CuPy's."""
+    from pcompute import Elementwise, Reduction, Scan, use_config, wrap
+    cp, sync, me, rng = _part(backend, seed=1)
     for dtype in (np.float32, np.float64):
         dt = np.dtype(dtype).name
         with use_config(backend=backend, use_double=(dtype == np.float64)):
@@ -139,16 +146,9 @@ def sorts(rows, sizes, samples, backend="cuda"):
     """sort_by_keys of int32 keys and values (CuPy: argsort then two
     gathers); its own part of the run, so that a failure elsewhere does not
     hide it."""
-    from pcompute import get_backend, use_config, wrap
+    from pcompute import use_config, wrap
     from pcompute.array.sorting import sort_by_keys
-    try:
-        import cupy as cp
-    except ImportError as exc:
-        print("CuPy rows skipped: %s" % exc, flush=True)
-        cp = None
-    sync = get_backend(backend).synchronize
-    me = "pcompute " + backend
-    rng = np.random.default_rng(2)
+    cp, sync, me, rng = _part(backend, seed=2)
     for n in sizes:
         keys = rng.integers(0, 2**31 - 1, n, dtype=np.int32)
         vals = np.arange(n, dtype=np.int32)
