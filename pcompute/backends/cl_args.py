@@ -4,7 +4,8 @@ pyopencl's ``kernel(queue, gsize, lsize, *args)`` sets every argument
 (``clSetKernelArg``) and converts every scalar again on each call.  A
 :class:`KernelArgs` owns its pyopencl ``Kernel`` objects (:func:`own_kernel`:
 nobody else sets their arguments) and remembers the device array object and
-the scalar value last given for each user argument: a launch re-sets only
+the scalar value last given for each user argument
+(:class:`pcompute.backends.launch_args.LaunchArgs`): a launch re-sets only
 what changed, then the caller enqueues with
 ``pyopencl.enqueue_nd_range_kernel``.
 
@@ -18,23 +19,13 @@ the last launch are kept referenced until the next one, so a kernel argument
 never names a freed buffer.  The rules, side by side with the cython
 backend's, are the table of :mod:`pcompute.backends.fastrules`.
 """
-import math
-
 import numpy as np
 
 from ..arraybase import ArrayBase
 from ..codegen.arrays import hidden_names, meta_values
 from ..config import GENERATION
-from ._device import scalar_dtype
 from .fastrules import bound_array
-
-
-def _differs(value, old):
-    """True when the scalar argument ``value`` is not the one set before:
-    another type, another value, or a zero of the other sign (0.0 == -0.0,
-    but x / -0.0 is -inf where x / 0.0 is inf)."""
-    return type(value) is not type(old) or value != old or (
-        not value and math.copysign(1.0, value) != math.copysign(1.0, old))
+from .launch_args import LaunchArgs, _differs
 
 
 def own_kernel(kernel):
@@ -62,58 +53,20 @@ def whole_buffer(t, dev):
     return [dev.data]
 
 
-class KernelArgs:
+class KernelArgs(LaunchArgs):
     """The user arguments of one launch, at the same parameter positions of
-    one or more kernels.
-
-    ``types``: the CTypes of the user arguments in call order; ``targets``:
-    ``(kernel, position of the first user argument)`` pairs; ``pointer``:
-    ``(values(t, dev), width(t))`` of an array argument.
-    """
+    one or more pyopencl kernels (``targets``: ``(kernel, position of the
+    first user argument)`` pairs), set with ``kernel.set_arg``; ``pointer``:
+    ``(values(t, dev), width(t))`` of an array argument (default: buffer,
+    offset, n-D shape and strides)."""
 
     def __init__(self, types, targets, pointer=(buffer_and_offset,
                                                 buffer_and_offset_width)):
-        self.targets = list(targets)
-        self.values_of, width = pointer
-        self.types = list(types)
-        self.scalar = [None if t.is_pointer else scalar_dtype(t).type for t in types]
-        self.positions, pos = [], 0
-        for t in types:
-            self.positions.append(pos)
-            pos += width(t) if t.is_pointer else 1
-        self.width = pos        # parameters the user arguments fill
-        self.last = [_UNSET] * len(types)
-        self.held = []
+        super().__init__(types, targets, pointer)
 
-    def hold(self, *arrays):
-        """Keep ``arrays`` (set as fixed arguments of the kernels) alive as
-        long as these arguments: a kernel argument must never name a freed
-        buffer."""
-        self.held.extend(arrays)
-
-    def set(self, values):
-        """Make the kernels' arguments ``values`` (device arrays and
-        numbers, in call order); re-sets only those that changed."""
-        last = self.last
-        for k, value in enumerate(values):
-            old = last[k]
-            if value is old or (self.scalar[k] is not None and not _differs(value, old)):
-                continue
-            self.put(k, value)
-
-    def put(self, k, value):
-        """Set user argument ``k`` to ``value`` in every target kernel."""
-        convert = self.scalar[k]
-        parts = [convert(value)] if convert is not None else \
-            self.values_of(self.types[k], value)
-        pos = self.positions[k]
-        for kernel, first in self.targets:
-            for j, part in enumerate(parts):
-                kernel.set_arg(first + pos + j, part)
-        self.last[k] = value
-
-
-_UNSET = object()
+    @staticmethod
+    def writer(kernel):
+        return kernel.set_arg
 
 
 def _layout(dev):

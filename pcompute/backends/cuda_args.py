@@ -20,7 +20,7 @@ import numpy as np
 
 from ..codegen.arrays import hidden_names, meta_values
 from ._device import scalar_dtype
-from .cl_args import _UNSET, _differs
+from .launch_args import LaunchArgs
 
 
 def launch_format(types):
@@ -103,48 +103,17 @@ def pointer_width(t):
     return 1 + len(hidden_names("", t))
 
 
-class PackedArgs:
+class PackedArgs(LaunchArgs):
     """The user arguments of one launch, at the same field positions of one or
     more :class:`Packed` buffers (``targets``: ``(packed, first user field)``
-    pairs); ``types`` are their CTypes in call order; ``pointer``:
-    ``(fields(t, dev), width(t))`` of an array argument.  The interface of
+    pairs), packed with ``Packed.put``; ``types`` are their CTypes in call
+    order; ``pointer``: ``(fields(t, dev), width(t))`` of an array argument
+    (default: address, n-D shape and strides).  The interface of
     :class:`~pcompute.backends.cl_args.KernelArgs`, which ``binder`` uses."""
 
     def __init__(self, types, targets, pointer=(pointer_fields, pointer_width)):
-        self.types = list(types)
-        self.targets = list(targets)
-        self.fields_of, width = pointer
-        self.scalar = [None if t.is_pointer else scalar_dtype(t).type for t in types]
-        self.positions, pos = [], 0
-        for t in types:
-            self.positions.append(pos)
-            pos += width(t) if t.is_pointer else 1
-        self.width = pos        # fields the user arguments fill
-        self.last = [_UNSET] * len(types)
-        self.held = []
+        super().__init__(types, targets, pointer)
 
-    def hold(self, *arrays):
-        """Keep ``arrays`` (packed as fixed fields) alive as long as these
-        arguments: a buffer must never name freed memory."""
-        self.held.extend(arrays)
-
-    def set(self, values):
-        """Make the packed arguments ``values`` (device arrays and numbers, in
-        call order); re-packs only those that changed."""
-        last = self.last
-        for k, value in enumerate(values):
-            old = last[k]
-            if value is old or (self.scalar[k] is not None and not _differs(value, old)):
-                continue
-            self.put(k, value)
-
-    def put(self, k, value):
-        """Pack user argument ``k`` = ``value`` into every target buffer."""
-        convert = self.scalar[k]
-        parts = [convert(value)] if convert is not None else \
-            self.fields_of(self.types[k], value)
-        pos = self.positions[k]
-        for packed, first in self.targets:
-            for j, part in enumerate(parts):
-                packed.put(first + pos + j, part)
-        self.last[k] = value
+    @staticmethod
+    def writer(packed):
+        return packed.put
