@@ -65,6 +65,39 @@ def test_no_branching_on_backend_names_outside_backends():
                        "ask the Backend object instead: " + ", ".join(found))
 
 
+def _template_name_branches(text):
+    """Lines of a Mako template whose control line (``%if``, ``%elif``, ...)
+    names a backend in quotes."""
+    return [k for k, line in enumerate(text.splitlines(), 1)
+            if line.lstrip().startswith("%") and any(
+                q + n + q in line for n in NAMES for q in "\"'")]
+
+
+def test_templates_do_not_branch_on_backend_names():
+    """A template prints what its backend or printer hands it (the device
+    preamble's macros come from the dialect's printer class through
+    ``codegen.device_preamble``), never a choice made on a name."""
+    found = []
+    folder = os.path.join(PACKAGE, "templates")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".mako"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                found += ["%s:%d" % (name, k) for k in _template_name_branches(f.read())]
+    assert not found, "templates branch on a backend name: " + ", ".join(found)
+    assert _template_name_branches('x\n%if dialect == "cuda":\ny\n%endif') == [2]
+    assert _template_name_branches("// the cuda backend\n%if tiled:") == []
+
+
+def test_device_preamble_is_only_for_device_dialects():
+    from pcompute.codegen import device_preamble
+    assert dict(device_preamble("opencl", double=True).macros)["PC_INLINE"] == "inline"
+    assert device_preamble("opencl", double=True).extensions
+    assert not device_preamble("opencl").extensions
+    with pytest.raises(ValueError, match="no device templates for 'cython'; choose one "
+                                         "of cuda, opencl"):
+        device_preamble("cython")
+
+
 def test_the_backend_names_are_listed_once():
     pattern = re.compile(r"[\(\[]\s*" + r",\s*".join(
         "[\"']%s[\"']" % n for n in NAMES[:3]))

@@ -8,7 +8,7 @@ import atexit
 import numpy as np
 
 from ..build import cuda_builder
-from ..codegen import print_programs, printer_for
+from ..codegen import device_preamble, print_programs, printer_for
 from ..codegen.arrays import expanded_names
 from ..codegen.kernel import kernel_source
 from ..records import BuiltKernel, GeneratedKernel
@@ -203,8 +203,8 @@ class CUDABackend(DeviceArrays, Backend):
         coalesced = (spec.parts is None and not spec.ordered
                      and reduce_operator(reduction_text(spec)) is not None)
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
-                        expr=reduction_text(spec), coalesced=coalesced, double=False,
-                        unpack=(), wg=wg, prelude=runtime, functions=functions,
+                        expr=reduction_text(spec), coalesced=coalesced,
+                        device=device_preamble(self.dialect), unpack=(), wg=wg, prelude=runtime, functions=functions,
                         params=params, cargs=cargs, **device_record(spec, printer))
         return GeneratedKernel("reduction", spec.name, "cuda", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),

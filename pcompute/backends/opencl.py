@@ -4,7 +4,7 @@ import time
 import numpy as np
 
 from ..build import opencl_builder
-from ..codegen import print_programs, printer_for
+from ..codegen import device_preamble, print_programs, printer_for
 from ..codegen.arrays import hidden_names
 from ..codegen.kernel import kernel_source
 from ..errors import KernelValueError
@@ -203,7 +203,8 @@ class OpenCLBackend(DeviceArrays, Backend):
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
                         unpack=unpack, expr=reduction_text(spec),
                         coalesced=False,     # contiguous chunks suit CPU devices
-                        double=double, wg=reduction_wg(config), prelude=runtime,
+                        device=device_preamble(self.dialect, double),
+                        wg=reduction_wg(config), prelude=runtime,
                         functions=functions, params=params, cargs=cargs,
                         **device_record(spec, printer))
         return GeneratedKernel("reduction", spec.name, "opencl", source,

@@ -11,7 +11,7 @@ the output.  The generated source is complete CUDA C
 import numpy as np
 
 from ..build import cuda_builder
-from ..codegen import print_programs
+from ..codegen import device_preamble, print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import (CUDA_BLOCK as BLOCK, check_double, check_no_link, reduction_groups,
@@ -44,7 +44,7 @@ def generate_scan(backend, spec, config):
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     source = render(
         "scan_device", dialect=backend.dialect, name=spec.name, expr=spec.expr,
-        double=False, wg=scan_block(config),
+        device=device_preamble(backend.dialect), wg=scan_block(config),
         prelude=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
         params=kernel_params(spec, printer), complex_map=spec.complex_map,

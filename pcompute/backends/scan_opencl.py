@@ -11,7 +11,7 @@ GPUs (enough work-items to fill the device).
 import numpy as np
 
 from ..build import opencl_builder
-from ..codegen import print_programs
+from ..codegen import device_preamble, print_programs
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import check_double, check_no_link, uses_double
@@ -63,7 +63,7 @@ def generate_scan(backend, spec, config):
         uses_double(spec.scan_program)
     source = render(
         "scan_device", dialect=backend.dialect, name=spec.name, expr=spec.expr,
-        double=double, wg=scan_wg(config),
+        device=device_preamble(backend.dialect, double), wg=scan_wg(config),
         prelude=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),
         params=kernel_params(spec, printer), complex_map=spec.complex_map,

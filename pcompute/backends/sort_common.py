@@ -8,6 +8,7 @@ as few passes as possible, and the narrowest digits giving that count.
 """
 import numpy as np
 
+from ..codegen import device_preamble
 from ..errors import KernelTypeError, KernelValueError
 from ..templates import render
 
@@ -176,7 +177,8 @@ def generate_device_sort(dialect, layout, key_dtype, idx_dtype, value_dtypes):
         raise ValueError("sort layout needs more than %d bytes of local memory"
                          % LOCAL_LIMIT)
     types = [_DEVICE_C_TYPES[COPY_TYPES[np.dtype(d).itemsize]] for d in value_dtypes]
-    return render("sort_device", dialect=dialect, key=_DEVICE_C_TYPES[key_dtype],
+    return render("sort_device", dialect=dialect, device=device_preamble(dialect),
+                  key=_DEVICE_C_TYPES[key_dtype],
                   ukey=_DEVICE_C_TYPES[udtype], signed=bool(sign),
                   idx=_DEVICE_C_TYPES[np.dtype(idx_dtype)], wg=layout.wg,
                   scan_wg=layout.scan_wg, item_wg=layout.item_wg,
@@ -209,7 +211,7 @@ def generate_offsets_scan(dialect, layout, idx_dtype):
     idx = _DEVICE_C_TYPES[np.dtype(idx_dtype)]
     return render(
         "scan_device", dialect=dialect, name="the radix sort's digit counts", expr="a+b",
-        double=False, wg=layout.scan_wg, prelude="",
+        device=device_preamble(dialect), wg=layout.scan_wg, prelude="",
         functions="#define pc_scan_op(a, b) ((a) + (b))", T=idx, neutral="0",
         params=["PC_GLOBAL const %s* pc_counts" % idx, "PC_GLOBAL %s* pc_offsets" % idx],
         complex_map=False, need_last=False, segment_call=None,

@@ -5,6 +5,8 @@ module of several programs needs in it (``function_separator``,
 ``module_header``, ``check_recursion``, ``forward_declarations``,
 ``module_runtime``, ``module_prelude``), so nothing here depends on which
 dialect it prints."""
+from collections import namedtuple
+
 from .cfamily import CPrinter
 from .cuda import CUDAPrinter
 from .cython import CythonPrinter
@@ -12,6 +14,8 @@ from .opencl import OpenCLPrinter
 
 PRINTERS = {cls.dialect: cls for cls in (CythonPrinter, OpenCLPrinter, CUDAPrinter,
                                          CPrinter)}
+
+DevicePreamble = namedtuple("DevicePreamble", "extensions macros typedefs")
 
 
 def printer_for(program, dialect):
@@ -22,6 +26,21 @@ def printer_for(program, dialect):
         raise ValueError("no code generator for %r; choose one of %s"
                          % (dialect, ", ".join(sorted(PRINTERS))))
     return cls(program)
+
+
+def device_preamble(dialect, double=False):
+    """The argument ``device`` of templates/device_preamble.mako: the lines
+    before the macros, the macros ((name, definition) pairs) and typedefs
+    ((C type, name) pairs) of the device dialect ``dialect`` ('opencl',
+    'cuda'), as its printer class defines them (``double``: the source
+    computes in double precision)."""
+    cls = PRINTERS.get(dialect)
+    if cls is None or cls.device_macros is None:
+        raise ValueError("no device templates for %r; choose one of %s" % (
+            dialect, ", ".join(sorted(k for k, c in PRINTERS.items()
+                                      if c.device_macros is not None))))
+    return DevicePreamble(tuple(cls.device_extensions(double)), cls.device_macros,
+                          cls.device_typedefs)
 
 
 def print_programs(programs, dialect, structs=True):

@@ -120,6 +120,19 @@ class CPrinter:
     function_qualifier = "static"
     long_suffix = "LL"
     and_op, or_op, not_op = "&&", "||", "!"
+    # The device templates' dialect (templates/device_preamble.mako, through
+    # pcompute.codegen.device_preamble): kernel, memory-space, barrier and
+    # work-item macros as (name, definition) pairs and the fixed-width
+    # integer names as (C type, name) pairs; None where the dialect has no
+    # device templates.
+    device_macros = None
+    device_typedefs = None
+
+    @classmethod
+    def device_extensions(cls, double):
+        """The lines a device template starts with (``double``: it computes
+        in double precision)."""
+        return ()
 
     def __init__(self, program):
         self.program = program

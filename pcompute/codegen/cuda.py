@@ -9,6 +9,21 @@ class CUDAPrinter(CPrinter):
     dialect = "cuda"
     helper_qualifier = "static __device__ inline"
     function_qualifier = "__device__"
+    device_macros = (
+        ("PC_KERNEL", 'extern "C" __global__ void'),
+        ("PC_GROUP_KERNEL", 'extern "C" __global__ void __launch_bounds__(PC_WG)'),
+        ("PC_INLINE", helper_qualifier),
+        ("PC_GLOBAL", ""),
+        ("PC_LOCAL(type, name, size)", "__shared__ type name[size]"),
+        ("PC_BARRIER()", "__syncthreads()"),
+        ("PC_LID", "((pc_idx)threadIdx.x)"),
+        ("PC_GID", "((pc_idx)blockIdx.x)"),
+        ("PC_NGROUPS", "((pc_idx)gridDim.x)"),
+        ("PC_GLOBAL_ID", "((pc_idx)blockIdx.x * blockDim.x + threadIdx.x)"),
+        ("PC_GLOBAL_SIZE", "((pc_idx)gridDim.x * blockDim.x)"))
+    device_typedefs = (("unsigned char", "pc_u8"), ("unsigned short", "pc_u16"),
+                       ("int", "pc_i32"), ("unsigned int", "pc_u32"),
+                       ("long long", "pc_i64"), ("unsigned long long", "pc_u64"))
 
     def local_array_prefix(self, space):
         return "__shared__ " if space == "local" else ""

@@ -9,6 +9,8 @@ OPENCL_TYPES = {"bool": "int", "char": "char", "uchar": "uchar", "short": "short
                 "ushort": "ushort", "int": "int", "uint": "uint", "long": "long",
                 "ulong": "ulong", "float": "float", "double": "double", "void": "void"}
 
+FP64_PRAGMA = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"
+
 
 class OpenCLPrinter(CPrinter):
     """Prints typed functions as OpenCL C (math names are overloaded)."""
@@ -18,6 +20,24 @@ class OpenCLPrinter(CPrinter):
     helper_qualifier = "inline"
     function_qualifier = ""
     long_suffix = "L"
+    device_macros = (
+        ("PC_KERNEL", "__kernel void"),
+        ("PC_GROUP_KERNEL", "__kernel __attribute__((reqd_work_group_size(PC_WG, 1, 1))) void"),
+        ("PC_INLINE", helper_qualifier),
+        ("PC_GLOBAL", "__global"),
+        ("PC_LOCAL(type, name, size)", "__local type name[size]"),
+        ("PC_BARRIER()", "barrier(CLK_LOCAL_MEM_FENCE)"),
+        ("PC_LID", "((pc_idx)get_local_id(0))"),
+        ("PC_GID", "((pc_idx)get_group_id(0))"),
+        ("PC_NGROUPS", "((pc_idx)get_num_groups(0))"),
+        ("PC_GLOBAL_ID", "((pc_idx)get_global_id(0))"),
+        ("PC_GLOBAL_SIZE", "((pc_idx)get_global_size(0))"))
+    device_typedefs = (("uchar", "pc_u8"), ("ushort", "pc_u16"), ("int", "pc_i32"),
+                       ("uint", "pc_u32"), ("long", "pc_i64"), ("ulong", "pc_u64"))
+
+    @classmethod
+    def device_extensions(cls, double):
+        return (FP64_PRAGMA,) if double else ()
 
     def space_prefix(self, space):
         return {"global": "__global ", "local": "__local "}.get(space, "")
@@ -64,7 +84,7 @@ class OpenCLPrinter(CPrinter):
 
     def module_prelude(self, runtime, functions):
         if "double" in functions + runtime:
-            return ["#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"]
+            return [FP64_PRAGMA + "\n"]
         return []
 
     def print_program(self):

@@ -11,7 +11,7 @@
 // or scanned (pass 3) in local memory, in order; pass 2 scans one total per
 // work-group.
 %endif
-<%include file="device_preamble.mako" args="dialect=dialect, double=double"/>
+<%include file="device_preamble.mako" args="device=device"/>
 typedef pc_i64 pc_idx;
 #define PC_WG ${wg}
 

@@ -22,7 +22,7 @@
 %endif
 // pc_sort_bits gives the bits in which the keys differ, from which the host
 // plans the passes.
-<%include file="device_preamble.mako" args="dialect=dialect"/>
+<%include file="device_preamble.mako" args="device=device"/>
 
 typedef ${key} pc_key;
 typedef ${ukey} pc_ukey;
