@@ -8,9 +8,16 @@ rows are stored under a permutation (``q[perm[j]] = sum_k a[k]*p[colidx[k]]``,
 - ``sequential``: the loop as parallelize runs it without speculation (one
   compiled sequential kernel);
 - ``unchecked parallel``: the same loop marked safe (parallel, no checks);
-- ``speculative``: checked parallel run that passes (copy-before included);
-  targets: >= 1.5x faster than ``sequential`` and at most 1.6x ``unchecked``
-  (checking overhead under 60%);
+- ``speculative``: checked parallel run that passes (copy-before included),
+  called again and again on the same index array as an iterative program
+  does: after the first run, whose bitmaps pass, the runs compare their keys
+  with that run's instead (``pcompute.autopar.specmemo``); targets: >= 1.5x
+  faster than ``sequential`` and at most 1.6x ``unchecked`` (checking
+  overhead under 60%);
+- ``speculative, new keys each call``: the same alternating between two
+  permutations, so the runs are checked with the bitmaps (a failed key
+  comparison now and then: they back off); target: at most 1.6x
+  ``unchecked``;
 - ``violating``: the same with one duplicate index, so the run fails, the
   arrays are restored and the loop reruns sequentially; the target (at most
   the sequential time plus the failed attempt) is printed as a note.
@@ -86,27 +93,40 @@ def _rows(g, variant, func, make, good, bad, values):
     label = variant.label
     seq, unchecked = label + " sequential", label + " unchecked parallel"
     spec, violating = label + " speculative", label + " violating"
+    changing = label + " speculative, new keys each call"
     plain = parallelize(func, speculate=False)
     safe = parallelize(func, speculate=True)
     safe.mark(_line(func), "safe")
     checked = parallelize(func, speculate=True)
+    rechecked = parallelize(func, speculate=True)
     failing = parallelize(func, speculate=True)
-    for impl, f, index, target in (
-            (seq, plain, good, None),
-            (unchecked, safe, good, None),
-            (spec, checked, good, [("vs", seq, 1 / 1.5), ("vs", unchecked, 1.6)]),
-            (violating, failing, bad, None)):
+    for impl, f, index, other, target in (
+            (seq, plain, good, None, None),
+            (unchecked, safe, good, None, None),
+            (spec, checked, good, None, [("vs", seq, 1 / 1.5), ("vs", unchecked, 1.6)]),
+            (changing, rechecked, good, np.roll(good, 1), [("vs", unchecked, 1.6)]),
+            (violating, failing, bad, None, None)):
         with g.guard(impl, "pcompute"):
-            args = make(index)
-            if not variant.on_host:
-                args = [variant.put(a) if isinstance(a, np.ndarray) else a for a in args]
-            g.time(impl, "pcompute", _quiet(f, args), sync=variant.sync(),
+            args = _put(variant, make(index))
+            others = [args] if other is None else [args, _put(variant, make(other))]
+            g.time(impl, "pcompute", _quiet(f, others), sync=variant.sync(),
                    verify=_verify(args, index, values),
                    using=variant.use, target=target)
 
 
-def _quiet(f, args):
+def _put(variant, args):
+    if variant.on_host:
+        return args
+    return [variant.put(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _quiet(f, argsets):
+    """A call of ``f`` on the next of ``argsets`` (in turn), warnings off."""
+    turn = [0]
+
     def call():
+        args = argsets[turn[0] % len(argsets)]
+        turn[0] += 1
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SequentialLoopWarning)
             warnings.simplefilter("ignore", SpeculationWarning)
