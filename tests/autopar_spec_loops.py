@@ -67,3 +67,11 @@ def masked_scatter(x, y, p, n):
     for i in range(n):
         if y[i] > 0.5:
             x[p[i]] = y[i]
+
+
+def two_scatters(x, y, p, q, n):
+    # two speculated loops in one function: the profile records each
+    for i in range(n):
+        x[p[i]] = y[i]
+    for i in range(n):
+        y[q[i]] = x[i] * 2.0

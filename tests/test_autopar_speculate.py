@@ -359,6 +359,36 @@ def test_profile_mode_records_violations_and_marks_loops():
     assert g.speculation_stats()[8].sequential == 1
 
 
+def test_profile_mode_records_each_loop_of_a_function():
+    """Two speculated loops in one function: the profile keeps one entry per
+    loop line (runs, violations, kinds), the arrays end as the plain function
+    leaves them, and mark_from_profile() marks only the loop that violated in
+    every run (unsafe); the one that violated once of twice stays speculated."""
+    n = 6
+    perm, dup = np.array([5, 3, 1, 0, 2, 4], np.int32), np.array([1, 1, 2, 3, 4, 5], np.int32)
+    f = parallelize(loops.two_scatters)
+    for p in (perm, dup):
+        args = [np.zeros(n), np.arange(1.0, n + 1), p, dup, n]
+        ref = copy.deepcopy(args)
+        loops.two_scatters(*ref)
+        f.profile(*args)
+        for got, want in zip(args[:2], ref[:2]):
+            np.testing.assert_array_equal(got, want)
+    first, second = f.speculation_profile()[74], f.speculation_profile()[76]
+    assert (first.runs, first.violated, first.kinds) == (2, 1, {"output"})
+    assert (second.runs, second.violated, second.kinds) == (2, 2, {"output"})
+    assert f.mark_from_profile() == {76: "unsafe"}
+    before = f.speculation_stats()[74].passed
+    with use_config(backend="python", speculate=True):
+        args = [np.zeros(n), np.arange(1.0, n + 1), perm, dup, n]
+        ref = copy.deepcopy(args)
+        loops.two_scatters(*ref)
+        f(*args)
+    np.testing.assert_array_equal(args[1], ref[1])
+    stats = f.speculation_stats()               # the profile's runs count too
+    assert (stats[74].passed - before, stats[76].sequential) == (1, 1)
+
+
 def test_accesses_at_the_loop_index_are_not_logged(backend):
     """x[i] (written by iteration i only) takes no log: x[idx[i]] is checked
     against its owner iteration i' = idx[i]; idx[i] == i passes, another

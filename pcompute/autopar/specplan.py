@@ -76,7 +76,7 @@ class SpeculativeMixin:
         only = overwrite_only(loop.node, {canon(n) for n in written}, canon)
         plan.overwrite_only = not self.strict and only
         keys = memo_keys(loop, accesses, arrays, canon, {canon(n) for n in written},
-                         lambda n: np.ndim(scope[n])) if only else ()
+                         lambda n: np.ndim(scope[n]) if n in scope else -1) if only else ()
         chunked = chunked_kernel(loop, names, arrays, accesses, canon, keys)
         plan.chunked = (self._kernel(chunked.run, filename.replace(
             "speculative kernel", "speculative chunked kernel")), tuple(
