@@ -53,6 +53,17 @@ part of the cache key).  Options:
     by :func:`pcompute.parallelize` for nests with a ``break``.  OpenCL and
     CUDA: no effect.
 
+``fma``
+    Multiplies and adds may be fused into one instruction (FMA, which rounds
+    once instead of twice) where the target CPU has it: the cython backend
+    compiles with ``-ffp-contract=fast`` instead of ``-ffp-contract=off``,
+    so results may differ from plain Python's (and from the generic build's)
+    in the last bit of a fused operation, as those of a C compiler with its
+    default contraction do.  A kernel built for generic x86-64 (no FMA
+    instruction) is unchanged.  OpenCL C (``FP_CONTRACT`` on by default) and
+    CUDA (``nvcc --fmad=true`` by default) contract anyway: the option
+    changes nothing there.  MSVC: no effect (it contracts nothing by default).
+
 ``serial_below``
     An OpenMP loop of fewer items than this runs serially on the cython
     backend (default: 2048, or 256 when items run inner loops; starting the
@@ -70,6 +81,7 @@ KNOWN = {
     "parallel_items": (bool, False, "few long items, each run by a thread of its own"),
     "balance": (bool, False, "items of unequal work: dynamic OpenMP schedule"),
     "unroll": (bool, False, "loops unrolled (-funroll-loops)"),
+    "fma": (bool, False, "multiply and add may be fused (FMA): last-bit differences"),
     "serial_below": (int, None, "fewer items than this run serially (cython OpenMP)"),
 }
 

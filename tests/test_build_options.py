@@ -137,6 +137,66 @@ def test_cython_host_cpu_is_bit_identical_to_numpy_and_keyed_on_the_cpu():
         assert toolchain.depends_on_cpu(flags)         # the CPU joins the cache key
 
 
+def mul_add(i, x, y, z, out):
+    out[i] = x[i] * y[i] + z[i]
+
+
+# x * y = 1 - 2**-60 exactly: rounded first (twice rounded) it is 1.0 and the
+# sum 0.0; fused (rounded once) the result is the exact -2**-60.
+_FMA_X, _FMA_Y, _FMA_Z = 1.0 + 2.0 ** -30, 1.0 - 2.0 ** -30, -1.0
+
+
+def test_fma_matches_numpy(backend):
+    """``fma=True`` computes what NumPy computes on every backend (within
+    rounding: a fused multiply-add rounds once)."""
+    rng = np.random.default_rng(7)
+    x, y, z = (rng.random(3001).astype(backend.dtype) for _ in range(3))
+    arrays = wrap(x.copy(), y.copy(), z.copy(), np.zeros_like(x))
+    Elementwise(build_options(_fresh(fused_prone), fma=True))(*arrays)
+    np.testing.assert_allclose(np.asarray(arrays[3].get()), x * y + z * x - y * z,
+                               rtol=backend.rtol, atol=backend.rtol)
+
+
+def _host_has_fma():
+    import platform
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return any(line.startswith("flags") and " fma" in line for line in fh)
+    except OSError:
+        return False
+
+
+def test_cython_fma_fuses_where_the_cpu_can_and_is_keyed():
+    """The cython backend builds an ``fma`` kernel with ``-ffp-contract=fast``
+    after the builder's ``-ffp-contract=off``: on an x86-64 CPU with FMA,
+    built for the host CPU, ``x * y + z`` rounds once (-2**-60 for these
+    values, where plain Python and the default build give 0.0)."""
+    if get_backend("cython").why_unavailable():
+        pytest.skip(get_backend("cython").why_unavailable())
+    from pcompute import use_config
+    from pcompute.backends.cython import module_flags
+    x, y, z = np.full(8, _FMA_X), np.full(8, _FMA_Y), np.full(8, _FMA_Z)
+    out, plain_out = np.zeros(8), np.zeros(8)
+    with use_config(backend="cython", use_openmp=False, use_double=True, march="native"):
+        plain = Elementwise(_fresh(mul_add))
+        plain(x, y, z, plain_out)
+        fused = Elementwise(build_options(_fresh(mul_add), fma=True))
+        fused(x, y, z, out)
+    assert list(plain_out) == [_FMA_X * _FMA_Y + _FMA_Z] * 8 == [0.0] * 8
+    gen = fused.built.generated
+    assert gen.option("fma") is True and plain.built.generated.option("fma") is None
+    assert gen.source == plain.built.generated.source
+    assert gen.cache_key != plain.built.generated.cache_key
+    if toolchain.is_msvc():
+        return
+    assert module_flags(gen)[0][-1] == "-ffp-contract=fast"
+    if not _host_has_fma():
+        pytest.skip("this CPU has no FMA instruction")
+    assert list(out) == [-2.0 ** -60] * 8
+
+
 def chunk_sums(c, x, out, size, n):
     s = 0.0
     for k in range(c * size, min(c * size + size, n)):

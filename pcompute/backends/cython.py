@@ -97,6 +97,8 @@ def module_flags(generated):
         cflags = cflags + toolchain.host_cpu_flags()
     if generated.option("unroll") and not toolchain.is_msvc():
         cflags = cflags + ["-funroll-loops"]
+    if generated.option("fma"):
+        cflags = cflags + toolchain.fma_flags()     # last: overrides -ffp-contract=off
     return cflags, list(generated.option("link", ())) + ldflags
 
 
@@ -104,8 +106,8 @@ def kernel_build_options(func):
     """The options of ``func``'s :func:`~pcompute.kernel_options.build_options`
     this backend applies, as GeneratedKernel option pairs."""
     options = options_of(func) if func is not None else {}
-    return tuple((name, True) for name in ("host_cpu", "vector_math", "balance", "unroll")
-                 if options.get(name))
+    names = ("host_cpu", "vector_math", "balance", "unroll", "fma")
+    return tuple((name, True) for name in names if options.get(name))
 
 
 def parallel_items(func):

@@ -262,6 +262,16 @@ def host_cpu_flags():
     return native_flags() + ["-ffp-contract=off", "-fno-math-errno"]
 
 
+def fma_flags():
+    """The compile flags of a kernel built with the ``fma`` option (see
+    :mod:`pcompute.kernel_options`): ``-ffp-contract=fast``, given after the
+    builder's ``-ffp-contract=off`` so that it wins (multiplies and adds may
+    be fused where the target has FMA).  MSVC: none."""
+    if is_msvc():
+        return []
+    return ["-ffp-contract=fast"]
+
+
 def _version_tuple(text):
     try:
         return tuple(int(p) for p in text.split("."))
