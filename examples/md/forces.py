@@ -13,11 +13,20 @@ the sums, before the pair loop, for the same reason: ``side`` is then not
 live across the loop, and gcc no longer parks a value of the pair loop in a
 general register (2-D cells at N = 10^4, one thread, AMD EPYC: CPU time per
 step 1.12x -> 1.06x the C reference's, both built -march=native).
+
+The pair kernels are built with ``build_options(fma=True)``: multiplies and
+adds may be fused into FMA instructions, as gcc fuses them by default in the
+benchmarks' C reference (``-O3 -march=native``), so the forces may differ
+from the python backend's in the last bits (the tests compare them with a
+tolerance).
 """
+from pcompute import build_options
+
 from .physics import (cell_of, lj_energy, lj_force, min_image, neighbour_cell, wall_energy,
                       wall_force)
 
 
+@build_options(fma=True)
 def forces_list_2d(i, x, y, ax, ay, pe, nbr_start, nbrs, rc2, eshift, side):
     xi = x[i]
     yi = y[i]
@@ -41,6 +50,7 @@ def forces_list_2d(i, x, y, ax, ay, pe, nbr_start, nbrs, rc2, eshift, side):
     pe[i] = e - npair * eshift
 
 
+@build_options(fma=True)
 def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, side,
                    periodic):
     xi = x[i]
@@ -79,6 +89,7 @@ def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, sid
     pe[i] = e - npair * eshift
 
 
+@build_options(fma=True)
 def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, nc,
                     rc2, eshift, side):
     xi = x[i]
@@ -108,6 +119,7 @@ def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, 
     pe[i] = e - npair * eshift
 
 
+@build_options(fma=True)
 def forces_cells_3d(i, x, y, z, ax, ay, az, pe, cell_start, cell_particles, cell_size,
                     nc, rc2, eshift, side, periodic):
     xi = x[i]

@@ -6,16 +6,18 @@ neighbours into ``counts[i]``; after the scan has turned the counts into
 ``nbrs[offsets[i] ..]``.  Candidates come from all particles (O(N^2), the
 ``simple`` strategy) or from the 3^dim cells around the particle.  Lists are
 full (each pair appears in both particles' lists), so the force kernel needs
-no atomics.
+no atomics.  The pair kernels, like the force kernels, are built with
+``build_options(fma=True)`` (the squared distances may use FMA instructions).
 """
 import numpy as np
 
-from pcompute import empty, zeros
+from pcompute import build_options, empty, zeros
 
 from .physics import cell_of, neighbour_cell, min_image
 from .scans import Offsets
 
 
+@build_options(fma=True)
 def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, fill):
     xi = x[i]
     yi = y[i]
@@ -32,6 +34,7 @@ def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, fill):
         counts[i] = n
 
 
+@build_options(fma=True)
 def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, fill):
     xi = x[i]
     yi = y[i]
@@ -54,6 +57,7 @@ def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, 
         counts[i] = n
 
 
+@build_options(fma=True)
 def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, counts,
                   offsets, nbrs, fill):
     xi = x[i]
@@ -77,6 +81,7 @@ def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, count
         counts[i] = n
 
 
+@build_options(fma=True)
 def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, side,
                   periodic, counts, offsets, nbrs, fill):
     xi = x[i]
