@@ -25,7 +25,8 @@ every element it wrote, and decides.
 Keys that change at every call would pay a validating run and a checked run
 each time: after the first failed validation the next attempt comes on the
 next call, after the second in a row 3 calls later, then 7, ... (at most
-63), and only the checked run just before an attempt stores its keys.
+63), and only the checked run just before an attempt stores its keys.  A
+recording run that violates counts as a failed validation.
 """
 import ast
 
@@ -152,5 +153,10 @@ class KeyMemo:
 
     def stored(self, sig, passed):
         """A checked run that stored its keys ended: they are valid for
-        ``sig`` when it passed."""
-        self.valid = sig if passed else None
+        ``sig`` when it passed; when it violated, the next recordings back
+        off as after a failed validation (a loop that keeps violating does
+        not pay for storing keys at every call)."""
+        if passed:
+            self.valid = sig
+        else:
+            self.failed()
