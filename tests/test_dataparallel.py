@@ -185,8 +185,8 @@ def test_primitives_match_oracle(backend):
         assert kinds(sorted_parts) == ["elementwise", "sort", "sort", "elementwise"]
         got, ref = host_scalars(x), host_scalars.py(x)
         assert host(got[0]).tolist() == ref[0].tolist() and got[1:] == ref[1:]
-        assert kinds(host_scalars) == ["reduction", "reduction", "reduction",
-                                       "elementwise"]
+        # centred is returned and reduced (max): that reduction stores it
+        assert kinds(host_scalars) == ["reduction", "reduction", "reduction"]
     xf = rng.random(50).astype(backend.dtype)
     np.testing.assert_allclose(calls_another(2.0, xf, xf), calls_another.py(2.0, xf, xf),
                                rtol=backend.rtol * 10)
@@ -258,6 +258,7 @@ def test_phases_compile_as_cuda(precision):
     from examples.dataparallel.mandelbrot import mandelbrot
     from examples.dataparallel.md_forces import lj_forces_2d
     from tests.test_dataparallel_ops import histogram, segmented_scans
+    from examples.dataparallel.pcg import laplacian_2d, product_and_curvature, update
     if cuda_builder.nvcc_path() is None:
         pytest.skip("nvcc not found: the CUDA sources cannot be compile-checked here")
     dtype = np.dtype(precision)
@@ -274,7 +275,9 @@ def test_phases_compile_as_cuda(precision):
                 (mandelbrot, (x, x, 20)), (spmv_ell, (x, keys % 20, x, 4)),
                 (branches, (keys.astype(np.int64), 3)), (lj_forces_2d, md_args),
                 (histogram, (x, keys % 20, x)),
-                (segmented_scans, (x, np.array([0, 3, 3, 20], np.int32), 4))]
+                (segmented_scans, (x, np.array([0, 3, 3, 20], np.int32), 4)),
+                (product_and_curvature, laplacian_2d(3, dtype) + (x[:9],)),   # stores q
+                (update, (x, x + 1, x + 2, x + 3, 0.5, x + 4))]     # stores r
         checked = set()
         for f, args in runs:
             f(*args)
@@ -288,13 +291,15 @@ def test_phases_compile_as_cuda(precision):
                                              types=_types(prim.func, values))
                 elif kind == "scan":
                     source = prim.generate("cuda", *values)
+                elif isinstance(prim.map_func, tuple):     # a tuple: the whole reduction
+                    source = prim.generate("cuda", *values)
                 else:
                     from pcompute.types import LONG
                     types = dict(_types(prim.map_func, values), i=LONG)
                     source = generate_source(prim.map_func, "cuda", kind="function",
                                              types=types)
                 checked.add(source)
-    assert len(checked) >= 13
+    assert len(checked) >= 16
     cuda_builder.check_cuda_sources(sorted(checked))    # one nvcc run for all
 
 
@@ -311,9 +316,11 @@ def test_pcg_on_2d_laplacian(backend):
     assert iterations < 60
     np.testing.assert_allclose(host(x), np.linalg.solve(dense, b.astype(float)),
                                rtol=0, atol=30 * tol)
-    # q (a loop per row) is read twice: stored once, then reduced
-    assert kinds(product_and_curvature) == ["elementwise", "reduction"]
-    assert kinds(update) == ["reduction", "elementwise"]       # r.z and r.r: one reduction
+    # q (a loop per row) is returned and reduced: the reduction p.q stores it
+    assert kinds(product_and_curvature) == ["reduction"]
+    # r.z and r.r: one reduction, which also stores r (returned); then x alone
+    assert kinds(update) == ["reduction", "elementwise"]
+    assert [src.count("[i] = ") for _, src in update.last_phases] == [1, 1]
 
 
 def test_mandelbrot_tail_recursion_is_a_loop(backend):

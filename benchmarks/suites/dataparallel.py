@@ -12,6 +12,10 @@ by hand as pcompute Elementwise/Reduction kernels (``dp_hand.py``), float64.
   loop by hand (``HandPCG``, 6 kernels per iteration on preallocated arrays)
   and with NumPy/SciPy.  Target: within 1.2x of the hand-written row.
 
+* The fixed cost of a call: the axpy sample at n = 1 beside the same
+  Elementwise kernel by hand (a = 0, so the inputs never change).  Target:
+  a replayed ``@dataparallel`` call under 20 us on cython.
+
 A dataparallel call includes its per-call work (replaying its plan,
 allocating new results); the hand-written kernels write preallocated
 arrays.  A note gives the lines of code of each sample
@@ -22,6 +26,7 @@ import math
 import numpy as np
 
 from pcompute import Elementwise
+from examples.dataparallel.axpy import axpy as dp_axpy
 from examples.dataparallel.pcg import laplacian_2d, pcg
 from examples.dataparallel.spmv import spmv_csr
 
@@ -56,6 +61,29 @@ def run(ctx):
         _spmv_group(ctx, max(n // 10, 1))
     for n in ctx.sizes(8 * 12, NAME):
         _pcg_group(ctx, max(int(math.sqrt(n // 10)), 2))
+    _call_group(ctx)
+
+
+#: The fixed cost of a replayed @dataparallel call on cython (seconds).
+CALL_TARGET = 20e-6
+
+
+def _call_group(ctx):
+    x, y = np.arange(1.0), np.ones(1)
+    with ctx.group(NAME, "call overhead: axpy float64 (items)", 1) as g:
+        g.time("numpy a * x + y", "reference", lambda: 0.0 * x + y, is_ref=True)
+        for variant in (pc.SERIAL, pc.OMP):
+            kernel, yd = Elementwise(pc.axpy), y.copy()
+            g.time(variant.label + " Elementwise by hand", "pcompute",
+                   lambda kernel=kernel, yd=yd: kernel(0.0, x, yd), using=variant.use,
+                   verify=lambda yd=yd: close(yd, y))
+            result = {}
+
+            def call(result=result):
+                result["y"] = dp_axpy(0.0, x, y)
+            g.time(variant.label + " dataparallel", "pcompute", call, using=variant.use,
+                   verify=lambda result=result: close(pc.host(result["y"]), y),
+                   target=("time", CALL_TARGET))
 
 
 def _scipy_label():

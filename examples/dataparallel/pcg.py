@@ -1,9 +1,9 @@
 """A conjugate-gradient solver with a diagonal (Jacobi) preconditioner on a
 2-D Laplacian in CSR form.  The loop runs in Python; each step is a
-``@dataparallel`` function: the CSR product (stored: it is read twice) and
-``p.q`` (2 kernels), the updates of x and r with the new ``r.z`` and ``r.r``
-(2 kernels: ``r.z`` and ``r.r`` are one reduction of pairs), the new
-direction (1)."""
+``@dataparallel`` function: the CSR product and ``p.q`` (1 kernel: the
+product is returned, so the reduction stores it), the updates of x and r
+with the new ``r.z`` and ``r.r`` (2 kernels: ``r.z`` and ``r.r`` are one
+reduction of pairs, which stores the new r; then x), the new direction (1)."""
 import numpy as np
 
 from pcompute.dataparallel import dataparallel, indices, map, reduce, split, sum

@@ -23,6 +23,7 @@ class Builder:
         self.params, self.args = [], []
         self.lines = []
         self.memo = {}
+        self.kept = {}                   # id -> (Lazy to keep, its item's name): keep.py
         self._arrays = {}
         self._count = 0
         self.indent = ""

@@ -20,7 +20,7 @@ import builtins
 import operator
 
 from ..errors import KernelSyntaxError, KernelTypeError, KernelValueError
-from . import comprehension, lazy_ops, phases, prelude, sync_ops, tuples
+from . import comprehension, keep, lazy_ops, phases, prelude, sync_ops, tuples
 from .builder import Builder
 from .plan import Dyn
 from .source import Closure, located
@@ -72,10 +72,13 @@ class Program:
                       closure.where(node), "end it with return")
 
     def store_if_reused(self, target, value, later):
-        """A lazy value whose element function loops (a nested map over
-        segments, a tail-recursive helper) and that is read twice or more later
-        is computed once, into an array, instead of once per reading kernel."""
-        if not (isinstance(target, ast.Name) and isinstance(value, Lazy) and value.heavy):
+        """A lazy value returned and read before is stored by the first
+        reduction computing it (``keep.py``).  Else a lazy value whose element
+        function loops (a nested map over segments, a tail-recursive helper)
+        and that is read twice or more later is computed once, into an array,
+        instead of once per reading kernel."""
+        if not (isinstance(target, ast.Name) and isinstance(value, Lazy)) or \
+                keep.mark(target, value, later) or not value.heavy:
             return value
         loads = sum(1 for st in later for n in ast.walk(st)
                     if isinstance(n, ast.Name) and n.id == target.id)
@@ -198,6 +201,8 @@ class Program:
     def materialize(self, seqs):
         """Stored sequences for ``seqs``: the lazy ones of one length computed by
         one fused elementwise kernel."""
+        seqs = [s.stored if isinstance(s, Lazy) and s.stored is not None else s
+                for s in seqs]
         lazy = [s for s in seqs if isinstance(s, Lazy)]
         done = {}
         for n in sorted({s.n for s in lazy}):

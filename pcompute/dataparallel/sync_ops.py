@@ -12,7 +12,7 @@ import numpy as np
 from ..config import get_config
 from ..errors import KernelTypeError, KernelValueError
 from . import offsets as offsets_check
-from . import operators, phases, prelude, scatter_add, tuples
+from . import keep, operators, phases, prelude, scatter_add, tuples
 from .builder import Builder
 from .plan import value_of
 from .source import located
@@ -34,11 +34,13 @@ def reduction(prog, op, x, where, what, empty_ok):
         return dtype.type(0)
     b = Builder()
     text, _ = x.element(b, "i")
+    stores, stored = keep.writes(prog, b, x.n)
     b.lead(x.n, prog.trace.empty)
-    source = b.function("dp_reduce", ["i"], ["return %s" % text])
-    return prog.trace.host(dtype.type, phases.reduction(
-        prog.trace, source, operators.expression(op), dtype,
-        operators.neutral(op, dtype), b.args))
+    source = b.function("dp_reduce", ["i"], stores + ["return %s" % text])
+    total = phases.reduction(prog.trace, source, operators.expression(op), dtype,
+                             operators.neutral(op, dtype), b.args)
+    stored()
+    return prog.trace.host(dtype.type, total)
 
 
 def reducer(name):

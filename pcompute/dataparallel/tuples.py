@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from ..errors import KernelSyntaxError, KernelTypeError
-from . import operators, phases
+from . import keep, operators, phases
 from .builder import Builder
 from .elems import Elem
 from .inline import Inliner
@@ -114,12 +114,15 @@ def reduce_tuples(prog, op, x, init, where):
     exprs, dtypes = _operator(op, dtypes, where)
     b = Builder()
     texts = [c.element(b, "i")[0] for c in x.components]
+    stores, stored = keep.writes(prog, b, x.n)
     b.lead(x.n, prog.trace.empty)
-    sources = [b.function("dp_reduce", ["i"], ["return %s" % t]) for t in texts]
+    sources = [b.function("dp_reduce", ["i"], (stores if k == 0 else []) + ["return %s" % t])
+               for k, t in enumerate(texts)]
     neutrals = _neutrals(exprs, dtypes)
     if neutrals is not None:        # as users write them: backends recognise these
         exprs = [e[1:-1] for e in exprs]
     total = phases.tuple_reduction(prog.trace, sources, exprs, dtypes, b.args, neutrals)
+    stored()
     fns = [phases.make_function(_op_source(m, e), "dp_op") for e in exprs]
     both = prog.trace.host(_combiner(fns, dtypes), *init, total)
     return tuple(prog.trace.host(operator.getitem, both, k) for k in range(m))

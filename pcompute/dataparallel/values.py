@@ -40,17 +40,23 @@ class Lazy(Seq):
     reads it."""
 
     heavy = False       # its element function contains a loop
+    keep = False        # stored by the first reduction that computes it (keep.py)
+    stored = None       # the Stored sequence once a kernel wrote it
 
     def __init__(self, n, emit, proto, what):
         self.n, self.emit, self.proto, self.what = n, emit, proto, what
 
     def element(self, builder, index):
+        if self.stored is not None:
+            return self.stored.element(builder, index)
         key = (id(self), index)
         hit = builder.memo.get(key)
         if hit is None:
             text, proto = self.emit(builder, index)
             hit = (builder.temp(text), proto)
             builder.memo[key] = hit
+            if self.keep and index == "i" and not builder.indent:
+                builder.kept[id(self)] = (self, hit[0])    # item i, in the kernel's body
         return hit
 
 
