@@ -54,6 +54,11 @@ def parse(argv):
     p.add_argument("--md-n", metavar="N[,N...]", type=_sizes, dest="md_n",
                    help="the MD suite's particle counts (default 1e3,1e4,1e5; --full adds "
                    "1e6); 3-D runs at those of 1e4 and 1e5 among them")
+    p.add_argument("--md-case", metavar="TEXT[,TEXT...]", dest="md_case",
+                   type=lambda t: tuple(x.strip() for x in t.split(",") if x.strip()),
+                   help="the MD suite runs only the groups whose case contains one "
+                   "of these texts, e.g. 'skin' or '3-D walls count' (a partial run: "
+                   "not publishable)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="where to write the results (default: %s, --smoke: its smoke/)"
                    % RESULTS)
@@ -122,8 +127,9 @@ def main(argv=None):
     machine["peer_versions"] = peer_versions()
     peer_notes(rec, missing)
     load_note(rec, machine["load_average"], machine["cores"], "start")
-    ctx = Context(profile, rec, sizes=args.n, md_sizes=args.md_n)
+    ctx = Context(profile, rec, sizes=args.n, md_sizes=args.md_n, md_cases=args.md_case)
     machine["md_sizes"] = list(args.md_n) if args.md_n else "default"
+    machine["md_cases"] = list(args.md_case) if args.md_case else "all"
     machine["suites"] = list(args.names)
     machine["sizes"] = list(args.n) if args.n else "default"
     start = time.perf_counter()

@@ -25,14 +25,16 @@ SLOW = 2.0       # seconds: an implementation this slow per sample gets 3 sample
 class Context:
     """``sizes``: the primitives' n (default: the profile's); ``md_sizes``:
     the MD's particle counts (default: ``sizes`` when given, else the
-    profile's)."""
+    profile's); ``md_cases``: texts, one of which an MD group's case must
+    contain to run (default: every group)."""
 
-    def __init__(self, profile, recorder, sizes=None, md_sizes=None):
+    def __init__(self, profile, recorder, sizes=None, md_sizes=None, md_cases=None):
         self.profile = profile
         self.rec = recorder
         self.full = profile.name == "full"
         self._sizes = tuple(sizes or profile.sizes)
         self.md_sizes = tuple(md_sizes or sizes or profile.md_sizes)
+        self.md_cases = tuple(md_cases or ())
         self._cref = None
         self._cref_error = None
 
@@ -48,6 +50,10 @@ class Context:
                 continue
             out.append(n)
         return out
+
+    def md_case_wanted(self, case):
+        """True if the MD group ``case`` is to run (``--md-case``)."""
+        return not self.md_cases or any(text in case for text in self.md_cases)
 
     @property
     def cref(self):

@@ -110,7 +110,8 @@ def _best(rows, prefix):
 
 def refusals(data):
     """Why a run must not become the published one ([] if it may): the smoke
-    profile, a run of some suites only, or sizes chosen on the command line."""
+    profile, a run of some suites only, sizes or MD groups chosen on the
+    command line."""
     from .suites import SUITES
     m = data.get("machine") or {}
     out = []
@@ -126,6 +127,8 @@ def refusals(data):
     for key, option in (("sizes", "--n"), ("md_sizes", "--md-n")):
         if m.get(key, "default") != "default":
             out.append("sizes chosen with %s (%s)" % (option, m[key]))
+    if m.get("md_cases", "all") != "all":
+        out.append("MD groups chosen with --md-case (%s)" % ", ".join(m["md_cases"]))
     return out
 
 

@@ -132,6 +132,8 @@ def test_smoke_partial_and_resized_runs_are_refused():
     assert len(why) == 1 and "suites not run" in why[0] and "sum" in why[0]
     assert any("--md-n" in w for w in publish.refusals(_run_data(md_sizes=[1000])))
     assert any("--n" in w for w in publish.refusals(_run_data(sizes=[10**5])))
+    assert any("--md-case" in w for w in publish.refusals(_run_data(md_cases=["skin"])))
+    assert publish.refusals(_run_data(md_cases="all")) == []
     assert publish.refusals({"machine": {}, "profile": "quick"}) == [
         "the run does not say which suites it ran"]
 
@@ -358,3 +360,49 @@ def test_the_benchmarks_refuse_the_test_suites_opt_level(capsys):
         assert bench.main(["--only", "sum"]) == 2
     assert "-O0" in capsys.readouterr().err
     assert "PCOMPUTE_OPT_LEVEL" not in ab.environment(Path("tree"))
+
+
+class _FakeMD:
+    """An MD implementation whose 25 steps take 10 microseconds."""
+
+    def reset(self):
+        pass
+
+    def timed_steps(self, k):
+        return 1e-5
+
+    def energy(self):
+        return -1.0
+
+
+def _md_group(profile, case, cases=()):
+    from benchmarks.context import Context
+    from benchmarks.suites import md
+    ctx = Context(profile, Recorder(), md_cases=cases)
+    impls = [md.Impl("C", "reference", _FakeMD, is_ref=True),
+             md.Impl("pcompute", "pcompute", _FakeMD)]
+    md._group(ctx, case, 1000, impls, md.STEPS)
+    return ctx.rec.rows
+
+
+def test_md_cheap_groups_take_more_samples_while_the_budget_lasts(capsys):
+    """A group whose samples are short takes up to MAX_SAMPLES (a median of 7
+    one-millisecond samples is that of the disturbed ones on a busy machine);
+    the smoke profile (no budget) keeps its md_samples."""
+    from benchmarks.suites import md
+    from benchmarks.timing import QUICK, SMOKE
+    rows = _md_group(QUICK, "3-D walls count")
+    assert [r.stats.reps for r in rows] == [md.MAX_SAMPLES] * 2
+    assert md.MAX_SAMPLES > QUICK.md_samples
+    assert [r.stats.reps for r in _md_group(SMOKE, "3-D walls count")] == [SMOKE.md_samples] * 2
+
+
+def test_md_case_chooses_the_groups(capsys):
+    from benchmarks.context import Context
+    from benchmarks.timing import QUICK
+    assert Context(QUICK, Recorder()).md_case_wanted("2-D cells")
+    ctx = Context(QUICK, Recorder(), md_cases=("skin", "3-D walls count"))
+    assert ctx.md_case_wanted("2-D count/sort lists, skin 0.3")
+    assert ctx.md_case_wanted("3-D walls count") and not ctx.md_case_wanted("2-D cells")
+    assert _md_group(QUICK, "2-D cells", cases=("skin",)) == []
+    assert len(_md_group(QUICK, "2-D cells, skin 0.3", cases=("skin",))) == 2
