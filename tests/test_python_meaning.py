@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pcompute import annotate, declare
+from pcompute.types import atomic_inc
 from pcompute.backends.registry import get_backend
 from pcompute.config import get_config
 from pcompute.errors import KernelTypeError
@@ -314,3 +315,88 @@ def test_locals_assigned_literals_have_the_literals_type(backend):
     demotes = get_backend(backend.name).demote_double(get_config())
     want = x * np.float32(0.1) if demotes else x.astype(np.float64) * 0.1
     np.testing.assert_array_equal(got[3], want.astype(backend.dtype))
+
+
+# -- 10. a conditional expression has the joined type of its branches ------------
+def mixed_sign_branches(i, s, us, a, u, out, out2):
+    out[i] = (s[i] if i % 2 == 0 else us[i]) * (i - 3)
+    out2[i] = (a[i] if i % 2 == 1 else u[i]) - 5
+
+
+@pytest.mark.integer_data
+def test_conditional_of_signed_and_unsigned_branches(backend):
+    """``s if c else us`` for int16/uint16 branches is an ``int`` (Cython typed
+    it ``unsigned short``: -2 became 65534), for int32/uint32 a ``long`` (C's
+    ``?:`` gives ``unsigned int``); fuzz seed 2605037."""
+    s = np.array([-2, 7, -32768, 5, -1, 3], np.int16)
+    us = np.array([1, 65535, 2, 0, 9, 40000], np.uint16)
+    a = np.array([-7, -2147483648, 3, -1, 8, 0], np.int32)
+    u = np.array([0, 9, 4294967295, 2, 1, 3], np.uint32)
+    check(mixed_sign_branches, [s, us, a, u, np.zeros(6, np.int64), np.zeros(6, np.int64)],
+          backend)
+
+
+# -- 11. float literals are weak in calls and comparisons too (NEP 50) ---------------
+def weak_literal_calls(i, x, l, u, n, out, flags, wide):
+    out[i, 0] = max(x[i], 0.3) * 3.0
+    out[i, 1] = (x[i] if i > 1 else 0.1) * 3.0
+    out[i, 2] = (x[i] if i > 2 else l[i]) * 0.001
+    out[i, 3] = math.hypot(x[i], 0.5)
+    flags[i] = (x[i] == 0.3) + 2 * (x[i] > 0.1) + 4 * (-0.3 < x[i])
+    # s2424517: an integer argument does not make the double erf() float32
+    wide[i] = max(math.hypot(n + 830, math.erf(u[i] // 3)), x[i] * u[i])
+
+
+def test_float_literals_take_the_precision_of_the_call(backend):
+    """``max(x, 0.3)``, ``hypot(x, 0.5)``, ``x if c else 0.1`` and ``x == 0.3``
+    meet a float32 ``x`` as float32 (NumPy 2 gives the same), a float64 one as
+    double; a Python float computed from integers stays double."""
+    dt = np.dtype(backend.dtype)
+    x = np.array([0.3, 0.1, -0.3, 5.5, 0.1, -1.25], dt)
+    l = np.array([3, -7, 16777217, 2 ** 40, 0, -1], np.int64)
+    u = np.array([0, 7, 3, 65535, 1, 9], np.uint16)
+    n = 2053
+    got = run(weak_literal_calls, [x, l, u, n, np.zeros((6, 4), np.float64),
+                                   np.zeros(6, np.int64), np.zeros(6, np.float64)])
+    idx = np.arange(6)
+    f = dt.type
+    want = [np.maximum(x, 0.3) * 3.0, np.where(idx > 1, x, f(0.1)) * 3.0,
+            np.where(idx > 2, x, l.astype(dt)) * 0.001]
+    for k, w in enumerate(want):
+        assert w.dtype == dt
+        np.testing.assert_array_equal(got[4][:, k], w, err_msg="column %d" % k)
+    hyp = got[4][:, 3]
+    np.testing.assert_array_equal(hyp, hyp.astype(dt))     # computed in x's precision
+    np.testing.assert_allclose(hyp, np.hypot(x, 0.5), rtol=2e-7 if dt == np.float32
+                               else 1e-15)
+    np.testing.assert_array_equal(got[5], (x == 0.3) + 2 * (x > 0.1) + 4 * (-0.3 < x))
+    erf = np.array([math.erf(v // 3) for v in u.tolist()])
+    # (a device computing in float32 stores float64 data as float32, and
+    # computes Python floats in float32 too: see test_literals_alone_are_double)
+    demotes = get_backend(backend.name).demote_double(get_config())
+    np.testing.assert_allclose(got[6], np.maximum(np.hypot(n + 830, erf), x * u),
+                               rtol=1e-6 if demotes else 1e-15)
+
+
+# -- 12. the index of an augmented assignment is evaluated once --------------------
+def indexed_updates(i, slot, a, b):
+    # a wrapping int32 `+=` (printed `t = f(t, v)` on OpenCL/CUDA) and a float
+    # added to an int64 element (printed so on every backend)
+    a[atomic_inc(slot[i])] += 2147483647
+    b[atomic_inc(slot[i])] += 2.5
+
+
+@pytest.mark.integer_data
+def test_augmented_assignment_evaluates_its_index_once(backend):
+    n = 4
+    slot = 2 * np.arange(n, dtype=np.int32)
+    a = np.arange(2 * n, dtype=np.int32) + 1
+    b = np.arange(2 * n, dtype=np.int64) * 10
+    got = run(indexed_updates, [slot, a, b])
+    want_a, want_b = a.copy(), b.copy()
+    with np.errstate(over="ignore"):
+        want_a[0::2] += np.int32(2147483647)
+    want_b[1::2] = (want_b[1::2] + 2.5).astype(np.int64)
+    np.testing.assert_array_equal(got[0], slot + 2)
+    np.testing.assert_array_equal(got[1], want_a)
+    np.testing.assert_array_equal(got[2], want_b)

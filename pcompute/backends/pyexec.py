@@ -31,6 +31,7 @@ import math
 
 from .. import types as ktypes
 from ..frontend.callgraph import NAMED_CONSTANTS, Resolver
+from ..frontend.calls import _float_literal
 from ..bounds import negative_shift_error
 from ..frontend.source import read_function
 from . import pyints, pyvalues
@@ -117,10 +118,28 @@ class Typing:
             _position(node) for f in functions for node in ast.walk(f.tree)
             if isinstance(node, ast.expr) and hasattr(node, "lineno") and
             getattr(f.types.get(id(node)), "base", None) == "bool")
+        self.joins = agreed([_joins(f) for f in functions]) if functions else {}
         # bounds checks on (pcompute/bounds.py): a negative shift count raises
         self.checked = bool(checked)
         self.key = (tuple(sorted(self.locals.items())), tuple(self.args), self.ret,
-                    self.bools, self.checked)
+                    self.bools, tuple(sorted(self.joins.items())), self.checked)
+
+
+def _joins(f):
+    """``(position, type)`` of each ``a if c else b`` of ``f`` whose branches
+    have different scalar types: its value has the joined type in C (an
+    ``int16`` branch beside a ``uint16`` one is an ``int``, an ``int64`` or a
+    float literal beside a ``float32`` a float32), whichever branch gives it."""
+    out = []
+    for node in ast.walk(f.tree):
+        if not isinstance(node, ast.IfExp) or not hasattr(node, "lineno"):
+            continue
+        t, a, b = (f.types.get(id(n)) for n in (node, node.body, node.orelse))
+        differ = a != b or _float_literal(node.body) or _float_literal(node.orelse)
+        if t is not None and a is not None and b is not None and differ and \
+                t.is_scalar and a.is_scalar and b.is_scalar:
+            out.append((_position(node), t.base))
+    return out
 
 
 def _typing(func, program):
@@ -173,6 +192,11 @@ class _Rewrite(ast.NodeTransformer):
                 for name, base in self.typing.args]
             node.body = start + node.body
         return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        base = None if self.typing is None else self.typing.joins.get(_position(node))
+        return node if base is None else _call("pc_as", node, base)
 
     def visit_Return(self, node):
         self.generic_visit(node)

@@ -120,9 +120,38 @@ class F64(float):
         return F64(abs(float(self)))
 
 
+def _cmp(op, single):
+    # C compares a float with an integer (or a float32 with a float literal,
+    # typed float32 as NEP 50 says) after converting it to the float's type:
+    # `x == 0.3` is true for the float32 0.3, `x == 16777217` for 16777216.0
+    def method(self, other):
+        kind = type(other)
+        if isinstance(other, int) or (single and kind is Lit):
+            other = _f32(other) if single else float(other)
+        return getattr(float, op)(self, other)
+    method.__name__ = op
+    return method
+
+
+_CMP_OPS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+
 for _op in _FLOAT_OPS:
     setattr(F32, _op, _f32_op(_op))
     setattr(F64, _op, _f64_op(_op))
+def _lit_cmp(op):
+    def method(self, other):
+        if type(other) is F32:
+            return getattr(float, op)(_f32(self), other)
+        return getattr(float, op)(self, other)
+    method.__name__ = op
+    return method
+
+
+for _op in _CMP_OPS:
+    setattr(F32, _op, _cmp(_op, True))
+    setattr(F64, _op, _cmp(_op, False))
+    setattr(Lit, _op, _lit_cmp(_op))
+F32.__hash__ = F64.__hash__ = Lit.__hash__ = float.__hash__
 
 
 def store_value(dtype, value):
@@ -264,9 +293,10 @@ def cast(x, type_str):
 
 def _float_type(values):
     """The class of the float result of a function of ``values`` in C: double
-    with any double, else float32 with any float32, else a Python float."""
+    with any double (an :class:`F64`, or a Python float computed from literals
+    and integers), else float32 with any float32, else a Python float."""
     kinds = {type(v) for v in values}
-    if F64 in kinds:
+    if F64 in kinds or float in kinds:
         return F64
     if F32 in kinds:
         return F32

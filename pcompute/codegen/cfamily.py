@@ -36,6 +36,7 @@ C_TYPES = {"bool": "int", "char": "signed char", "uchar": "unsigned char",
            "uint": "unsigned int", "long": "long long", "ulong": "unsigned long long",
            "float": "float", "double": "double", "void": "void"}
 
+_UNSIGNED_OR_BOOL = frozenset(UNSIGNED + ("bool",))
 
 
 def _literal_count(node):
@@ -696,9 +697,26 @@ class CPrinter:
         """An assignment used as an expression (its value is the value assigned)."""
         return "(%s = %s)" % (name, text)
 
+    def branch_types(self, node, body, orelse):
+        """The branches of ``a if c else b`` converted to its type where the
+        dialect would give another: C converts an ``int`` and a ``uint`` branch
+        to ``uint``, and Cython types ``short``/``ushort`` branches as ``ushort``
+        (``-2`` read as ``65534``); pcompute's type is NumPy's (``int``,
+        ``long``).  Each branch is then cast to that type when the two integer
+        branches differ and one is unsigned or a bool."""
+        t = self.fn.type_of(node)
+        a, b = self.fn.type_of(node.body), self.fn.type_of(node.orelse)
+        if t is None or not t.is_int or a is None or b is None or a == b \
+                or not (a.is_int and b.is_int) \
+                or not ({a.base, b.base} & _UNSIGNED_OR_BOOL):
+            return body, orelse
+        return tuple(part if bt == t else (self.cast(t, *part), self.prec["unary"])
+                     for bt, part in ((a, body), (b, orelse)))
+
     def expr_IfExp(self, node):
         test, body, orelse = (self.expr(node.test), self.expr(node.body),
                               self.expr(node.orelse))
+        body, orelse = self.branch_types(node, body, orelse)
         p = self.prec["?:"]
         if self.fn.type_of(node.test).is_float:
             # OpenCL C rejects a float condition of ?: (a float is true when != 0).

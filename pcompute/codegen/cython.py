@@ -288,11 +288,14 @@ class CythonPrinter(CPrinter):
         # then "not allowed without the GIL") when one branch is a bint (a
         # comparison, `not`, `and`/`or`) and the other a number, even an int
         # local holding a truth value (`i if c else x != i`): the bint branch
-        # is converted to the expression's C type.
+        # is converted to the expression's C type.  Integer branches of
+        # different signedness are converted too (branch_types).
         t = self.fn.type_of(node)
         if t is not None and t.is_scalar and _bint(node.body) != _bint(node.orelse):
             body, orelse = ((self.cast(t, *part), self.prec["unary"]) if _bint(sub) else part
                             for sub, part in ((node.body, body), (node.orelse, orelse)))
+        else:
+            body, orelse = self.branch_types(node, body, orelse)
         p = self.prec["?:"]
         return "%s if %s else %s" % (self.wrap(body[0], body[1], p + 1),
                                      self.wrap(test[0], test[1], p + 1),

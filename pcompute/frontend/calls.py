@@ -28,7 +28,7 @@ class CallTyper:
                           % (target, MATH_FUNCS[target], nargs),
                           "call it as in C's math library: %s(%s)" % (
                               target, ", ".join("xyz"[:MATH_FUNCS[target]])))
-            types = [self.expr(a) for a in node.args]
+            types = self.weak_floats(node.args, [self.expr(a) for a in node.args])
             for a, t in zip(node.args, types):
                 if t is not None and not t.is_scalar:
                     self.fail(KernelTypeError, a, "%s() needs numbers, not a %s" % (target, t))
@@ -56,10 +56,22 @@ class CallTyper:
             self.fail(KernelTypeError, node, "abs() needs a number, not a %s" % t)
         return None if t is None else (promote(t, INT) if t.is_int else t)
 
+    def weak_floats(self, args, types):
+        """The types of a call's arguments, a float literal among them taking
+        the float type of the others (NEP 50, as in arithmetic): ``hypot(x,
+        0.5)`` and ``max(x, 0.5)`` compute in float32 for a float32 ``x``."""
+        strong = [t for a, t in zip(args, types) if t is not None and t.is_scalar
+                  and not _float_literal(a)]
+        if not any(t.is_float for t in strong):
+            return types
+        other = DOUBLE if DOUBLE in strong else FLOAT
+        return [self.weak_float(a, t, other) if t is not None else t
+                for a, t in zip(args, types)]
+
     def builtin_min(self, node):
         result = None
-        for a in node.args:
-            t = self.expr(a)
+        types = self.weak_floats(node.args, [self.expr(a) for a in node.args])
+        for a, t in zip(node.args, types):
             if t is not None and not t.is_scalar:
                 self.fail(KernelTypeError, a, "min()/max() need numbers, not a %s" % t)
             result = _join(result, t) if t is not None else result
@@ -186,3 +198,10 @@ class CallTyper:
             self.expr(arg)
         self.calls[id(node)] = ("extern", ext)
         return self.program.fix(parse_type(getattr(ext, "return_type", "double")))
+
+
+def _float_literal(node):
+    """True for a float literal, signed or not (``0.5``, ``-0.5``)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is float

@@ -39,10 +39,6 @@ def _literal_type(value, default_float):
 # (not ** : an integer exponent keeps its meaning).
 _CONVERTING = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
 
-# Augmented assignments printed as C's compound assignments (the target is
-# evaluated once there); the others are printed as `target = f(target, value)`
-# (shifts too: one by a count that is not a literal calls pc_shl/pc_shr).
-COMPOUND_OPS = (ast.Add, ast.Sub, ast.Mult, ast.BitAnd, ast.BitOr, ast.BitXor)
 
 
 def _int_constant(node):
@@ -385,7 +381,11 @@ class FunctionTyper(StructTyper, ArrayTyper, CallTyper):
             self.set_local(target, target.id, result)
             self.types[id(target)] = self.var_type(target.id) or result
         self.types[id(node)] = result
-        if isinstance(target, ast.Subscript) and not isinstance(node.op, COMPOUND_OPS):
+        # `a[f(i)] op= v` evaluates f(i) once, as Python does: an index with a
+        # call is stored in a temporary first, whatever the op, since every
+        # dialect may print the target twice (`t = f(t, v)`: a // or a shift,
+        # a wrapping signed + on OpenCL/CUDA, a float into an integer element)
+        if isinstance(target, ast.Subscript):
             levels = []
             while isinstance(target, ast.Subscript):
                 levels.append(target)

@@ -577,6 +577,11 @@ def t_abs(x):
 
 def _minmax(args, pick):
     parts = [_parts(a) for a in args]
+    if any(p[2] for p in parts):
+        # with a float32 argument, a float literal (weak, NEP 50) or a double
+        # may be rounded to float32 first (as in _both)
+        parts = [(v, e + U32 * abs(v), f) if type(v) is float and not f and
+                 not f32_exact(v) else (v, e, f) for v, e, f in parts]
     best = 0
     for k in range(1, len(parts)):
         # Python: min returns the first minimal item
