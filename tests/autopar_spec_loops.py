@@ -75,3 +75,10 @@ def two_scatters(x, y, p, q, n):
         x[p[i]] = y[i]
     for i in range(n):
         y[q[i]] = x[i] * 2.0
+
+
+def doubled_scatter(x, y, p, n):
+    # for uint8 p, p[i] + p[i] and p[i] * p[i] are ints (C promotes them), not
+    # NumPy's wrapping uint8 scalars
+    for i in range(n):
+        x[p[i] + p[i]] = y[i] + p[i] * p[i]

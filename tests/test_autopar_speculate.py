@@ -389,6 +389,24 @@ def test_profile_mode_records_each_loop_of_a_function():
     assert (stats[74].passed - before, stats[76].sequential) == (1, 1)
 
 
+def test_profile_mode_computes_with_the_kernel_types():
+    """The reference run follows the kernel's C types, as the python backend
+    does: ``p[i] + p[i]`` of uint8 elements 200 and 72 are the ints 400 and 144
+    (NumPy's uint8 scalars would give 144 twice: an output dependence that the
+    compiled kernel does not have)."""
+    f = parallelize(loops.doubled_scatter)
+    p = np.array([200, 72], np.uint8)
+    x, y = np.zeros(450), np.array([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)     # no uint8 overflow
+        f.profile(x, y, p, 2)
+    (entry,) = f.speculation_profile().values()
+    assert (entry.runs, entry.violated) == (1, 0)
+    want = np.zeros(450)
+    want[400], want[144] = 1.0 + 40000, 2.0 + 5184
+    np.testing.assert_array_equal(x, want)
+
+
 def test_accesses_at_the_loop_index_are_not_logged(backend):
     """x[i] (written by iteration i only) takes no log: x[idx[i]] is checked
     against its owner iteration i' = idx[i]; idx[i] == i passes, another

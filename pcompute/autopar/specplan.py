@@ -117,7 +117,7 @@ class SpeculativeMixin:
 
         def launch(state):
             if self._profiling:
-                return run_reference(ew.func, values, loop, text, state.base)
+                return run_reference(ew, values, loop, text, state.base)
             if chunks is not None:
                 return self._launch_chunks(plan, state, values, arrays, written, chunks,
                                            scope, residency)

@@ -8,11 +8,19 @@ the kernel function), item after item, with its rd/wr logs in dictionaries
 order: every flow or anti dependence between two iterations is then out of
 order, and every one is found, as every output dependence is.  The profile
 therefore says exactly whether the loop, with these data, is parallel.
+
+The kernel runs as the python backend runs kernels: with the C types of the
+compiled kernel's typed program (its logs are int32 arrays there), on kernel
+values (a ``uint8`` element is an ``int``, so ``p[i] + p[i]`` does not wrap at
+256 as NumPy's scalars would), so the indices it logs are the ones the
+compiled kernel would touch.
 """
 import numpy as np
 
 from ..array import Array
 from ..backends.pyexec import python_callable
+from ..backends.pyints import I64
+from ..backends.pyvalues import kernel_values
 from .speclower import KINDS
 
 
@@ -31,16 +39,18 @@ def host(value):
     return value
 
 
-def run_reference(func, values, loop, text, base):
-    """Run the speculative kernel ``func`` (its :class:`SpecKernelText`
-    ``text``) for every iteration of ``loop``, logging in dictionaries;
-    returns the violation flags (one per kind of :data:`KINDS`)."""
-    fn = python_callable(func)
-    logs = [DictLog() for name, has_read, has_write in text.logged
-            for _ in range(has_read + has_write)]
+def run_reference(ew, values, loop, text, base):
+    """Run the speculative kernel of the Elementwise ``ew`` (its
+    :class:`SpecKernelText` ``text``) for every iteration of ``loop``,
+    logging in dictionaries; returns the violation flags (one per kind of
+    :data:`KINDS`)."""
+    nlogs = sum(has_read + has_write for name, has_read, has_write in text.logged)
     flags = np.zeros(len(KINDS), np.int32)
     args = [host(v) for v in values] + [loop.lo.const, loop.step, loop.count, base]
-    args += logs + [flags]
+    program = ew.typed_program("python", *(args + [np.zeros(1, np.int32)] * nlogs
+                                           + [flags]))
+    fn = python_callable(ew.func, program)
+    args = kernel_values(args + [DictLog() for _ in range(nlogs)] + [flags])
     for t in range(loop.count):
-        fn(t, *args)
+        fn(I64(t), *args)
     return flags

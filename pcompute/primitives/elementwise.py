@@ -162,10 +162,20 @@ class Elementwise(Primitive):
         if be.dialect is None:
             raise KernelValueError("the %s backend runs Python directly and generates "
                                    "no source" % be.name)
+        return be.generate_elementwise(self.typed_program(be, *args), self.func,
+                                       get_config()).source
+
+    def typed_program(self, backend, *args):
+        """The typed program (:mod:`pcompute.frontend`'s record) of a call
+        with these arguments (numpy arrays and numbers stand for the real
+        ones) on ``backend`` (a name or a Backend) under the current
+        configuration: what the python backend's oracle copy of the function
+        follows (:func:`pcompute.backends.pyexec.python_callable`).  Builds
+        nothing."""
+        be = get_backend(backend) if isinstance(backend, str) else backend
         config = get_config()
         dims = self._index_dims(args)
-        program = self._program(self._types(args, be, config, dims), be, config, dims)
-        return be.generate_elementwise(program, self.func, config).source
+        return self._program(self._types(args, be, config, dims), be, config, dims)
 
     def __call__(self, *args, shape=None):
         fast = self._fast
