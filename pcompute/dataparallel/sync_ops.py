@@ -148,7 +148,7 @@ def check_permutation(prog, idx, where):
     """With ``bounds_check`` on: the places' owners claimed as for
     ``scatter``, then a Reduction phase counts the items that do not own their
     place (an index repeats): a located ``ValueError`` as in the prelude."""
-    owner = claim_phases(prog, idx, idx.n, where)
+    owner = claim_phases(prog, idx, idx.n, where, "permute")
     b = Builder()
     own = b.array(owner)
     pos, _ = idx.element(b, "i")
@@ -166,15 +166,16 @@ def check_permutation(prog, idx, where):
     prog.trace.host(check, count)
 
 
-def claim_phases(prog, idx, m, where):
+def claim_phases(prog, idx, m, where, what):
     """The ``owner`` array of a scatter into ``m`` places: ``owner[j]`` is the
     largest ``i`` with ``idx[i] == j`` (-1 where none), by a fill phase and an
     ``atomic_max`` phase, so that the write phase can keep the last write as
-    the plain loop (the prelude) does, on every backend and run."""
+    the plain loop (the prelude) does, on every backend and run (``what``:
+    the primitive, for the error)."""
     if idx.n > np.iinfo(np.int32).max:
-        raise located(KernelValueError, "scatter: at most 2**31 - 1 items (the "
-                      "last-write-wins claim uses int atomics)", where,
-                      "split the scatter in parts")
+        raise located(KernelValueError, "%s: at most 2**31 - 1 items (the owners "
+                      "are claimed with int atomics)" % what, where,
+                      "split the %s in parts" % what)
     owner = prog.trace.empty(m, np.int32)
     b = Builder()
     name = b.array(owner)
@@ -199,7 +200,7 @@ def scatter(prog, args, where):
     (dst,) = prog.materialize([dst])
     out = prog.trace.copy(dst.array)
     if src.n:
-        owner = claim_phases(prog, idx, dst.n, where)
+        owner = claim_phases(prog, idx, dst.n, where, "scatter")
         b = Builder()
         name, own = b.array(out), b.array(owner)
         val, _ = src.element(b, "i")
