@@ -323,6 +323,27 @@ def test_pcg_on_2d_laplacian(backend):
     assert [src.count("[i] = ") for _, src in update.last_phases] == [1, 1]
 
 
+@dataparallel
+def kept_values(x, k):
+    y = map(lambda v: v * k, x)
+    z = shift(y, 1, 0)
+    s = sum(map(lambda a, b: a * b, y, z))      # y at i and i + 1, z at i
+    return y, z, s + sum(z)
+
+
+def test_returned_values_are_stored_by_the_first_reduction(backend):
+    x = np.random.default_rng(9).integers(-9, 9, 300).astype(backend.dtype)
+    for k in (2, -3):                           # walked, then replayed
+        y, z, s = kept_values(x, k)
+        want = kept_values.py(x, k)
+        assert host(y).tolist() == list(want[0]) and host(z).tolist() == list(want[1])
+        assert s == pytest.approx(want[2], rel=backend.rtol)
+        # the first sum computes item i of y and of z: it stores both, the
+        # second reads z's array
+        assert kinds(kept_values) == ["reduction", "reduction"]
+        assert [src.count("[i] = ") for _, src in kept_values.last_phases] == [2, 0]
+
+
 def test_mandelbrot_tail_recursion_is_a_loop(backend):
     from examples.dataparallel.mandelbrot import mandelbrot
     re_, im_ = np.meshgrid(np.linspace(-2, 0.5, 24), np.linspace(-1.2, 1.2, 16))
