@@ -6,7 +6,8 @@ again and again with the same index array ``p``.  When a loop
 - only writes the arrays it may write (never reads or updates them: the
   overwrite-only loops of :func:`~.specplan.overwrite_only`), and
 - every instrumented access is an unconditional write ``x[q[i]] = ...`` (a
-  statement of the loop body, not under an ``if`` or an inner loop) whose
+  statement of the loop body, not under an ``if`` or an inner loop, in a
+  body without ``continue``, ``break`` or ``return``) whose
   key is an element ``q[i]`` of a 1-D array the loop does not write, at the
   loop variable,
 
@@ -52,8 +53,10 @@ def memo_keys(loop, accesses, arrays, canon, written, ndim_of):
            for n in ast.walk(stmt)}
     assigned = {n.id for stmt in body for n in ast.walk(stmt)
                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    if loop.var in assigned:
-        return ()
+    jumps = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+    if loop.var in assigned or any(isinstance(n, jumps) for stmt in body
+                                   for n in ast.walk(stmt)):
+        return ()                 # a statement may not run in every iteration
     keys = []
     for acc in accesses:
         if canon(acc.array) not in arrays:
