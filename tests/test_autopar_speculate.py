@@ -672,6 +672,17 @@ def test_unchanged_keys_reuse_the_verdict_of_a_checked_run(backend, monkeypatch,
     assert call() == ("violated: output dependence", ANY(bitmaps, "had changed"))
     assert call() == ("violated: output dependence", ANY(bitmaps))
     assert f.speculation_stats()[13].violated == 2
+    # strict: a changed key that violates raises with the arrays as before
+    g = parallelize(loops.scatter, speculate=True, strict=True)
+    x = np.full(n, 7.0, backend.dtype)
+    for keys in (q := rng.permutation(n).astype(np.int32), q):
+        g(x, y, keys, n)
+    assert "verdict of an earlier" in g.speculation_stats()[13].summary()
+    q[n - 1] = q[0]
+    x[:] = 7.0
+    with pytest.raises(SpeculationError, match="line 13, in scatter"):
+        g(x, y, q, n)
+    assert np.all(x == 7.0)
 
 
 class ANY:
