@@ -1,7 +1,7 @@
 # pcompute developer tasks.  `make test` works from a fresh clone with only
 # python3 and a C compiler: it creates $(VENV), installs pcompute in editable
-# mode with its test extras, makes sure an OpenCL CPU device works (installing
-# Debian's pocl-opencl-icd when root), then runs the test suite.
+# mode with its test and docs extras, makes sure an OpenCL CPU device works
+# (installing Debian's pocl-opencl-icd when root), then runs the test suite.
 
 VENV ?= .venv
 PYTHON ?= python3
@@ -9,7 +9,6 @@ PYTEST_ARGS ?=
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.pcompute-installed
-DOCS_STAMP := $(VENV)/.pcompute-docs-installed
 BENCH_STAMP := $(VENV)/.pcompute-bench-installed
 
 .PHONY: all venv opencl-device test compyle-openmp md bench bench-smoke bench-peers bench-full bench-md bench-mpi bench-ab bench-publish docs clean distclean
@@ -28,7 +27,7 @@ $(STAMP): pyproject.toml setup.py
 	        exit 1; }; \
 	fi
 	$(VPY) -m pip install --upgrade pip
-	$(VPY) -m pip install -e '.[test]'
+	$(VPY) -m pip install -e '.[test,docs]'
 	@touch "$@"
 
 opencl-device: venv
@@ -119,11 +118,9 @@ fuzz-indep: venv opencl-device
 	PYTHONPATH=tests $(VPY) -m indepgen --seconds $(FUZZ_SECONDS) --out indep-failures \
 	    $(if $(shell command -v nvcc),--cuda,) $(FUZZ_ARGS)
 
-$(DOCS_STAMP): $(STAMP)
-	$(VPY) -m pip install -e '.[test,docs]'
-	@touch "$@"
-
-docs: $(DOCS_STAMP)
+# The venv has the docs extras (one editable install: a second one for the
+# docs cost the CI ~10-18 s of pip for nothing, Sphinx being a test extra too).
+docs: venv
 	$(VPY) -m sphinx -W -b html docs docs/_build/html
 
 clean:
