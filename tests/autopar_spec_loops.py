@@ -82,3 +82,10 @@ def doubled_scatter(x, y, p, n):
     # NumPy's wrapping uint8 scalars
     for i in range(n):
         x[p[i] + p[i]] = y[i] + p[i] * p[i]
+
+
+def two_targets(x, z, y, p, r, n):
+    # x and z passed as one array: the keys p and r then meet (specmemo)
+    for i in range(n):
+        x[p[i]] = y[i]
+        z[r[i]] = y[i] + 1.0

@@ -723,3 +723,35 @@ def test_only_loops_whose_keys_decide_the_checks_reuse_verdicts(func, keys):
         f(*args)
     (plan,) = [p for p in f.last_plans if p.kind == "speculate"]
     assert (plan.memo[1] if plan.memo else None) == keys
+
+
+def test_a_verdict_is_not_reused_when_the_arguments_alias_otherwise(backend, monkeypatch):
+    """x[p[i]] = ...; z[r[i]] = ... with two permutations passes for separate
+    x and z and its verdict is reused on the same keys; called with x as z
+    too, the same keys make an output dependence between chunks (iteration e
+    writes element e through p, n-1-e through r): the run must be checked
+    again (another plan, its own verdicts), not pass on the first plan's."""
+    _set_chunks(monkeypatch, backend, 2)
+    n = 8
+    p, r = np.arange(n, dtype=np.int32), np.arange(n, dtype=np.int32)[::-1].copy()
+    y = np.arange(1.0, n + 1).astype(backend.dtype)
+    f = parallelize(loops.two_targets, speculate=True)
+
+    def call(separate):
+        x = np.zeros(n, backend.dtype)
+        z = np.zeros(n, backend.dtype) if separate else x
+        rx = np.zeros(n, backend.dtype)
+        rz = np.zeros(n, backend.dtype) if separate else rx
+        loops.two_targets(rx, rz, y, p, r, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpeculationWarning)
+            f(x, z, y, p, r, n)
+        np.testing.assert_allclose(x, rx, rtol=backend.rtol)
+        np.testing.assert_allclose(z, rz, rtol=backend.rtol)
+        (stats,) = f.speculation_stats().values()
+        return stats.last, stats.summary()
+
+    assert call(True) == ("passed", ANY("checked with private bitmaps"))
+    assert call(True) == ("passed", ANY("checked with the verdict of an earlier"))
+    assert call(False) == ("violated: output dependence", ANY("checked with private bitmaps"))
+    assert call(True) == ("passed", ANY("checked with"))

@@ -15,13 +15,15 @@ then which elements each iteration writes, hence every dependence between
 its chunks, depends on the keys ``q[lo + step*t]`` only.  A chunked run
 (:mod:`.specchunk`) that passed its check with keys ``K`` proves that any run
 with the same iteration space, the same chunks and the same keys ``K`` has
-no dependence between chunks.  So after such a run has stored its keys
-(``autopar_record = 1``), the next runs use the *validating kernel*: the
-loop in the same chunks without bitmaps, comparing each key with the stored
-one (a sequential read beside the loop's own).  If no key differs the run
-passed, exactly.  If one differs the result of that run is discarded: the
-loop is overwrite-only, so the checked chunked run that follows rewrites
-every element it wrote, and decides.
+no dependence between chunks, for the plan of that run (the arrays that are
+one array under two names are part of the plan: a call that aliases other
+arguments has a plan, and verdicts, of its own).  So after such a run has
+stored its keys (``autopar_record = 1``), the next runs use the *validating
+kernel*: the loop in the same chunks without bitmaps, comparing each key
+with the stored one (a sequential read beside the loop's own).  If no key
+differs the run passed, exactly.  If one differs the result of that run is
+discarded: the loop is overwrite-only, so the checked chunked run that
+follows rewrites every element it wrote, and decides.
 
 Keys that change at every call would pay a validating run and a checked run
 each time: after the first failed validation the next attempt comes on the
@@ -152,7 +154,10 @@ class KeyMemo:
         them); counts down the wait."""
         if self.wait:
             self.wait -= 1
-        return self.wait == 0
+        if self.wait:
+            return False
+        self.valid = None         # its keys replace the stored ones
+        return True
 
     def stored(self, sig, passed):
         """A checked run that stored its keys ended: they are valid for

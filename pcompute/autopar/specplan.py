@@ -174,7 +174,10 @@ class SpeculativeMixin:
         if plan.memo is not None and not get_config().bounds_check:
             scope_arrays = {q: residency.device(scope[q]) for q in plan.memo[1]}
             keys = memo.arrays(plan.memo[1], scope_arrays, loop.count, zeros)
-            sig = (loop.count, loop.lo.const, loop.step, chunks, keys[0].backend)
+            # the memo is the loop line's, shared by its plans (one per aliasing
+            # of the arguments, ...): a verdict holds for the plan that proved it
+            # (plans live as long as the function, so their ids stay unique)
+            sig = (id(plan), loop.count, loop.lo.const, loop.step, chunks, keys[0].backend)
             if memo.ready(sig):
                 try:
                     plan.memo[0][0](*(head + keys + [flags]), shape=chunks)
