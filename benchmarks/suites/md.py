@@ -25,7 +25,9 @@ report has the ratios of the medians and of the best samples side by side,
 and the load average before and after each group.
 
 pcompute's rows are its default build (modules made for this CPU:
-``-march=native`` with ``-ffp-contract=off``), the rows ending in
+``-march=native`` with ``-ffp-contract=off``, but the pair and force kernels,
+built with ``fma=True`` as gcc contracts the C reference's: FMA where the CPU
+has it), the rows ending in
 ``generic`` its ``march='generic'`` build (one per group, for the strategy
 of the group's C rows).
 

@@ -3,13 +3,14 @@
 Two loops whose dependences go through data, at n = 10^7 iterations: a
 permutation scatter ``x[p[i]] = y[i]`` and a NAS-CG-like sparse product whose
 rows are stored under a permutation (``q[perm[j]] = sum_k a[k]*p[colidx[k]]``,
-4 nonzeros per row).  Per backend variant, four rows:
+4 nonzeros per row).  Per backend variant, five rows:
 
 - ``sequential``: the loop as parallelize runs it without speculation (one
   compiled sequential kernel);
 - ``unchecked parallel``: the same loop marked safe (parallel, no checks);
-- ``speculative``: checked parallel run that passes (copy-before included),
-  called again and again on the same index array as an iterative program
+- ``speculative``: checked parallel run that passes (no copy-before: both
+  loops only overwrite what they write, so a failed run's sequential rerun
+  rewrites it), called again and again on the same index array as an iterative program
   does: after the first run, whose bitmaps pass, the runs compare their keys
   with that run's instead (``pcompute.autopar.specmemo``); targets: >= 1.5x
   faster than ``sequential`` and at most 1.6x ``unchecked`` (checking
@@ -18,8 +19,8 @@ rows are stored under a permutation (``q[perm[j]] = sum_k a[k]*p[colidx[k]]``,
   permutations, so the runs are checked with the bitmaps (a failed key
   comparison now and then: they back off); target: at most 1.6x
   ``unchecked``;
-- ``violating``: the same with one duplicate index, so the run fails, the
-  arrays are restored and the loop reruns sequentially; the target (at most
+- ``violating``: the same with one duplicate index, so the run fails and
+  the loop reruns sequentially, rewriting what the failed run wrote; the target (at most
   the sequential time plus the failed attempt, a run checked with the
   bitmaps: the changing-keys row) is printed as a note.
 """
