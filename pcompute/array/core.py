@@ -118,6 +118,15 @@ def to_device(array, backend=None):
     return Array._from_host(array, be, share=False)
 
 
+def adopt(dev, backend):
+    """An Array around ``dev``, a contiguous 1-D device array of ``backend``
+    (a Backend object) in a dtype the backend stores as it is, that the
+    caller has just allocated: no copy and no checks.  The quick
+    constructor for layers that allocate an output per call
+    (pcompute.numpy); user data goes through :func:`wrap`."""
+    return Array._wrap_view(dev, backend)
+
+
 def empty(n, dtype, backend=None):
     """An Array of ``n`` uninitialised elements."""
     return Array(dtype, n=_check_length(n), backend=backend)

@@ -10,10 +10,11 @@ import warnings
 import numpy as np
 
 from . import views
-from .dtypes import reduction_dtype, resolve
+from .dtypes import reduction_dtype, resolve, resolve_keys
 from .execute import evaluate, fallback
 from .graph import Const, Map, Reduce, Source
 from .options import OPTIONS
+from .plans import map_head
 from .stats import STATS
 
 _SCALARS = (bool, int, float, complex)
@@ -247,8 +248,77 @@ def _operand(node):
     return node.value if isinstance(node, Const) else node
 
 
+_RESOLVED = {}          # (ufunc, operand keys) -> (loop dtypes, output dtype, Map head)
+_MAX_RESOLVED = 4096
+
+
 def apply_ufunc(ufunc, *operands):
-    """``ufunc(*operands)`` as a lazy node (NumPy's dtypes and broadcasting)."""
+    """``ufunc(*operands)`` as a lazy node (NumPy's dtypes and broadcasting).
+
+    Lazy arrays and Python ``float``/``int`` operands (what arithmetic on
+    arrays gives, once per operation the user writes) take a quick path:
+    one pass over the operands, the dtype resolution memoised per operand
+    dtypes, the node made from final parts; anything else goes through
+    :func:`_apply_general`."""
+    limit = OPTIONS["eager_below"]
+    nodes, keys = [], []
+    small, weak_int, shape, depth = True, False, (), 0
+    for x in operands:
+        kind = type(x)
+        if kind is ndarray:
+            node = x._node
+            keys.append(node.dtype)
+            if small and (type(node) is not Source or node.host is None
+                          or node.host.size >= limit):
+                small = False
+            s = node.shape
+            if s != shape and s:
+                if shape:
+                    return _apply_general(ufunc, operands)     # broadcasting
+                shape = s
+            if node.depth > depth:
+                depth = node.depth
+        elif kind is float or kind is int:
+            node = Const(x)
+            keys.append(kind)
+            weak_int = weak_int or kind is int
+        else:
+            return _apply_general(ufunc, operands)
+        nodes.append(node)
+    if small:
+        STATS.eager += 1
+        return ndarray(Source.from_host(ufunc(*[
+            x._node.host if type(x) is ndarray else x for x in operands])))
+    keys = (ufunc,) + tuple(keys)
+    resolved = _RESOLVED.get(keys)
+    if resolved is None:
+        resolved = _resolution(ufunc, keys)
+    loop, dtype, head = resolved
+    if weak_int:
+        for x, want in zip(operands, loop):
+            if type(x) is int and want.kind in "iu":
+                want.type(x)    # NumPy 2 raises OverflowError for out-of-range ints
+    node = Map.made(ufunc.__name__, tuple(nodes), loop, shape, dtype, depth + 1, head)
+    arr = ndarray(node)
+    if depth >= OPTIONS["max_depth"]:
+        _warn_depth(node)
+        arr._source()
+    return arr
+
+
+def _resolution(ufunc, keys):
+    """(loop dtypes, output dtype, Map head) of ``ufunc`` over the operand
+    keys ``keys[1:]`` (kept in :data:`_RESOLVED`)."""
+    loop, outs = resolve_keys(ufunc, keys[1:])
+    if len(_RESOLVED) >= _MAX_RESOLVED:
+        _RESOLVED.clear()
+    resolved = _RESOLVED[keys] = (loop, outs[0], map_head(ufunc.__name__, loop, outs[0]))
+    return resolved
+
+
+def _apply_general(ufunc, operands):
+    """:func:`apply_ufunc` for any operands (broadcasting, NumPy arrays and
+    scalars, lists)."""
     eager = _eager_now(operands)
     if eager is not None:
         STATS.eager += 1

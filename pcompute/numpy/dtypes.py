@@ -47,6 +47,13 @@ def _resolve(ufunc, keys):
     return dtypes[:ufunc.nin], dtypes[ufunc.nin:]
 
 
+def resolve_keys(ufunc, keys):
+    """(input loop dtypes, output dtypes) of ``ufunc`` over operands whose
+    :func:`operand_key` values are ``keys`` (a tuple; memoised).  The range
+    of Python ``int`` operands is not checked here (see :func:`resolve`)."""
+    return _resolve(ufunc, keys)
+
+
 def resolve(ufunc, operands):
     """(input loop dtypes, output dtypes) of ``ufunc`` over ``operands``.
 

@@ -7,9 +7,12 @@ expression, an operation without a kernel form, the input cap) is evaluated
 first and enters the region as a leaf, and the reason is recorded for
 :func:`pcompute.numpy.explain`.
 """
+import math
+
 import numpy as np
 
-from ..array import empty, wrap
+from ..array import empty
+from ..array.core import adopt
 from ..backends import host_pool
 from .graph import Const, Map, Reduce, Source
 from .lower import SCALAR_FIRST, Emitter, NotFusable
@@ -19,15 +22,20 @@ from . import kernels, plans, reduce as reduce_mod
 from .devices import _precision, backend_now, device_view  # noqa: F401 (also imported from here)
 
 
-def new_output(n, dtype):
-    """A new array of ``n`` items for a kernel to write (in ``_precision()``).
+_FLOAT64 = np.dtype(np.float64)
+
+
+def new_output(n, dtype, be=None):
+    """A new array of ``n`` items (n > 0) for a kernel to write on the
+    backend ``be`` (None: the configured one), in ``_precision()``.
     On a host backend it comes from :mod:`~pcompute.backends.host_pool`:
     buffers already touched, given back when no array uses them, so a loop
     that drops its previous results does not pay the kernel's zeroing of
     fresh pages (a write pass over the output) on every evaluation."""
-    if backend_now().on_host:
-        return wrap(host_pool.empty(n, dtype))
-    return empty(n, dtype)
+    be = be or backend_now()
+    if be.on_host:
+        return adopt(host_pool.empty(n, dtype), be)
+    return adopt(be.empty(n, dtype), be)
 
 
 def fallback(node, reason, what=None):
@@ -91,23 +99,26 @@ def evaluate(node):
     """The :class:`Source` of ``node``'s value (computed once, then cached)."""
     if node.result is not None:
         return node.result
-    if isinstance(node, Reduce):
+    kind = type(node)
+    if kind is Reduce:
         return _finish(node, reduce_mod.evaluate_reduce(node, TOOLS))
-    if not isinstance(node, Map):
+    if kind is not Map:
         raise TypeError("cannot evaluate %r" % (node,))
-    if _eager(node):
+    shape = node.shape
+    size = math.prod(shape)
+    if size < OPTIONS["eager_below"] or size == 0 or not shape:     # see _eager
         STATS.eager += 1
         return host_eval(node)
     be = backend_now()
-    if node.dtype == np.float64 and not be.supports_double():
+    if node.dtype == _FLOAT64 and not be.supports_double():
         fallback(node, "the %s device has no float64" % be.name)
         return host_eval(node)
     fp = plans.fingerprint(node, node.shape, device_view, _first, OPTIONS["max_inputs"],
-                           ("pc_fused", OPTIONS["vector_math"]))
+                           ("pc_fused", OPTIONS["vector_math"]), be.name)
     plan = plans.get(fp)
     if plan is not None:                     # this structure was lowered before
-        source, args, nodes = plan.source, plan.arguments(fp, node.shape), plan.nodes
-        size = node.shape if plan.nd else None
+        source, args, nodes = plan.source, plan.arguments(fp, shape), plan.nodes
+        index_space = shape if plan.nd else None
     else:
         while True:
             emitter = Emitter(node.shape, device_view, max_leaves=OPTIONS["max_inputs"])
@@ -120,11 +131,12 @@ def evaluate(node):
                     return node.result
         source = emitter.function("pc_fused", ["out"], ["out[i] = %s" % out_expr], nd=True)
         plans.keep(fp, emitter, source)
-        args, nodes, size = emitter.args, emitter.nodes, emitter.index_space
+        args, nodes, index_space = emitter.args, emitter.nodes, emitter.index_space
     with _precision():
-        out = new_output(node.size, node.dtype)
-        kernels.run_elementwise(source, out, args, nodes, size=size)
-    return _finish(node, Source(node.shape, node.dtype, dev=out, backend=be.name))
+        out = new_output(size, node.dtype, be)
+        kernels.run_elementwise(source, out, args, nodes, size=index_space)
+    node.result = src = Source.made(shape, node.dtype, out, be.name)
+    return src
 
 
 def write_view(target, value):
@@ -236,7 +248,7 @@ class _Tools:
     def run_kernel(source, node, args, nodes):
         be = backend_now()
         with _precision():
-            out = new_output(max(node.size, 1), node.dtype)
+            out = new_output(max(node.size, 1), node.dtype, be)
             kernels.run_elementwise(source, out, args, nodes)
         return Source(node.shape, node.dtype, dev=out, backend=be.name)
 

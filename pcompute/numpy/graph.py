@@ -69,6 +69,17 @@ class Source(Node):
             raise ValueError("a Source's value is itself")
 
     @classmethod
+    def made(cls, shape, dtype, dev, backend):
+        """A Source of the contiguous device array ``dev`` on ``backend`` (a
+        name) with ``shape`` (a tuple) and ``dtype`` (a NumPy dtype): the
+        quick constructor for a kernel's output."""
+        self = cls.__new__(cls)
+        self.shape, self.dtype, self.depth = shape, dtype, 0
+        self.host, self.dev, self.offset, self.backend = None, dev, 0, backend
+        self.strides = c_strides(shape)
+        return self
+
+    @classmethod
     def from_host(cls, arr):
         """A Source holding the NumPy array ``arr`` (made quickly: this is the
         eager path's constructor)."""
@@ -123,9 +134,11 @@ class Const(Node):
 class Map(Node):
     """One elementwise operation: ufunc ``op`` over ``args``.
 
-    ``loop`` holds the dtype each input is converted to (NumPy's loop dtypes)."""
+    ``loop`` holds the dtype each input is converted to (NumPy's loop dtypes).
+    ``head`` is the operation's part of a region's structure key (see
+    :mod:`.plans`), when the builder knew it (None: worked out there)."""
 
-    __slots__ = ("op", "args", "loop")
+    __slots__ = ("op", "args", "loop", "head")
 
     def __init__(self, op, args, loop, shape, dtype):
         depth = 1 + max((a.depth for a in args), default=0)
@@ -133,6 +146,18 @@ class Map(Node):
         self.op = op
         self.args = tuple(args)
         self.loop = tuple(loop)
+        self.head = None
+
+    @classmethod
+    def made(cls, op, args, loop, shape, dtype, depth, head):
+        """A Map from parts already in their final form (``args`` and
+        ``loop`` tuples, ``shape`` a tuple, ``dtype`` a NumPy dtype, the
+        ``depth`` worked out): the quick constructor of the ufunc builder,
+        which runs once per operation the user writes."""
+        self = cls.__new__(cls)
+        self.shape, self.dtype, self.result, self.depth = shape, dtype, None, depth
+        self.op, self.args, self.loop, self.head = op, args, loop, head
+        return self
 
     def inputs(self):
         return self.args

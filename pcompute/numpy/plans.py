@@ -12,10 +12,12 @@ space).  The same expression on new data (a time loop, a function called
 again) then takes its kernel text and arguments from the plan instead of
 lowering again.
 """
+import math
+
 import numpy as np
 
 from . import ufuncs
-from .dtypes import in_kernel
+from .dtypes import KERNEL_DTYPES, in_kernel
 from .graph import Const, Map, Reduce, Source, broadcast_strides, c_strides
 from .lower import SCALAR_FIRST
 
@@ -39,114 +41,148 @@ class Fingerprint:
         self.objects, self.views, self.index = [], [], {}
 
 
-def fingerprint(root, shape, device, evaluate, max_leaves, extra=()):
+class _Walk:
+    """The state of one :func:`fingerprint` walk (no closure: nothing refers
+    back to it, so the inputs it holds go when the walk is done)."""
+
+    __slots__ = ("fp", "parts", "numbers", "shape", "cstrides", "size", "device", "on",
+                 "evaluate", "max_leaves", "arrays")
+
+
+def fingerprint(root, shape, device, evaluate, max_leaves, extra=(), on=None):
     """The :class:`Fingerprint` of the elementwise region under ``root`` over
     the index space ``shape``, or None when the region needs the emitter's
     own decisions (an operation without a kernel form, a dtype kernels do not
     have, more than ``max_leaves`` inputs).  Reductions and 0-d values met in
     the region are evaluated first (``evaluate(node, reason)``), as the
     emitter would;
-    ``device(src)`` gives an input's (buffer, offset, strides)."""
-    fp = Fingerprint()
-    parts = []
-    cstrides = c_strides(shape)
-    size = int(np.prod(shape, dtype=np.int64))
-    numbers = {}
-    arrays = [0]
-
-    def visit(node):
-        kind = type(node)
-        if kind is not Source and kind is not Const and node.result is not None:
-            node = node.result          # a value computed already: an input
-            kind = type(node)
-        number = numbers.get(id(node))
-        if number is not None:
-            return number
-        if kind is Map:
-            if not node.shape and shape:
-                evaluate(node, SCALAR_FIRST)   # a 0-d value: a scalar argument
-                return visit(node.result)
-            head = _map_head(node)
-            token = (head, tuple([_const_token(fp, a, node.op) if type(a) is Const
-                                  else visit(a) for a in node.args]))
-        elif kind is Const:
-            return _const_token(fp, node, None)
-        elif kind is Source:
-            token = _source_token(fp, node, shape, cstrides, size, device, arrays,
-                                  max_leaves)
-        elif kind is Reduce:
-            evaluate(node, "a Reduce must be evaluated first")   # its own kernel first
-            return visit(node.result)
-        else:
-            raise _Skip
-        number = numbers[id(node)] = len(parts)
-        parts.append(token)
-        return number
-
+    ``device(src)`` gives an input's (buffer, offset, strides); an input
+    already on the backend named ``on`` is read directly (what ``device``
+    would give)."""
+    w = _Walk()
+    w.fp = fp = Fingerprint()
+    w.parts, w.numbers, w.shape = [], {}, shape
+    w.cstrides, w.size = c_strides(shape), math.prod(shape)
+    w.device, w.on, w.evaluate, w.max_leaves, w.arrays = device, on, evaluate, max_leaves, 0
     try:
-        visit(root)
+        _visit(root, w)
     except _Skip:
         return None
-    finally:
-        # visit refers to itself through its cell: without this the cycle
-        # keeps fp, and through it the inputs' buffers, alive until the
-        # next garbage collection (evolve held 4 grids instead of 2)
-        visit = None
-    fp.key = (len(shape), tuple(parts)) + tuple(extra)
+    fp.key = (len(shape), tuple(w.parts)) + tuple(extra)
     return fp
+
+
+def _visit(node, w):
+    """The number of ``node`` in the walk ``w`` (its token appended first)."""
+    kind = type(node)
+    if kind is not Source and kind is not Const and node.result is not None:
+        node = node.result          # a value computed already: an input
+        kind = type(node)
+    number = w.numbers.get(id(node))
+    if number is not None:
+        return number
+    if kind is Map:
+        if not node.shape and w.shape:
+            w.evaluate(node, SCALAR_FIRST)   # a 0-d value: a scalar argument
+            return _visit(node.result, w)
+        head = node.head or _map_head(node)
+        op, fp, children = node.op, w.fp, []
+        for a in node.args:
+            if type(a) is Const:
+                children.append(_const_token(fp, a, op))
+            else:
+                children.append(_visit(a, w))
+        token = (head, tuple(children))
+    elif kind is Const:
+        return _const_token(w.fp, node, None)
+    elif kind is Source:
+        token = _source_token(node, w)
+    elif kind is Reduce:
+        w.evaluate(node, "a Reduce must be evaluated first")   # its own kernel first
+        return _visit(node.result, w)
+    else:
+        raise _Skip
+    number = w.numbers[id(node)] = len(w.parts)
+    w.parts.append(token)
+    return number
 
 
 _HEADS = {}
 _DIVISIONS = frozenset(ufuncs._PLAIN_DIVISION)
+_VALUE_TOKENS = _DIVISIONS | {"power"}
+_PLAIN_CONST = ("c", False)
+_BOOL_CONST = ("c", True)
+_STRIDE_CLASSES = {}
 
 
 def _const_token(fp, const, op):
     """The token of a constant operand of ``op``: what of its value changes
     the kernel text there (0 as a divisor: the by-zero branch; 2 and 0.5 as
     an exponent: x * x and sqrt).  Each use is its own argument."""
-    _add(fp, const, None)
+    fp.index[id(const)] = len(fp.objects)
+    fp.objects.append(const)
+    fp.views.append(None)
     v = const.value
+    if op not in _VALUE_TOKENS:
+        return _BOOL_CONST if type(v) is bool else _PLAIN_CONST
     if op in _DIVISIONS:
         return ("c", type(v) is bool, v == 0)
-    if op == "power":
-        return ("c", type(v) is bool, v == 2, v == 0.5)
-    return ("c", type(v) is bool)
+    return ("c", type(v) is bool, v == 2, v == 0.5)
 
 
-def _map_head(node):
-    """("m", op, loop, dtype) of a Map a kernel can compute (memoised)."""
-    key = (node.op, node.loop, node.dtype)
+def map_head(op, loop, dtype):
+    """("m", op, loop, dtype): the token of a Map a kernel can compute, or
+    None when it cannot (memoised)."""
+    key = (op, loop, dtype)
     head = _HEADS.get(key)
     if head is None:
-        if node.op not in ufuncs.FUSABLE or not in_kernel(node.dtype) or \
-                not all(in_kernel(d) for d in node.loop):
-            raise _Skip
+        if op not in ufuncs.FUSABLE or not in_kernel(dtype) or \
+                not all(in_kernel(d) for d in loop):
+            return None
         head = _HEADS[key] = ("m",) + key
     return head
 
 
-def _add(fp, obj, view):
-    fp.index[id(obj)] = len(fp.objects)
-    fp.objects.append(obj)
-    fp.views.append(view)
-
-
-def _source_token(fp, src, shape, cstrides, size, device, arrays, max_leaves):
-    if not in_kernel(src.dtype):
+def _map_head(node):
+    """:func:`map_head` of ``node``; :class:`_Skip` when it has none."""
+    head = map_head(node.op, node.loop, node.dtype)
+    if head is None:
         raise _Skip
+    return head
+
+
+def _source_token(src, w):
+    dtype = src.dtype
+    if dtype not in KERNEL_DTYPES:
+        raise _Skip
+    fp = w.fp
     if src.dev is None and src.host is not None and src.host.ndim == 0 \
-            and src.dtype.kind in "biuf":
-        _add(fp, src, None)
-        return ("s", src.dtype)
-    arrays[0] += 1
-    if arrays[0] > max_leaves:
+            and dtype.kind in "biuf":
+        fp.index[id(src)] = len(fp.objects)
+        fp.objects.append(src)
+        fp.views.append(None)
+        return ("s", dtype)
+    w.arrays += 1
+    if w.arrays > w.max_leaves:
         raise _Skip
-    buf, offset, strides = device(src)
-    bstrides = broadcast_strides(src.shape, strides, shape)
-    _add(fp, src, (buf, offset, bstrides))
-    return ("a", src.dtype, src.shape == shape and bstrides == cstrides,
-            offset == 0 and len(buf) == size,
-            tuple(0 if s == 0 else 1 if s == 1 else 2 for s in bstrides))
+    if src.dev is not None and src.backend == w.on:
+        buf, offset, strides = src.dev, src.offset, src.strides
+    else:
+        buf, offset, strides = w.device(src)
+    shape = w.shape
+    same = src.shape == shape
+    bstrides = strides if same else broadcast_strides(src.shape, strides, shape)
+    fp.index[id(src)] = len(fp.objects)
+    fp.objects.append(src)
+    fp.views.append((buf, offset, bstrides))
+    classes = _STRIDE_CLASSES.get(bstrides)
+    if classes is None:
+        if len(_STRIDE_CLASSES) > 4096:
+            _STRIDE_CLASSES.clear()
+        classes = _STRIDE_CLASSES[bstrides] = tuple(
+            0 if s == 0 else 1 if s == 1 else 2 for s in bstrides)
+    return ("a", dtype, same and bstrides == w.cstrides,
+            offset == 0 and len(buf) == w.size, classes)
 
 
 class Plan:
