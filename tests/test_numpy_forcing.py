@@ -101,6 +101,33 @@ def test_small_arrays_run_eagerly_and_are_counted():
         pnp.set_options(**old)
 
 
+def test_eager_and_fused_paths_agree_at_the_threshold(backend):
+    """The default eager_below of the backend: one element less runs NumPy,
+    at the threshold one fused kernel; both give NumPy's values (the 5-op
+    chain of the benchmark that measured the threshold)."""
+    from pcompute.numpy.options import eager_below
+    old = pnp.set_options(eager_below=None)
+    try:
+        n = eager_below()
+        rng = np.random.default_rng(3)
+        a = rng.random(n).astype(backend.dtype)
+        b = (rng.random(n) + 1).astype(backend.dtype)
+        results = []
+        for size, path in ((n - 1, "eager"), (n, "kernels")):
+            x, y = pnp.asarray(a[:size]), pnp.asarray(b[:size])
+            pnp.reset_stats()
+            got = np.asarray(((x * y + 1.0) / 3.0 - x) * y)
+            assert pnp.stats()[path] >= 1 and pnp.stats()[
+                "kernels" if path == "eager" else "eager"] == 0, pnp.stats()
+            results.append(got)
+        want = ((a * b + 1.0) / 3.0 - a) * b
+        np.testing.assert_array_equal(results[0], want[:-1])    # NumPy itself
+        np.testing.assert_allclose(results[1], want, rtol=backend.rtol)
+        np.testing.assert_allclose(results[1][:-1], results[0], rtol=backend.rtol)
+    finally:
+        pnp.set_options(**old)
+
+
 def test_explain_names_kernels_and_boundaries(fresh):
     x = pnp.asarray(np.ones((2, 3)))
     y = pnp.exp(x - pnp.max(x)) * 3

@@ -89,6 +89,26 @@ def test_the_same_chain_on_new_data_is_not_lowered_again(lazy):
     check(pnp.asarray(a) ** 3 + 1, a ** 3 + 1, lazy)
     assert pnp.stats()["lowerings"] == 2
 
+def test_chains_hashed_as_built_follow_inputs_and_computed_parts(lazy):
+    """Same-shape chains are fingerprinted as they are built (plans keys
+    made from Map.sig): which input each use reads is part of the key (x * x
+    + y and x * y + x are other kernels), and a part computed after the chain
+    was built is read by the chain, not computed again."""
+    rng = np.random.default_rng(21)
+    a = rng.standard_normal(40).astype(lazy.dtype)
+    b = rng.standard_normal(40).astype(lazy.dtype)
+    x, y = pnp.asarray(a), pnp.asarray(b)
+    for expr in (lambda u, v: u * u + v, lambda u, v: u * v + u,
+                 lambda u, v: v * v + u, lambda u, v: v * u + v):
+        check(expr(x, y), expr(a, b), lazy)     # each built after the last evaluation
+    part = x * y
+    whole = part + x
+    pnp.evaluate(part)
+    pnp.reset_stats()
+    check(whole, a * b + a, lazy)
+    assert pnp.stats()["fused_ops"] == 1, pnp.stats()
+
+
 def test_integer_division_and_modulo_signs(lazy):
     a = np.array([7, -7, 7, -7, 0, 5, -128], dtype=np.int32)
     b = np.array([2, 2, -2, -2, 3, 0, -1], dtype=np.int32)

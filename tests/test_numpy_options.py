@@ -26,3 +26,21 @@ def test_invalid_environment_values_warn_and_keep_the_default(monkeypatch, name,
     with pytest.warns(ConfigWarning, match=name):
         opts = options._from_env()
     assert opts[key] == options.DEFAULTS[key]
+
+
+def test_eager_below_defaults_per_backend_and_follows_the_option(backend):
+    """None (the default) is the configured backend's threshold: the measured
+    host crossover on backends computing on the host, the smaller device one
+    elsewhere (a small region in NumPy brings its inputs to the host)."""
+    from pcompute.backends.registry import get_backend
+    old = options.set_options(eager_below=None)
+    try:
+        want = options.HOST_EAGER_BELOW if get_backend(None).on_host \
+            else options.DEVICE_EAGER_BELOW
+        assert options.eager_below() == want
+        options.set_options(eager_below=123)
+        assert options.eager_below() == 123
+        with pytest.raises(ValueError):
+            options.set_options(eager_below=True)
+    finally:
+        options.set_options(**old)

@@ -25,6 +25,8 @@ reports them).  The issue's targets (n about 10^7, 2 threads):
   larger.
 * a cached 5-operation chain at n = 1 evaluated in under 30 us.
 """
+import contextlib
+import functools
 import math
 import tracemalloc
 
@@ -34,6 +36,7 @@ import pcompute.numpy as pnp
 from examples.numpy_programs import PROGRAMS, load
 
 from pcompute.backends import host_pool
+from pcompute.numpy.options import eager_below
 
 from .. import pc
 from ..context import close
@@ -46,6 +49,14 @@ SPEEDUP_NUMEXPR = 1.5           # geometric mean over numexpr, 2 threads
 OVERHEAD = 30e-6                # a cached 5-op chain at n = 1
 PEAK_SLACK = 64 * 1024          # bytes of Python objects allowed above numexpr's peak
 VARIANTS = (pc.OMP, pc.SERIAL, pc.OPENCL)
+#: Sizes of the mid-size rows (a warm 5-op chain): below and above the
+#: default ``eager_below`` (32768).
+MIDSIZES = (16384, 65536)
+#: Target of pcompute.numpy as configured (OpenMP) at the mid sizes: below
+#: ``eager_below`` NumPy runs each operation and the layer adds its
+#: per-operation cost (a node and an array: about 1.5 us each); above, one
+#: fused kernel, which must beat NumPy.
+MIDSIZE_EAGER_RATIO = 1.5
 
 
 def _label(variant):
@@ -63,6 +74,7 @@ def run(ctx):
     _summary(ctx, medians)
     _axis_sums(ctx)
     _overhead(ctx)
+    _midsize(ctx)
 
 
 def peak_bytes(fn, before=None):
@@ -242,7 +254,8 @@ def _overhead(ctx):
                target=("time", OVERHEAD))
     # Above the eager threshold: one fused kernel per call, its lowering
     # taken from the plan kept for this graph shape (none is lowered again).
-    n = max(pnp.get_options()["eager_below"], 1)
+    with pc.SERIAL.use():
+        n = max(eager_below(), 1)
     hx, hy = np.ones(n), np.full(n, 2.0)
     with ctx.group(NAME, "5-op chain, one fused kernel", n) as g:
         g.time("numpy", "reference", lambda: ((hx * hy + 1.0) / 3.0 - hx) * hy, is_ref=True)
@@ -264,3 +277,58 @@ def _overhead(ctx):
             before["n"] = pnp.stats()["lowerings"]
             row = g.time(_label(variant), "pcompute", call, using=variant.use)
             row["note"] = lowered()
+
+
+def _chain(xp_x, xp_y):
+    return ((xp_x * xp_y + 1.0) / 3.0 - xp_x) * xp_y
+
+
+@contextlib.contextmanager
+def _fused_only(variant):
+    """``variant``'s configuration with every region a kernel (eager_below=0)."""
+    old = pnp.set_options(eager_below=0)
+    try:
+        with variant.use():
+            yield
+    finally:
+        pnp.set_options(eager_below=old["eager_below"])
+
+
+def _midsize(ctx):
+    """The warm 5-op chain at mid sizes, against NumPy: pcompute.numpy as
+    configured (NumPy itself runs the regions below ``eager_below``) and its
+    fused kernel forced (``eager_below=0``).  Where the forced rows cross
+    NumPy's is where ``eager_below`` belongs (docs/numpy_fused.rst: how the
+    default was measured)."""
+    with pc.OMP.use():
+        threshold = eager_below()
+    for n in MIDSIZES:
+        rng = np.random.default_rng(n)
+        hx, hy = rng.random(n), rng.random(n) + 1.0
+        want = _chain(hx, hy)
+        with ctx.group(NAME, "5-op chain, mid-size", n) as g:
+            g.time("numpy", "reference", lambda hx=hx, hy=hy: _chain(hx, hy), is_ref=True)
+            for variant in VARIANTS:
+                if variant.why_unavailable():
+                    continue
+                with variant.use():
+                    x, y = pnp.asarray(hx), pnp.asarray(hy)
+                for forced in (False, True):
+                    result = {}
+
+                    def call(x=x, y=y, result=result):
+                        result["v"] = pnp.evaluate(_chain(x, y))
+
+                    if forced:
+                        label = _label(variant) + " fused (eager_below=0)"
+                        using = functools.partial(_fused_only, variant)
+                        target = None
+                    else:
+                        label = _label(variant)
+                        using = variant.use
+                        target = None if variant is not pc.OMP else (
+                            "ratio", MIDSIZE_EAGER_RATIO if n < threshold else 1.0)
+                    g.time(label, "pcompute", call, using=using, sync=variant.sync(),
+                           verify=lambda result=result: close(np.asarray(result["v"]), want,
+                                                              rtol=1e-12, atol=1e-12),
+                           target=target)

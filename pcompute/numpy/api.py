@@ -10,7 +10,7 @@ from .core import (IMPLEMENTED, _from_host, _to_host, apply_ufunc, astype as _as
 from .dtypes import in_kernel
 from .execute import device_view, evaluate as _evaluate_node, fallback, write_view
 from .graph import Const, Map, Source
-from .options import OPTIONS
+from .options import eager_below
 from .stats import STATS
 
 
@@ -161,7 +161,7 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
 def _on_device(src):
     """``src``, with a device buffer when it is big enough for kernels (so views
     of it are views of that buffer, not host copies made per view)."""
-    if src.dev is None and src.size >= OPTIONS["eager_below"] and src.size \
+    if src.dev is None and src.size >= eager_below() and src.size \
             and in_kernel(src.dtype):
         device_view(src)
     return src
@@ -245,7 +245,7 @@ def setitem(a, key, value):
     if isinstance(key, ndarray):
         key = key.get()
     src = a._source()
-    if views.is_basic_key(key) and src.size >= OPTIONS["eager_below"] \
+    if views.is_basic_key(key) and src.size >= eager_below() \
             and in_kernel(src.dtype):
         value_node = node_of(value)
         if not isinstance(value_node, Const) and not in_kernel(value_node.dtype):
@@ -274,7 +274,7 @@ def concatenate(arrays, axis=0, **kwargs):
     arrays = list(arrays)
     nodes = [node_of(a) for a in arrays]
     total = _builtins.sum(n.size for n in nodes)
-    if kwargs or axis is None or not nodes or total < OPTIONS["eager_below"] or \
+    if kwargs or axis is None or not nodes or total < eager_below() or \
             _builtins.any(isinstance(n, Const) or not in_kernel(n.dtype) for n in nodes):
         return _from_host(np.concatenate(_to_host(arrays), axis=axis, **kwargs))
     ndim = nodes[0].ndim

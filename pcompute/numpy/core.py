@@ -12,9 +12,10 @@ import numpy as np
 from . import views
 from .dtypes import reduction_dtype, resolve, resolve_keys
 from .execute import evaluate, fallback
-from .graph import Const, Map, Reduce, Source
-from .options import OPTIONS
-from .plans import map_head
+from .graph import EVALUATIONS, Const, Map, Reduce, Source, c_strides
+from ..config import GENERATION
+from .options import _DEFAULT, OPTIONS, eager_below
+from .plans import const_token, map_head
 from .stats import STATS
 
 _SCALARS = (bool, int, float, complex)
@@ -248,6 +249,8 @@ def _operand(node):
     return node.value if isinstance(node, Const) else node
 
 
+_new = object.__new__
+_NAMES = {}             # ufunc -> its name (numpy makes the string at each read)
 _RESOLVED = {}          # (ufunc, operand keys) -> (loop dtypes, output dtype, Map head)
 _MAX_RESOLVED = 4096
 
@@ -261,16 +264,44 @@ def apply_ufunc(ufunc, *operands):
     dtypes, the node made from final parts; anything else goes through
     :func:`_apply_general`."""
     limit = OPTIONS["eager_below"]
-    nodes, keys = [], []
-    small, weak_int, shape, depth = True, False, (), 0
+    if limit is None:           # the backend's default (eager_below(), inlined)
+        limit = _DEFAULT[1] if _DEFAULT[0] == GENERATION[0] else eager_below()
+    values = []
+    for x in operands:
+        kind = type(x)
+        if kind is ndarray:
+            node = x._node
+            if type(node) is not Source or node.host is None or node.host.size >= limit:
+                break
+            values.append(node.host)
+        elif kind is float or kind is int or kind is bool:
+            values.append(x)
+        else:
+            break
+    else:                       # small host values: NumPy now (see _eager_now)
+        STATS.eager += 1
+        return host_array(ufunc(*values))
+    name = _NAMES.get(ufunc) or _NAMES.setdefault(ufunc, ufunc.__name__)
+    nodes, keys, sigs, leaves = [], [ufunc], [], ()
+    weak_int, shape, depth = False, (), 0
+    stamp = EVALUATIONS[0]
     for x in operands:
         kind = type(x)
         if kind is ndarray:
             node = x._node
             keys.append(node.dtype)
-            if small and (type(node) is not Source or node.host is None
-                          or node.host.size >= limit):
-                small = False
+            part = type(node)
+            if part is Source:
+                if sigs is not None:
+                    sigs.append(0)
+                    leaves += (node,)
+            else:
+                if sigs is not None and part is Map and node.stamp == stamp \
+                        and node.sig is not None and node.shape:
+                    sigs.append(node.sig)
+                    leaves += node.leaves
+                else:
+                    sigs = None         # no incremental fingerprint (see Map)
             s = node.shape
             if s != shape and s:
                 if shape:
@@ -282,14 +313,13 @@ def apply_ufunc(ufunc, *operands):
             node = Const(x)
             keys.append(kind)
             weak_int = weak_int or kind is int
+            if sigs is not None:
+                sigs.append(const_token(x, name))
+                leaves += (node,)
         else:
             return _apply_general(ufunc, operands)
         nodes.append(node)
-    if small:
-        STATS.eager += 1
-        return ndarray(Source.from_host(ufunc(*[
-            x._node.host if type(x) is ndarray else x for x in operands])))
-    keys = (ufunc,) + tuple(keys)
+    keys = tuple(keys)
     resolved = _RESOLVED.get(keys)
     if resolved is None:
         resolved = _resolution(ufunc, keys)
@@ -298,11 +328,45 @@ def apply_ufunc(ufunc, *operands):
         for x, want in zip(operands, loop):
             if type(x) is int and want.kind in "iu":
                 want.type(x)    # NumPy 2 raises OverflowError for out-of-range ints
-    node = Map.made(ufunc.__name__, tuple(nodes), loop, shape, dtype, depth + 1, head)
-    arr = ndarray(node)
+    # The Map and the array made field by field (no __init__: this runs once
+    # per operation the user writes; graph.Map says what each field is).
+    node = _new(Map)
+    node.shape = shape
+    node.dtype = dtype
+    node.result = None
+    node.depth = depth + 1
+    node.op = name
+    node.args = tuple(nodes)
+    node.loop = loop
+    node.head = head
+    node.sig = (head, tuple(sigs)) if sigs is not None and head is not None and shape \
+        else None
+    node.leaves = leaves
+    node.stamp = stamp
+    arr = _new(ndarray)
+    arr._node = node
     if depth >= OPTIONS["max_depth"]:
         _warn_depth(node)
         arr._source()
+    return arr
+
+
+def host_array(value):
+    """An :class:`ndarray` holding ``value``, a NumPy result (made field by
+    field: the eager path runs this once per small operation)."""
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
+    src = _new(Source)
+    src.shape = shape = value.shape
+    src.dtype = value.dtype
+    src.depth = 0
+    src.host = value
+    src.dev = None
+    src.offset = 0
+    src.backend = None
+    src.strides = (1,) if len(shape) == 1 else c_strides(shape)
+    arr = _new(ndarray)
+    arr._node = src
     return arr
 
 
@@ -337,6 +401,8 @@ def _eager_now(operands):
     Python scalar (the operation then runs in NumPy at once: cheaper than a
     graph and a kernel launch), else None."""
     limit = OPTIONS["eager_below"]
+    if limit is None:           # the backend's default (eager_below(), inlined)
+        limit = _DEFAULT[1] if _DEFAULT[0] == GENERATION[0] else eager_below()
     values = []
     for x in operands:
         kind = type(x)

@@ -14,9 +14,9 @@ import numpy as np
 from ..array import empty
 from ..array.core import adopt
 from ..backends import host_pool
-from .graph import Const, Map, Reduce, Source
+from .graph import Const, Map, Reduce, Source, computed
 from .lower import SCALAR_FIRST, Emitter, NotFusable
-from .options import OPTIONS
+from .options import OPTIONS, eager_below
 from .stats import STATS, FallbackError, logger
 from . import kernels, plans, reduce as reduce_mod
 from .devices import _precision, backend_now, device_view  # noqa: F401 (also imported from here)
@@ -85,14 +85,13 @@ def host_eval(node):
 
 
 def _finish(node, src):
-    node.result = src
-    return src
+    return computed(node, src)
 
 
 def _eager(node):
     """True when ``node``'s region is small enough to run in NumPy directly;
     always for a 0-d value (a scalar: it becomes a kernel argument)."""
-    return node.size < OPTIONS["eager_below"] or node.size == 0 or not node.shape
+    return node.size < eager_below() or node.size == 0 or not node.shape
 
 
 def evaluate(node):
@@ -106,7 +105,7 @@ def evaluate(node):
         raise TypeError("cannot evaluate %r" % (node,))
     shape = node.shape
     size = math.prod(shape)
-    if size < OPTIONS["eager_below"] or size == 0 or not shape:     # see _eager
+    if size < eager_below() or size == 0 or not shape:     # see _eager
         STATS.eager += 1
         return host_eval(node)
     be = backend_now()
@@ -135,8 +134,7 @@ def evaluate(node):
     with _precision():
         out = new_output(size, node.dtype, be)
         kernels.run_elementwise(source, out, args, nodes, size=index_space)
-    node.result = src = Source.made(shape, node.dtype, out, be.name)
-    return src
+    return computed(node, Source.made(shape, node.dtype, out, be.name))
 
 
 def write_view(target, value):

@@ -2,7 +2,7 @@
 from . import ufuncs
 from .dtypes import in_kernel
 from .graph import Const, Map, Reduce, Source
-from .options import OPTIONS
+from .options import OPTIONS, eager_below
 
 
 def _leaf_name(node, names):
@@ -66,7 +66,7 @@ def _plan(root, lines, names, seen):
         kind = "NumPy on the host: numpy.%s" % getattr(root, "op", "?")
     for node, _ in stops:
         _plan(node, lines, names, seen)
-    small = root.size < OPTIONS["eager_below"]
+    small = root.size < eager_below()
     lines.append("kernel %d: %s -> %s %s%s" % (
         len(lines), kind, root.dtype, root.shape,
         "  [eager in NumPy: %d elements < eager_below]" % root.size if small else ""))

@@ -11,6 +11,19 @@ import math
 
 import numpy as np
 
+#: ``EVALUATIONS[0]`` grows whenever a node of a graph gets (or loses) a
+#: ``result`` (:func:`computed`).  A :class:`Map` records it when it is
+#: made: a Map whose stamp is still the count has no computed node below it
+#: (see ``Map.sig``).
+EVALUATIONS = [0]
+
+
+def computed(node, result):
+    """Set ``node.result`` (counted in :data:`EVALUATIONS`); returns ``result``."""
+    node.result = result
+    EVALUATIONS[0] += 1
+    return result
+
 
 class Node:
     """Base of the graph nodes: ``shape``, ``dtype`` and the cached ``result``."""
@@ -136,9 +149,18 @@ class Map(Node):
 
     ``loop`` holds the dtype each input is converted to (NumPy's loop dtypes).
     ``head`` is the operation's part of a region's structure key (see
-    :mod:`.plans`), when the builder knew it (None: worked out there)."""
+    :mod:`.plans`), when the builder knew it (None: worked out there).
 
-    __slots__ = ("op", "args", "loop", "head")
+    The ufunc builder also hashes the structure as it builds (an incremental
+    fingerprint, used while nothing below was computed since: ``stamp`` is
+    :data:`EVALUATIONS` when the Map was made): ``sig`` is ``(head, the
+    operands' sigs)`` with 0 for an input Source and the
+    :func:`~.plans.const_token` of a constant, and ``leaves`` the Sources
+    and Consts of the tree in the order of ``sig`` (each use listed).  None
+    (no ``sig``) when a part has no kernel form, is a reduction or 0-d
+    value inside a larger region, or was computed already."""
+
+    __slots__ = ("op", "args", "loop", "head", "sig", "leaves", "stamp")
 
     def __init__(self, op, args, loop, shape, dtype):
         depth = 1 + max((a.depth for a in args), default=0)
@@ -146,18 +168,7 @@ class Map(Node):
         self.op = op
         self.args = tuple(args)
         self.loop = tuple(loop)
-        self.head = None
-
-    @classmethod
-    def made(cls, op, args, loop, shape, dtype, depth, head):
-        """A Map from parts already in their final form (``args`` and
-        ``loop`` tuples, ``shape`` a tuple, ``dtype`` a NumPy dtype, the
-        ``depth`` worked out): the quick constructor of the ufunc builder,
-        which runs once per operation the user writes."""
-        self = cls.__new__(cls)
-        self.shape, self.dtype, self.result, self.depth = shape, dtype, None, depth
-        self.op, self.args, self.loop, self.head = op, args, loop, head
-        return self
+        self.head = self.sig = self.leaves = self.stamp = None
 
     def inputs(self):
         return self.args

@@ -16,7 +16,7 @@ from . import views
 from .dtypes import in_kernel
 from .devices import device_view
 from .graph import Const, Map, Source, broadcast_strides, c_strides
-from .options import OPTIONS
+from .options import eager_below
 
 #: The most work (see :func:`cost`) a view recomputes instead of reading a
 #: computed value.  Writing and reading back a temporary costs about as much
@@ -83,7 +83,7 @@ def view_of(node, view, evaluate):
     or None when ``node`` is better computed first and viewed (a value
     already computed, a small or dear expression, a 0-d view)."""
     if not isinstance(node, Map) or node.result is not None or \
-            node.size < OPTIONS["eager_below"] or not in_kernel(node.dtype):
+            node.size < eager_below() or not in_kernel(node.dtype):
         return None
     shape = view.strided(node.shape, c_strides(node.shape), 0)[0]
     if not shape or cost(node) > MAX_COST:
@@ -125,7 +125,7 @@ def _push(node, shape, view, done, evaluate):
 
 
 def _view_source(src, shape, view):
-    if src.dev is None and src.size >= OPTIONS["eager_below"] and src.size and \
+    if src.dev is None and src.size >= eager_below() and src.size and \
             in_kernel(src.dtype):
         device_view(src)             # one copy to the device, viewed by each view
     if src.dev is not None:

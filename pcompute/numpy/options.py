@@ -1,7 +1,10 @@
 """Settings of the lazy layer (``set_options``/``get_options``).
 
-``eager_below``  regions with fewer elements run in NumPy directly (tiny
+``eager_below``  regions with fewer elements run in NumPy directly (small
                  arrays lose to a kernel launch); counted in ``stats()``.
+                 None (the default): :data:`HOST_EAGER_BELOW` on backends
+                 computing on the host, :data:`DEVICE_EAGER_BELOW` on
+                 device backends (see :func:`eager_below`).
                  Environment: ``PCOMPUTE_LAZY_EAGER_BELOW``.
 ``max_inputs``   the most arrays one fused kernel reads (fusion stops there).
 ``fallback``     what a host evaluation of an operation the layer cannot fuse
@@ -18,9 +21,23 @@
 import os
 import warnings
 
+from ..backends.registry import get_backend
+from ..config import GENERATION
 from ..errors import ConfigWarning
 
-DEFAULTS = {"eager_below": 4096, "max_inputs": 32, "fallback": "count", "max_depth": 400,
+#: ``eager_below`` on the backends computing on the host (cython, python):
+#: the size from which a warm fused 5-op chain on cython (one thread) costs
+#: less CPU time than the same chain run eagerly, measured side by side
+#: (AMD EPYC; docs/numpy.rst, "Small arrays": time / NumPy's, eager and
+#: fused: 1.50 and 2.13 at 16384, 1.26 and 1.13 at 32768).
+HOST_EAGER_BELOW = 32768
+#: ``eager_below`` on device backends (opencl, cuda): there a small region
+#: evaluated in NumPy brings its inputs to the host and its result is on the
+#: host, so only small regions are (the value before the host crossover was
+#: measured).
+DEVICE_EAGER_BELOW = 4096
+
+DEFAULTS = {"eager_below": None, "max_inputs": 32, "fallback": "count", "max_depth": 400,
             "vector_math": True}
 _FALLBACKS = ("count", "warn", "error")
 
@@ -32,8 +49,8 @@ def _from_env():
         try:
             opts["eager_below"] = max(0, int(raw))
         except ValueError:
-            warnings.warn("PCOMPUTE_LAZY_EAGER_BELOW=%r is not an integer; using %d"
-                          % (raw, DEFAULTS["eager_below"]), ConfigWarning)
+            warnings.warn("PCOMPUTE_LAZY_EAGER_BELOW=%r is not an integer; using the "
+                          "backend's default" % (raw,), ConfigWarning)
     raw = os.environ.get("PCOMPUTE_LAZY_FALLBACK")
     if raw:
         if raw in _FALLBACKS:
@@ -65,8 +82,10 @@ def set_options(**kwargs):
             raise ValueError("fallback must be one of %s, not %r" % (_FALLBACKS, value))
         if key == "vector_math" and not isinstance(value, bool):
             raise ValueError("vector_math must be True or False, not %r" % (value,))
-        if key not in ("fallback", "vector_math") and (
-                not isinstance(value, int) or value < 0):
+        if key == "eager_below" and value is None:
+            pass
+        elif key not in ("fallback", "vector_math") and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise ValueError("%s must be a non-negative integer, not %r" % (key, value))
         OPTIONS[key] = value
     return old
@@ -75,3 +94,18 @@ def set_options(**kwargs):
 def get_options():
     """A copy of the current settings."""
     return dict(OPTIONS)
+
+
+_DEFAULT = [None, None]         # (configuration stamp, the backend's default)
+
+
+def eager_below():
+    """The ``eager_below`` in effect: the option, or when it is None the
+    default of the configured backend (memoised per configuration stamp)."""
+    value = OPTIONS["eager_below"]
+    if value is not None:
+        return value
+    if _DEFAULT[0] != GENERATION[0]:
+        be = get_backend(None)
+        _DEFAULT[:] = [GENERATION[0], HOST_EAGER_BELOW if be.on_host else DEVICE_EAGER_BELOW]
+    return _DEFAULT[1]

@@ -15,7 +15,7 @@ import numpy as np
 from ..config import use_config
 from . import kernels
 from .execute import evaluate
-from .graph import Source
+from .graph import Source, computed
 from .stats import STATS
 
 _SOURCE_FIELDS = ("host", "dev", "strides", "offset", "backend")
@@ -44,7 +44,7 @@ def _snapshot(nodes):
 
 def _restore(saved):
     for node, result, fields in saved:
-        node.result = result
+        computed(node, result)
         if fields is not None:
             for name, value in zip(_SOURCE_FIELDS, fields):
                 setattr(node, name, value)
