@@ -124,7 +124,11 @@ def adopt(dev, backend):
     caller has just allocated: no copy and no checks.  The quick
     constructor for layers that allocate an output per call
     (pcompute.numpy); user data goes through :func:`wrap`."""
-    return Array._wrap_view(dev, backend)
+    obj = Array.__new__(Array)
+    obj._setup(backend, dev.dtype)
+    obj._buf = obj._dev = dev
+    obj.length = dev.shape[0]
+    return obj
 
 
 def empty(n, dtype, backend=None):

@@ -5,13 +5,20 @@ import numpy as np
 
 from ..array import wrap
 from ..backends.registry import get_backend
-from ..config import ConfigOverlay
+from ..config import GENERATION, ConfigOverlay
 from .graph import c_strides
 
 
+_NOW = [None, None]             # (configuration stamp, its backend)
+
+
 def backend_now():
-    """The backend the configuration selects now."""
-    return get_backend(None)
+    """The backend the configuration selects now (memoised per configuration
+    stamp: a new backend, a registered one or another OpenCL context is a
+    new stamp, see :data:`pcompute.config.GENERATION`)."""
+    if _NOW[0] != GENERATION[0]:
+        _NOW[:] = [GENERATION[0], get_backend(None)]
+    return _NOW[1]
 
 
 def device_view(src):
