@@ -755,3 +755,30 @@ def test_a_verdict_is_not_reused_when_the_arguments_alias_otherwise(backend, mon
     assert call(True) == ("passed", ANY("checked with the verdict of an earlier"))
     assert call(False) == ("violated: output dependence", ANY("checked with private bitmaps"))
     assert call(True) == ("passed", ANY("checked with"))
+
+
+def test_a_verdict_is_not_reused_in_other_chunks(backend, monkeypatch):
+    """Keys with a duplicate inside one chunk of 2 (iterations 3 and 4) pass
+    and their verdict is reused with 2 chunks; with 3 chunks the same keys put
+    the duplicate across chunks: the run is checked again and violates."""
+    _set_chunks(monkeypatch, backend, 2)
+    n = 12
+    p = np.arange(n, dtype=np.int32)
+    p[4] = p[3]
+    y = np.arange(1.0, n + 1).astype(backend.dtype)
+    f = parallelize(loops.scatter, speculate=True)
+
+    def call():
+        x, ref = np.zeros(n, backend.dtype), np.zeros(n, backend.dtype)
+        loops.scatter(ref, y, p, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpeculationWarning)
+            f(x, y, p, n)
+        np.testing.assert_allclose(x, ref, rtol=backend.rtol)
+        stats = f.speculation_stats()[13]
+        return stats.last, stats.summary()
+
+    assert call() == ("passed", ANY("checked with private bitmaps of 2"))
+    assert call() == ("passed", ANY("verdict of an earlier checked run of 2 chunks"))
+    _set_chunks(monkeypatch, backend, 3)
+    assert call() == ("violated: output dependence", ANY("private bitmaps of 3"))
