@@ -3,6 +3,7 @@ backend, against the plain Python function: the three kinds of violation
 between iterations 0 and 1 detected and recovered, passes on loops that are
 in fact parallel, and the NAS/sparse loops."""
 import copy
+import functools
 import warnings
 
 import numpy as np
@@ -645,17 +646,7 @@ def test_unchanged_keys_reuse_the_verdict_of_a_checked_run(backend, monkeypatch,
     y = rng.random(n).astype(backend.dtype)
     f = parallelize(loops.scatter, speculate=True)
     bitmaps, reused = "checked with private bitmaps", "checked with the verdict of an earlier"
-
-    def call():
-        x, ref = np.zeros(n, backend.dtype), np.zeros(n, backend.dtype)
-        loops.scatter(ref, y, p, n)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SpeculationWarning)
-            f(x, y, p, n)
-        np.testing.assert_allclose(x, ref, rtol=backend.rtol)
-        stats = f.speculation_stats()[13]
-        return stats.last, stats.summary()
-
+    call = functools.partial(_scatter_call, f, y, p, backend)     # p changes in place
     if chunks is None:                       # a GPU: the logs, every run
         assert [call()[0] for _ in range(2)] == ["passed"] * 2
         return
@@ -683,6 +674,20 @@ def test_unchanged_keys_reuse_the_verdict_of_a_checked_run(backend, monkeypatch,
     with pytest.raises(SpeculationError, match="line 13, in scatter"):
         g(x, y, q, n)
     assert np.all(x == 7.0)
+
+
+def _scatter_call(f, y, p, backend):
+    """``f`` (loops.scatter parallelised) on new zeros, compared with the
+    plain loop; (the last run's verdict, the loop's summary)."""
+    n = len(p)
+    x, ref = np.zeros(n, backend.dtype), np.zeros(n, backend.dtype)
+    loops.scatter(ref, y, p, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpeculationWarning)
+        f(x, y, p, n)
+    np.testing.assert_allclose(x, ref, rtol=backend.rtol)
+    stats = f.speculation_stats()[13]
+    return stats.last, stats.summary()
 
 
 class ANY:
@@ -766,18 +771,8 @@ def test_a_verdict_is_not_reused_in_other_chunks(backend, monkeypatch):
     p = np.arange(n, dtype=np.int32)
     p[4] = p[3]
     y = np.arange(1.0, n + 1).astype(backend.dtype)
-    f = parallelize(loops.scatter, speculate=True)
-
-    def call():
-        x, ref = np.zeros(n, backend.dtype), np.zeros(n, backend.dtype)
-        loops.scatter(ref, y, p, n)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SpeculationWarning)
-            f(x, y, p, n)
-        np.testing.assert_allclose(x, ref, rtol=backend.rtol)
-        stats = f.speculation_stats()[13]
-        return stats.last, stats.summary()
-
+    call = functools.partial(_scatter_call, parallelize(loops.scatter, speculate=True),
+                             y, p, backend)
     assert call() == ("passed", ANY("checked with private bitmaps of 2"))
     assert call() == ("passed", ANY("verdict of an earlier checked run of 2 chunks"))
     _set_chunks(monkeypatch, backend, 3)
