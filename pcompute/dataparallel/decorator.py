@@ -8,7 +8,8 @@ from ..array import Array, wrap
 from ..backends.registry import get_backend
 from ..config import get_config
 from ..errors import KernelTypeError
-from .plan import Plan, Stale, Tape, is_number, value_of
+from .plan import Plan, Tape, is_number, value_of
+from .replay import Stale
 from .program import Program
 from .source import closure_of
 from .values import Segments, Seq, Stored, Tuples

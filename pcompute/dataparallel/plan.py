@@ -20,11 +20,9 @@ makes the call unplannable: every call is walked.
 """
 import numpy as np
 
-from ..array import Array, empty, wrap
-from ..backends import host_pool
-from ..backends.registry import get_backend
+from ..array import Array
 from ..errors import InternalError
-from .replay import Replay
+from .replay import Replay, new_array
 
 
 class Dyn:
@@ -47,10 +45,6 @@ def value_of(v):
 def is_number(v):
     """True for a host number (Python or NumPy scalar): a Dyn argument."""
     return isinstance(v, (bool, int, float, complex, np.number, np.bool_))
-
-
-class Stale(Exception):
-    """A guard of a plan does not hold for this call: walk the body again."""
 
 
 class Tape:
@@ -151,17 +145,6 @@ class Tape:
         if isinstance(v, tuple):
             return ("tuple", [self.spec(x) for x in v])
         return self._spec(v)
-
-
-def new_array(n, dtype):
-    """A new Array for a phase to write.  On a host backend its memory comes
-    from :mod:`~pcompute.backends.host_pool` (buffers already touched, given
-    back when no array uses them), so a loop that drops its previous results
-    (an iterative solver) does not pay the zeroing of fresh pages on every
-    call: an extra write pass over every large output."""
-    if get_backend(None).on_host:
-        return wrap(host_pool.empty(n, dtype))
-    return empty(n, dtype)
 
 
 class Plan:

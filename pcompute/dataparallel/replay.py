@@ -8,7 +8,7 @@ are printed once as straight-line Python source, one local variable per
 slot, with the kernels, host functions and constants bound as globals, and
 compiled with ``compile``/``exec``; a replay is then one call of that
 function.  It returns the call's result and the arguments of each launch
-(what ``f.last_launches`` shows), and raises :class:`~.plan.Stale` where a
+(what ``f.last_launches`` shows), and raises :class:`Stale` where a
 guard fails, before anything the caller sees was written.
 
 Nothing of the user's source reaches this text: the names are slot numbers
@@ -16,7 +16,7 @@ and the values are bound objects.
 """
 import numpy as np
 
-from ..array import Array, wrap
+from ..array import Array, empty, wrap
 from ..array.checks import _storage_dtype
 from ..backends import host_pool
 from ..backends.registry import get_backend
@@ -76,7 +76,7 @@ class Replay:
             return "s%d = %s" % (slot, self._bind(what, "const"))
         if op == "guard":
             return "if s%d != %s: raise %s()" % (operands, self._bind(what, "guard"),
-                                                 self._bind(_stale(), "Stale"))
+                                                 self._bind(Stale, "Stale"))
         raise InternalError("pcompute.dataparallel: a plan step %r cannot be replayed" % op)
 
     def _result(self, spec):
@@ -96,9 +96,19 @@ def as_result(value):
     return wrap(value) if type(value) is np.ndarray else value
 
 
-def _stale():
-    from .plan import Stale
-    return Stale
+class Stale(Exception):
+    """A guard of a plan does not hold for this call: walk the body again."""
+
+
+def new_array(n, dtype):
+    """A new Array for a phase to write.  On a host backend its memory comes
+    from :mod:`~pcompute.backends.host_pool` (buffers already touched, given
+    back when no array uses them), so a loop that drops its previous results
+    (an iterative solver) does not pay the zeroing of fresh pages on every
+    call: an extra write pass over every large output."""
+    if get_backend(None).on_host:
+        return wrap(host_pool.empty(n, dtype))
+    return empty(n, dtype)
 
 
 def allocator(dtype):
@@ -106,7 +116,6 @@ def allocator(dtype):
     configured now.  On a host backend whose storage keeps ``dtype`` it is
     the pool's memory (:mod:`~pcompute.backends.host_pool`) wrapped
     directly, without ``wrap``'s checks (it is 1-D, contiguous, of that dtype)."""
-    from .plan import new_array
     backend = get_backend(None)
     if not backend.on_host or _storage_dtype(np.dtype(dtype), backend) != np.dtype(dtype):
         return new_array
