@@ -120,3 +120,16 @@ def test_replays_take_strided_and_aliased_arguments_apart(backend):
     planned = 2 if get_backend(get_config().backend).on_host else 1
     assert difference.plan_stats == {"planned": planned, "replayed": 6 - planned,
                                      "walked": 0}
+
+
+def test_quick_keys_stay_bounded():
+    # every array length is a quick key of its own: a function called on
+    # ever new lengths keeps at most MAX_QUICK of them (and MAX_PLANS plans)
+    from pcompute.dataparallel.decorator import MAX_PLANS, MAX_QUICK
+    fresh(difference)
+    with use_config(backend="python"):
+        for n in range(1, MAX_QUICK + 10):
+            x = np.arange(n, dtype=np.float64)
+            assert host(difference(x, x + 1.0)).tolist() == [-1.0] * n
+    assert 0 < len(difference._quick) <= MAX_QUICK
+    assert len(difference._plans) <= MAX_PLANS

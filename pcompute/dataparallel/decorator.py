@@ -18,6 +18,9 @@ log = logging.getLogger("pcompute.dataparallel")
 
 #: Plans kept per function (signatures; the oldest is dropped first).
 MAX_PLANS = 16
+#: Quick keys (argument layouts, see :func:`_quick_key`) kept per function;
+#: beyond, they are forgotten at once (each names a signature, not a plan).
+MAX_QUICK = 4 * MAX_PLANS
 
 
 class DataParallelFunction:
@@ -78,6 +81,8 @@ class DataParallelFunction:
                 key = None
             if quick is not None and key is not None and all(
                     c is a for c, a in zip(converted, args)):
+                if len(self._quick) >= MAX_QUICK:
+                    self._quick.clear()
                 self._quick[quick] = key
         for plan in self._plans.get(key, ()):
             try:
