@@ -298,7 +298,7 @@ def _midsize(ctx):
     """The warm 5-op chain at mid sizes, against NumPy: pcompute.numpy as
     configured (NumPy itself runs the regions below ``eager_below``) and its
     fused kernel forced (``eager_below=0``).  Where the forced rows cross
-    NumPy's is where ``eager_below`` belongs (docs/numpy_fused.rst: how the
+    NumPy's is where ``eager_below`` belongs (docs/numpy.rst, "Small arrays": how the
     default was measured)."""
     with pc.OMP.use():
         threshold = eager_below()
