@@ -71,9 +71,10 @@ class BuiltKernel:
     ``backend`` the name of the backend it runs on (Compyle code reads
     ``Elementwise(...).elementwise.backend``) and ``launch`` the callable
     ``launch(n, args)`` (``args``: the device values of the user arguments).
-    ``fastcall``, when not None, is ``fastcall(args, stamp, backend_name)``:
-    a compiled call for later calls with the signature of the user values
-    ``args`` (see :mod:`pcompute.backends.cython_fast`), or None.
+    ``fastcall``, when not None, is ``fastcall(args, stamp, backend_name,
+    shaped=False)``: a compiled call for later calls with the signature of the
+    user values ``args`` (with ``shaped``, for calls given their index space
+    ``shape=``; see :mod:`pcompute.backends.cython_fast`), or None.
     """
 
     generated: GeneratedKernel

@@ -3,6 +3,8 @@ between calls: each call must run the kernel of its own argument types and
 configuration, never the one remembered from the call before (the cython
 backend keeps a compiled fast call per signature; see
 pcompute/backends/cython_fast.py).  Every case runs on every backend."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -276,7 +278,8 @@ def test_configuration_entered_again_keeps_its_fast_calls(backend, monkeypatch):
 
 def test_cython_kernels_offer_fast_calls():
     """The cython backend's Elementwise, Reduction and Scan modules carry a
-    compiled fast call (1-D arrays and scalars); an n-D argument has none."""
+    compiled fast call (1-D arrays and scalars); an Elementwise called with
+    ``shape=`` one for n-D arrays too (no Python function runs in it)."""
     with use_config(backend="cython", use_double=True):
         e, r = Elementwise(scale), Reduction("a+b")
         s = Scan(scan_input, scan_output, "a+b", dtype=np.float64)
@@ -291,6 +294,12 @@ def test_cython_kernels_offer_fast_calls():
         ya[:] = 0
         e(xa, ya, 1.0, shape=3)                 # an explicit index space: checked path
         np.testing.assert_array_equal(ya.get(), [1, 1, 1, 0, 0, 0])
+        g = Elementwise(grid_scale)
+        u, v = np.ones((3, 4)), np.zeros((3, 4))
+        g(u, v, 2.0, shape=(3, 4))
+        assert not inspect.isfunction(g._fast_shaped)       # the module's pc_fast_shaped
+        assert g._fast_shaped((u, v, 3.0), (2, 4))
+        np.testing.assert_array_equal(v, [[3] * 4] * 2 + [[2] * 4])
 
 
 def _bump_generation():
@@ -391,3 +400,36 @@ def test_shaped_calls_skip_the_checked_path_and_follow_changes(backend, monkeypa
     assert checked == [1, 1]
     with pytest.raises(KernelValueError, match="shape"):
         e(ua, va, 4, shape=(3, -1))          # a bad extent: the checked path's error
+
+
+def test_shaped_calls_follow_shapes_views_and_layouts(backend):
+    """Between calls given ``shape=``, the arrays change shape, become views
+    with an offset, strided or read-only: each call indexes the arrays it is
+    given (a compiled fast call passes their shapes and strides and declines
+    what is not C-contiguous or not writable)."""
+    e = Elementwise(grid_scale)
+    for rows, cols in [(3, 4), (2, 6), (4, 3)]:
+        u = np.arange(rows * cols, dtype=backend.dtype).reshape(rows, cols)
+        ua, va = pc.wrap(u.copy(), np.zeros((rows, cols), backend.dtype))
+        e(ua, va, 2.0, shape=(rows, cols))
+        np.testing.assert_allclose(va.get(), u * 2, rtol=backend.rtol)
+    big = np.arange(30, dtype=backend.dtype).reshape(5, 6)
+    ua, va = pc.wrap(big.copy(), np.zeros((5, 6), backend.dtype))
+    want = np.zeros((5, 6))
+    for rows, a in [(slice(1, 4), 3.0), (slice(0, 2), 4.0), (slice(2, 5), 5.0)]:
+        e(ua[rows], va[rows], a, shape=(3 if rows.start else 2, 6))
+        want[rows] = big[rows] * a
+        np.testing.assert_allclose(va.get(), want, rtol=backend.rtol)
+    u = np.arange(12, dtype=backend.dtype).reshape(3, 4)
+    ua, va = pc.wrap(u.copy(), np.zeros((3, 4), backend.dtype))
+    e(ua, va, 1.0, shape=(3, 4))
+    e(ua[:, ::2], va[:, 1::2], 2.0, shape=(3, 2))          # strided: another kernel
+    want = u.copy()
+    want[:, 1::2] = u[:, ::2] * 2
+    np.testing.assert_allclose(va.get(), want, rtol=backend.rtol)
+    if get_backend(backend.name).on_host:                   # numpy arrays as they are
+        un, vn = u.copy(), np.zeros((3, 4), backend.dtype)
+        e(un, vn, 1.0, shape=(3, 4))
+        un.flags.writeable = False                          # read-only: checked path
+        e(un, vn, 3.0, shape=(3, 4))
+        np.testing.assert_allclose(vn, u * 3, rtol=backend.rtol)

@@ -80,7 +80,8 @@ def binder(kernel_args, enqueue, context, names, returns=False):
     """The ``fastcall`` of a launch whose user arguments are ``kernel_args``
     (a :class:`KernelArgs`) and that ``enqueue(n)`` starts once they are set.
 
-    ``bind(args, stamp, backend_name)`` gives ``fast(args, kw)``, which
+    ``bind(args, stamp, backend_name, shaped=False)`` gives ``fast(args,
+    kw)`` (None for ``shaped``: calls given ``shape=``), which
     returns None when the call does not match the signature of ``args``
     (the checked path then runs), else True (or, with ``returns``, what
     ``enqueue(n)`` returns: a Reduction's value).
@@ -95,9 +96,9 @@ def binder(kernel_args, enqueue, context, names, returns=False):
     # an object of a user class becomes a new record at each call: checked path
     objects = any(t.is_struct for t in kernel_args.types)
 
-    def bind(args, stamp, backend_name):
-        if objects or len(args) != count:
-            return None
+    def bind(args, stamp, backend_name, shaped=False):
+        if shaped or objects or len(args) != count:
+            return None             # a call given shape=: Elementwise's Python fast path
         want, attrs, dtypes, layouts, first = [], [], [], [], None
         for k, value in enumerate(args):
             want.append(type(value))

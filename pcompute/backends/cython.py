@@ -165,14 +165,15 @@ class CythonBackend(Backend):
                 convert.append(None)
         return params, unpack, convert
 
-    def fast_call(self, program, printer, first=1):
-        """The source of the module's compiled fast call (see
-        :mod:`.cython_fast`) for the entry's arguments from ``first`` on: ''
-        when one of them has none (an n-D or strided array)."""
+    def fast_call(self, program, printer, first=1, dims=None):
+        """The source of the module's compiled fast calls (see
+        :mod:`.cython_fast`) for the entry's arguments from ``first`` on, with
+        ``pc_fast_shaped`` over a ``dims``-D index space unless ``dims`` is
+        None: '' when one of them has none (an object, a strided array)."""
         entry = program.entry
         return fast_source(fast_arguments(
             [(name, entry.cname(name), t, printer.type_name(t))
-             for name, t in entry.args[first:]]))
+             for name, t in entry.args[first:]]), dims)
 
     def generate_elementwise(self, program, func, config):
         """The :class:`~pcompute.records.GeneratedKernel` of an Elementwise
@@ -186,7 +187,7 @@ class CythonBackend(Backend):
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
         openmp = self.use_openmp(config) and not is_serial(func)
-        fastcall = self.fast_call(program, printer, first=dims) if dims == 1 else ""
+        fastcall = self.fast_call(program, printer, first=dims, dims=dims)
         schedule, schedule_total = elementwise_schedules(
             func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
         source = render(

@@ -7,13 +7,18 @@ args, kw)`` (``templates/fastcall_cython.mako``): C code that checks that
 the call arguments have exactly the signature recorded in ``plan`` and that
 no configuration field has changed since (:data:`pcompute.config.GENERATION`),
 then runs the kernel, or returns None so that the primitive takes its
-checked path.  ``plan`` is made once per signature by :func:`binder` after a
-call went through the checked path.
+checked path.  An Elementwise module also carries ``pc_fast_shaped(plan,
+args, shape)`` for calls given their index space (``shape=``: n-D index
+spaces, and every launch of :func:`pcompute.parallelize`).  ``plan`` is made
+once per signature by :func:`binder` after a call went through the checked
+path.
 
 What the fast call accepts is a subset of what the checked path accepts for
 the same kernel: per argument, the exact Python type seen then; for arrays
-the same canonical dtype object, rank 1, C-contiguous, an Array of this
-backend or a writable numpy array.  Anything else (another dtype, a view, a
+the same canonical dtype object, the rank of the kernel's parameter (1 for
+``pc_fast``), C-contiguous, an Array of this backend or a writable numpy
+array; for ``shape`` an int (1-D) or a tuple of ints, each exactly ``int``
+and not negative.  Anything else (another dtype, a view, a
 different backend or configuration, keyword arguments in another
 arrangement) falls back to the checked path, which may build another kernel.
 The rules, side by side with the opencl backend's, are the table of
@@ -31,30 +36,38 @@ from .fastrules import bound_array
 
 
 def fast_arguments(args):
-    """The template variables of ``pc_fast`` for the user arguments ``args``
-    (``(name, cname, ctype, type_name)`` each, in call order), or None when a
-    kind of argument has no fast call (an n-D or strided array)."""
+    """The template variables of the fast calls for the user arguments
+    ``args`` (``(name, cname, ctype, type_name)`` each, in call order), or
+    None when a kind of argument has no fast call (an object, an array whose
+    last axis is not contiguous)."""
     out = []
     for name, cname, t, type_name in args:
         if t.is_struct:
             return None         # an object: its record is made by the checked path
         if t.is_pointer:
             hidden = hidden_names(cname, t)
-            if t.is_ndarray and not (t.ndim == 1 and t.layout == "C"):
+            if t.is_ndarray and t.layout != "C":
                 return None
             decls = ["size_t pc_a_%s" % name] + ["long long %s" % h for h in hidden]
             names = ["pc_a_%s" % name] + list(hidden)
-            out.append((name, "array", decls, names))
+            out.append((name, "array", decls, names, t.ndim if t.is_ndarray else 1))
         else:
-            out.append((name, "scalar", ["%s %s" % (type_name, cname)], [cname]))
+            out.append((name, "scalar", ["%s %s" % (type_name, cname)], [cname], 0))
     return out
 
 
-def fast_source(args):
-    """The text of ``pc_fast`` for :func:`fast_arguments` ``args`` ('' for None)."""
+def fast_source(args, dims=None):
+    """The text of the fast calls for :func:`fast_arguments` ``args`` ('' for
+    None): ``pc_fast`` over a 1-D index space (``dims`` None or 1) when every
+    array has rank 1, and ``pc_fast_shaped`` over a ``dims``-D index space
+    unless ``dims`` is None."""
     if args is None:
         return ""
-    return render("fastcall_cython", args=args)
+    plain = dims in (None, 1) and all(
+        rank == 1 for _, kind, _, _, rank in args if kind == "array")
+    if not plain and dims is None:
+        return ""
+    return render("fastcall_cython", args=args, plain=plain, dims=dims)
 
 
 def _canonical_dtype(dtype):
@@ -66,22 +79,26 @@ def _canonical_dtype(dtype):
 
 def binder(module, generated, finish=None):
     """The ``fastcall`` of a BuiltKernel made from ``module``: ``bind(args,
-    stamp, backend_name)`` gives ``fast(args, kw)`` for calls with the
-    signature of ``args`` (the user values of a call that has just run through
-    the checked path while ``GENERATION[0]`` was ``stamp``), or None.
-    ``fast`` returns None when a call does not match; else True, or
-    ``finish(result)`` when ``finish`` is given."""
-    fast = getattr(module, "pc_fast", None)
-    if fast is None:
+    stamp, backend_name, shaped=False)`` gives ``fast(args, kw)`` (with
+    ``shaped``: ``fast(args, shape)``, for calls given their index space)
+    for calls with the signature of ``args`` (the user values of a call that
+    has just run through the checked path while ``GENERATION[0]`` was
+    ``stamp``), or None.  ``fast`` returns None when a call does not match;
+    else True, or ``finish(result)`` when ``finish`` is given."""
+    plain = getattr(module, "pc_fast", None)
+    shaped_fast = getattr(module, "pc_fast_shaped", None)
+    if plain is None and shaped_fast is None:
         return None
-    kinds = [t.is_pointer for _, t in generated.args]
+    ranks = [(t.ndim if t.is_ndarray else 1) if t.is_pointer else 0
+             for _, t in generated.args]
 
-    def bind(args, stamp, backend_name):
-        if len(args) != len(kinds):
+    def bind(args, stamp, backend_name, shaped=False):
+        fast = shaped_fast if shaped else plain
+        if fast is None or len(args) != len(ranks):
             return None
         dtypes, array_cls = [], None
-        for value, is_array in zip(args, kinds):
-            if not is_array:
+        for value, rank in zip(args, ranks):
+            if not rank:
                 if isinstance(value, (np.ndarray, ArrayBase)):
                     return None
                 dtypes.append(None)
@@ -93,7 +110,7 @@ def binder(module, generated, finish=None):
                     return None
                 array_cls = type(value)
                 dev = bound[1]
-            if type(dev) is not np.ndarray or dev.ndim != 1:
+            if type(dev) is not np.ndarray or dev.ndim != rank:
                 return None
             dtype = _canonical_dtype(dev.dtype)
             if dtype is None:

@@ -187,8 +187,13 @@ class Elementwise(Primitive):
                 self._raise_range_error(self._last, args, exc)
                 raise
         shaped = self._fast_shaped
-        if shaped is not None and shape is not None and shaped(args, shape):
-            return
+        if shaped is not None and shape is not None:
+            try:
+                if shaped(args, shape):
+                    return
+            except OverflowError as exc:
+                self._raise_range_error(self._last, args, exc)
+                raise
         stamp = self._stamp()
         dims = self._index_dims(args)
         domain = self._domain(args, dims, shape)
@@ -206,11 +211,13 @@ class Elementwise(Primitive):
         if dims == 1 and domain is None:
             self._remember_fast(built, args, stamp, backend, config)
         elif shape is not None and not config.profile:
-            self._fast_shaped = self._shaped_call(built, args, stamp, backend, dims)
+            compiled = built.fastcall and built.fastcall(args, stamp, backend.name, shaped=True)
+            self._fast_shaped = compiled or self._shaped_call(built, args, stamp, backend, dims)
 
     def _shaped_call(self, built, args, stamp, backend, dims):
-        """The fast path of later calls given ``shape=`` (n-D index spaces,
-        and parallelize's launches): while the configuration is unchanged
+        """The Python fast path of later calls given ``shape=`` (n-D index
+        spaces, and parallelize's launches) where the backend has no compiled
+        one (``BuiltKernel.fastcall`` with ``shaped=True``): while the configuration is unchanged
         (``GENERATION[0]`` is ``stamp``) and the arguments have the signature
         of ``args``, it launches ``built`` with them, skipping the checked
         path's configuration, backend and memo lookups.  It returns False

@@ -42,6 +42,10 @@ cdef object pc_run(long long pc_n, ${", ".join(params)}):
 ${fastcall}
 %else:
 def run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)}):
+    return pc_run(${", ".join("pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in param_names)})
+
+
+cdef object pc_run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)}):
 %for line in unpack:
     ${line}
 %endfor
@@ -80,4 +84,6 @@ def run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " 
 %endfor
             ${"    " * (dims - 1)}${call}
 %endif
+
+${fastcall}
 %endif

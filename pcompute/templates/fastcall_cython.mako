@@ -1,14 +1,18 @@
-## The compiled fast call of a Cython kernel module (see
+## The compiled fast calls of a Cython kernel module (see
 ## pcompute/backends/cython_fast.py): pc_fast(plan, args, kw) checks that the
 ## call arguments have the signature recorded in ``plan`` and that the
 ## configuration has not changed since, then calls pc_run; else it returns
-## None and the primitive takes its checked path.  The checks are C (quick to
-## compile); the plan is (generation list, stamp, Python types, dtypes,
-## Array class, ndarray, backend name, finish, "backend", device attribute).
-## Variables: args: [(user name, kind, declarations, run names)], one per
-## user argument: kind 'array' (1-D contiguous; its length is passed after
-## its address when it has two run parameters) or 'scalar'; the C
-## declarations and names of its run parameters.
+## None and the primitive takes its checked path.  pc_fast_shaped(plan, args,
+## shape) does the same for a call given its index space (``shape=``: an int,
+## or a tuple of ``dims`` ints).  The checks are C (quick to compile); the
+## plan is (generation list, stamp, Python types, dtypes, Array class,
+## ndarray, backend name, finish, "backend", device attribute).
+## Variables: args: [(user name, kind, declarations, run names, rank)], one
+## per user argument: kind 'array' (C-contiguous, of that rank; an n-D
+## array's shape and strides in elements follow its address, a 1-D one's
+## length when it has two run parameters) or 'scalar'; the C declarations and
+## names of its run parameters.  plain: whether pc_fast exists (every array
+## of rank 1); dims: the index rank of pc_fast_shaped, or None for none.
 
 from cpython.ref cimport PyObject
 
@@ -48,14 +52,18 @@ cdef extern from *:
     }
 
     /* The numpy array of argument k (borrowed; an Array keeps its own) and
-       its address and length when o is a 1-D C-contiguous array of the
-       Python type and dtype the plan recorded: an Array of the plan's
-       backend, or a writable numpy array.  NULL for anything else. */
-    static PyObject *pc_fast_array(PyObject *plan, PyObject *o, Py_ssize_t k,
-                                   size_t *addr, long long *length) {
+       its address and meta data when o is a C-contiguous array of rank
+       `rank`, of the Python type and dtype the plan recorded: an Array of the
+       plan's backend, or a writable numpy array.  meta: the rank extents,
+       then the strides in elements of the first rank - 1 axes (those of a
+       C-contiguous array: the product of the later extents).  NULL for
+       anything else. */
+    static PyObject *pc_fast_array(PyObject *plan, PyObject *o, Py_ssize_t k, int rank,
+                                   size_t *addr, long long *meta) {
         PyObject *want, *attr;
         PyArrayObject *a;
-        int same;
+        int same, d;
+        long long stride = 1;
         if (o == NULL)
             return NULL;
         want = PyTuple_GET_ITEM(PC_PLAN(plan, 2), k);
@@ -90,28 +98,55 @@ cdef extern from *:
         } else {
             return NULL;
         }
-        if (PyArray_NDIM(a) != 1 || !(PyArray_FLAGS(a) & NPY_ARRAY_C_CONTIGUOUS))
+        if (PyArray_NDIM(a) != rank || !(PyArray_FLAGS(a) & NPY_ARRAY_C_CONTIGUOUS))
             return NULL;
         if ((PyObject *)PyArray_DESCR(a) != PyTuple_GET_ITEM(PC_PLAN(plan, 3), k))
             return NULL;
         *addr = (size_t)PyArray_BYTES(a);
-        *length = (long long)PyArray_DIMS(a)[0];
+        for (d = rank - 1; d >= 0; d--) {
+            meta[d] = (long long)PyArray_DIMS(a)[d];
+            if (d < rank - 1)
+                meta[rank + d] = stride;
+            stride *= meta[d];
+        }
         return o;
+    }
+
+    /* 1 and the extent in *e when o is an int (exactly) from 0 to 2**63 - 1. */
+    static int pc_fast_extent(PyObject *o, long long *e) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(o))
+            return 0;
+        *e = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || *e < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        return 1;
+    }
+
+    /* 1 and the extents in e when shape is such an int (dims 1) or a tuple
+       of dims of them. */
+    static int pc_fast_extents(PyObject *shape, int dims, long long *e) {
+        int d;
+        if (dims == 1 && PyLong_CheckExact(shape))
+            return pc_fast_extent(shape, e);
+        if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != dims)
+            return 0;
+        for (d = 0; d < dims; d++)
+            if (!pc_fast_extent(PyTuple_GET_ITEM(shape, d), e + d))
+                return 0;
+        return 1;
     }
     """
     bint pc_fast_valid(object, object, object, Py_ssize_t)
     PyObject* pc_fast_value(object, object, Py_ssize_t, object)
     bint pc_fast_scalar(object, PyObject*, Py_ssize_t)
-    PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, size_t*, long long*)
+    PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, int, size_t*, long long*)
+    bint pc_fast_extents(object, int, long long*)
 
-
-def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
-    """run() for arguments of the signature recorded in pc_plan (the
-    configuration unchanged since), else None."""
-    cdef long long pc_n = -1, pc_m = 0
-    cdef PyObject* pc_p
-    cdef object pc_result
-%for name, kind, decls, names in args:
+<%def name="arguments(kw)">\
+%for name, kind, decls, names, rank in args:
 %for decl in decls:
     cdef ${decl}
 %endfor
@@ -119,29 +154,60 @@ def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
     cdef object pc_keep_${name}
 %endif
 %endfor
-    if not pc_fast_valid(pc_plan, pc_args, pc_kw, ${len(args)}):
-        return None
-%for k, (name, kind, decls, names) in enumerate(args):
-    pc_p = pc_fast_value(pc_args, pc_kw, ${k}, ${repr(name)})
+%for k, (name, kind, decls, names, rank) in enumerate(args):
+    pc_p = pc_fast_value(pc_args, ${kw}, ${k}, ${repr(name)})
 %if kind == "scalar":
     if not pc_fast_scalar(pc_plan, pc_p, ${k}):
         return None
     ${names[0]} = <object>pc_p
 %else:
-    pc_p = pc_fast_array(pc_plan, pc_p, ${k}, &${names[0]}, &pc_m)
+    pc_p = pc_fast_array(pc_plan, pc_p, ${k}, ${rank}, &${names[0]}, pc_meta)
     if pc_p == NULL:
         return None
     pc_keep_${name} = <object>pc_p
+%if kw != "None":
     if pc_n < 0:
-        pc_n = pc_m
-%if len(names) > 1:
-    ${names[1]} = pc_m
+        pc_n = pc_meta[0]
 %endif
+%for j, hidden in enumerate(names[1:]):
+    ${hidden} = pc_meta[${j}]
+%endfor
 %endif
 %endfor
+</%def>
+<% run_names = "".join(", " + n for _, _, _, names, _ in args for n in names) %>
+%if plain:
+
+def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
+    """run() for arguments of the signature recorded in pc_plan (the
+    configuration unchanged since), else None."""
+    cdef long long pc_n = -1
+    cdef long long pc_meta[1]
+    cdef PyObject* pc_p
+    cdef object pc_result
+    if not pc_fast_valid(pc_plan, pc_args, pc_kw, ${len(args)}):
+        return None
+${arguments("pc_kw")}\
     if pc_n < 0:
         return None
-    pc_result = pc_run(pc_n${"".join(", " + n for _, _, _, names in args for n in names)})
+    pc_result = pc_run(pc_n${run_names})
     if pc_plan[7] is None:
         return True
     return pc_plan[7](pc_result)
+%endif
+%if dims is not None:
+
+def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
+    """run() over the index space pc_shape for arguments of the signature
+    recorded in pc_plan (the configuration unchanged since), else None."""
+    cdef long long pc_meta[${max([2 * r - 1 for _, kind, _, _, r in args if kind == "array"] + [1])}]
+    cdef long long pc_e[${dims}]
+    cdef PyObject* pc_p
+    if not pc_fast_extents(pc_shape, ${dims}, pc_e):
+        return None
+    if not pc_fast_valid(pc_plan, pc_args, None, ${len(args)}):
+        return None
+${arguments("None")}\
+    pc_run(${", ".join("pc_e[%d]" % d for d in range(dims))}${run_names})
+    return True
+%endif

@@ -87,14 +87,18 @@ cdef extern from *:
     }
 
     /* The numpy array of argument k (borrowed; an Array keeps its own) and
-       its address and length when o is a 1-D C-contiguous array of the
-       Python type and dtype the plan recorded: an Array of the plan's
-       backend, or a writable numpy array.  NULL for anything else. */
-    static PyObject *pc_fast_array(PyObject *plan, PyObject *o, Py_ssize_t k,
-                                   size_t *addr, long long *length) {
+       its address and meta data when o is a C-contiguous array of rank
+       `rank`, of the Python type and dtype the plan recorded: an Array of the
+       plan's backend, or a writable numpy array.  meta: the rank extents,
+       then the strides in elements of the first rank - 1 axes (those of a
+       C-contiguous array: the product of the later extents).  NULL for
+       anything else. */
+    static PyObject *pc_fast_array(PyObject *plan, PyObject *o, Py_ssize_t k, int rank,
+                                   size_t *addr, long long *meta) {
         PyObject *want, *attr;
         PyArrayObject *a;
-        int same;
+        int same, d;
+        long long stride = 1;
         if (o == NULL)
             return NULL;
         want = PyTuple_GET_ITEM(PC_PLAN(plan, 2), k);
@@ -129,58 +133,126 @@ cdef extern from *:
         } else {
             return NULL;
         }
-        if (PyArray_NDIM(a) != 1 || !(PyArray_FLAGS(a) & NPY_ARRAY_C_CONTIGUOUS))
+        if (PyArray_NDIM(a) != rank || !(PyArray_FLAGS(a) & NPY_ARRAY_C_CONTIGUOUS))
             return NULL;
         if ((PyObject *)PyArray_DESCR(a) != PyTuple_GET_ITEM(PC_PLAN(plan, 3), k))
             return NULL;
         *addr = (size_t)PyArray_BYTES(a);
-        *length = (long long)PyArray_DIMS(a)[0];
+        for (d = rank - 1; d >= 0; d--) {
+            meta[d] = (long long)PyArray_DIMS(a)[d];
+            if (d < rank - 1)
+                meta[rank + d] = stride;
+            stride *= meta[d];
+        }
         return o;
+    }
+
+    /* 1 and the extent in *e when o is an int (exactly) from 0 to 2**63 - 1. */
+    static int pc_fast_extent(PyObject *o, long long *e) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(o))
+            return 0;
+        *e = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || *e < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        return 1;
+    }
+
+    /* 1 and the extents in e when shape is such an int (dims 1) or a tuple
+       of dims of them. */
+    static int pc_fast_extents(PyObject *shape, int dims, long long *e) {
+        int d;
+        if (dims == 1 && PyLong_CheckExact(shape))
+            return pc_fast_extent(shape, e);
+        if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != dims)
+            return 0;
+        for (d = 0; d < dims; d++)
+            if (!pc_fast_extent(PyTuple_GET_ITEM(shape, d), e + d))
+                return 0;
+        return 1;
     }
     """
     bint pc_fast_valid(object, object, object, Py_ssize_t)
     PyObject* pc_fast_value(object, object, Py_ssize_t, object)
     bint pc_fast_scalar(object, PyObject*, Py_ssize_t)
-    PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, size_t*, long long*)
+    PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, int, size_t*, long long*)
+    bint pc_fast_extents(object, int, long long*)
 
 def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
     """run() for arguments of the signature recorded in pc_plan (the
     configuration unchanged since), else None."""
-    cdef long long pc_n = -1, pc_m = 0
+    cdef long long pc_n = -1
+    cdef long long pc_meta[1]
     cdef PyObject* pc_p
     cdef object pc_result
+    if not pc_fast_valid(pc_plan, pc_args, pc_kw, 3):
+        return None
     cdef size_t pc_a_a
     cdef object pc_keep_a
     cdef size_t pc_a_x
     cdef object pc_keep_x
     cdef size_t pc_a_out
     cdef object pc_keep_out
-    if not pc_fast_valid(pc_plan, pc_args, pc_kw, 3):
-        return None
     pc_p = pc_fast_value(pc_args, pc_kw, 0, 'a')
-    pc_p = pc_fast_array(pc_plan, pc_p, 0, &pc_a_a, &pc_m)
+    pc_p = pc_fast_array(pc_plan, pc_p, 0, 1, &pc_a_a, pc_meta)
     if pc_p == NULL:
         return None
     pc_keep_a = <object>pc_p
     if pc_n < 0:
-        pc_n = pc_m
+        pc_n = pc_meta[0]
     pc_p = pc_fast_value(pc_args, pc_kw, 1, 'x')
-    pc_p = pc_fast_array(pc_plan, pc_p, 1, &pc_a_x, &pc_m)
+    pc_p = pc_fast_array(pc_plan, pc_p, 1, 1, &pc_a_x, pc_meta)
     if pc_p == NULL:
         return None
     pc_keep_x = <object>pc_p
     if pc_n < 0:
-        pc_n = pc_m
+        pc_n = pc_meta[0]
     pc_p = pc_fast_value(pc_args, pc_kw, 2, 'out')
-    pc_p = pc_fast_array(pc_plan, pc_p, 2, &pc_a_out, &pc_m)
+    pc_p = pc_fast_array(pc_plan, pc_p, 2, 1, &pc_a_out, pc_meta)
     if pc_p == NULL:
         return None
     pc_keep_out = <object>pc_p
     if pc_n < 0:
-        pc_n = pc_m
+        pc_n = pc_meta[0]
     if pc_n < 0:
         return None
     pc_result = pc_run(pc_n, pc_a_a, pc_a_x, pc_a_out)
     if pc_plan[7] is None:
         return True
     return pc_plan[7](pc_result)
+
+def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
+    """run() over the index space pc_shape for arguments of the signature
+    recorded in pc_plan (the configuration unchanged since), else None."""
+    cdef long long pc_meta[1]
+    cdef long long pc_e[1]
+    cdef PyObject* pc_p
+    if not pc_fast_extents(pc_shape, 1, pc_e):
+        return None
+    if not pc_fast_valid(pc_plan, pc_args, None, 3):
+        return None
+    cdef size_t pc_a_a
+    cdef object pc_keep_a
+    cdef size_t pc_a_x
+    cdef object pc_keep_x
+    cdef size_t pc_a_out
+    cdef object pc_keep_out
+    pc_p = pc_fast_value(pc_args, None, 0, 'a')
+    pc_p = pc_fast_array(pc_plan, pc_p, 0, 1, &pc_a_a, pc_meta)
+    if pc_p == NULL:
+        return None
+    pc_keep_a = <object>pc_p
+    pc_p = pc_fast_value(pc_args, None, 1, 'x')
+    pc_p = pc_fast_array(pc_plan, pc_p, 1, 1, &pc_a_x, pc_meta)
+    if pc_p == NULL:
+        return None
+    pc_keep_x = <object>pc_p
+    pc_p = pc_fast_value(pc_args, None, 2, 'out')
+    pc_p = pc_fast_array(pc_plan, pc_p, 2, 1, &pc_a_out, pc_meta)
+    if pc_p == NULL:
+        return None
+    pc_keep_out = <object>pc_p
+    pc_run(pc_e[0], pc_a_a, pc_a_x, pc_a_out)
+    return True

@@ -9,6 +9,9 @@ cdef inline void stencil3d(long long i, long long j, long long k, double* u, lon
         out[i * pc_s0_out + j * pc_s1_out + k] = u[(i - 1) * pc_s0_u + j * pc_s1_u + k] + u[(i + 1) * pc_s0_u + j * pc_s1_u + k] + u[i * pc_s0_u + (j - 1) * pc_s1_u + k] + u[i * pc_s0_u + (j + 1) * pc_s1_u + k] + u[i * pc_s0_u + j * pc_s1_u + (k - 1)] + u[i * pc_s0_u + j * pc_s1_u + (k + 1)] - 6.0 * u[i * pc_s0_u + j * pc_s1_u + k]
 
 def run(long long pc_n0, long long pc_n1, long long pc_n2, size_t pc_a_u, long long pc_n0_u, long long pc_n1_u, long long pc_n2_u, long long pc_s0_u, long long pc_s1_u, size_t pc_a_out, long long pc_n0_out, long long pc_n1_out, long long pc_n2_out, long long pc_s0_out, long long pc_s1_out):
+    return pc_run(pc_n0, pc_n1, pc_n2, pc_a_u, pc_n0_u, pc_n1_u, pc_n2_u, pc_s0_u, pc_s1_u, pc_a_out, pc_n0_out, pc_n1_out, pc_n2_out, pc_s0_out, pc_s1_out)
+
+cdef object pc_run(long long pc_n0, long long pc_n1, long long pc_n2, size_t pc_a_u, long long pc_n0_u, long long pc_n1_u, long long pc_n2_u, long long pc_s0_u, long long pc_s1_u, size_t pc_a_out, long long pc_n0_out, long long pc_n1_out, long long pc_n2_out, long long pc_s0_out, long long pc_s1_out):
     cdef double* u = <double*>pc_a_u
     cdef double* out = <double*>pc_a_out
     cdef long long pc_i0, pc_i1, pc_i2, pc_t, pc_r
@@ -36,3 +39,181 @@ def run(long long pc_n0, long long pc_n1, long long pc_n2, size_t pc_a_u, long l
                 pc_r = pc_r // pc_n1
                 pc_i0 = pc_r
                 stencil3d(pc_i0, pc_i1, pc_i2, u, pc_n0_u, pc_n1_u, pc_n2_u, pc_s0_u, pc_s1_u, out, pc_n0_out, pc_n1_out, pc_n2_out, pc_s0_out, pc_s1_out)
+
+from cpython.ref cimport PyObject
+
+cdef extern from *:
+    """
+    #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+    #include "numpy/ndarraytypes.h"
+
+    #define PC_PLAN(plan, k) PyTuple_GET_ITEM((plan), (k))
+
+    /* 1 when the configuration generation is the plan's and nargs arguments
+       were given (by position, then by name). */
+    static int pc_fast_valid(PyObject *plan, PyObject *args, PyObject *kw,
+                             Py_ssize_t nargs) {
+        Py_ssize_t now = PyLong_AsSsize_t(PyList_GET_ITEM(PC_PLAN(plan, 0), 0));
+        Py_ssize_t given = PyTuple_GET_SIZE(args);
+        if (now != PyLong_AsSsize_t(PC_PLAN(plan, 1))) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (kw != Py_None)
+            given += PyDict_GET_SIZE(kw);
+        return given == nargs;
+    }
+
+    /* Argument k (borrowed): by position, else by name; NULL if absent. */
+    static PyObject *pc_fast_value(PyObject *args, PyObject *kw, Py_ssize_t k,
+                                   PyObject *name) {
+        if (k < PyTuple_GET_SIZE(args))
+            return PyTuple_GET_ITEM(args, k);
+        return kw == Py_None ? NULL : PyDict_GetItem(kw, name);
+    }
+
+    /* 1 when o has the exact Python type the plan recorded for argument k. */
+    static int pc_fast_scalar(PyObject *plan, PyObject *o, Py_ssize_t k) {
+        return o != NULL && (PyObject *)Py_TYPE(o) == PyTuple_GET_ITEM(PC_PLAN(plan, 2), k);
+    }
+
+    /* The numpy array of argument k (borrowed; an Array keeps its own) and
+       its address and meta data when o is a C-contiguous array of rank
+       `rank`, of the Python type and dtype the plan recorded: an Array of the
+       plan's backend, or a writable numpy array.  meta: the rank extents,
+       then the strides in elements of the first rank - 1 axes (those of a
+       C-contiguous array: the product of the later extents).  NULL for
+       anything else. */
+    static PyObject *pc_fast_array(PyObject *plan, PyObject *o, Py_ssize_t k, int rank,
+                                   size_t *addr, long long *meta) {
+        PyObject *want, *attr;
+        PyArrayObject *a;
+        int same, d;
+        long long stride = 1;
+        if (o == NULL)
+            return NULL;
+        want = PyTuple_GET_ITEM(PC_PLAN(plan, 2), k);
+        if ((PyObject *)Py_TYPE(o) != want)
+            return NULL;
+        if (want == PC_PLAN(plan, 4)) {
+            attr = PyObject_GetAttr(o, PC_PLAN(plan, 8));
+            if (attr == NULL) {
+                PyErr_Clear();
+                return NULL;
+            }
+            same = PyObject_RichCompareBool(attr, PC_PLAN(plan, 6), Py_EQ);
+            Py_DECREF(attr);
+            if (same != 1) {
+                PyErr_Clear();
+                return NULL;
+            }
+            attr = PyObject_GetAttr(o, PC_PLAN(plan, 9));
+            if (attr == NULL) {
+                PyErr_Clear();
+                return NULL;
+            }
+            Py_DECREF(attr);   /* the Array holds it; the caller takes a reference */
+            if ((PyObject *)Py_TYPE(attr) != PC_PLAN(plan, 5))
+                return NULL;
+            o = attr;
+            a = (PyArrayObject *)o;
+        } else if (want == PC_PLAN(plan, 5)) {
+            a = (PyArrayObject *)o;
+            if (!(PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE))
+                return NULL;
+        } else {
+            return NULL;
+        }
+        if (PyArray_NDIM(a) != rank || !(PyArray_FLAGS(a) & NPY_ARRAY_C_CONTIGUOUS))
+            return NULL;
+        if ((PyObject *)PyArray_DESCR(a) != PyTuple_GET_ITEM(PC_PLAN(plan, 3), k))
+            return NULL;
+        *addr = (size_t)PyArray_BYTES(a);
+        for (d = rank - 1; d >= 0; d--) {
+            meta[d] = (long long)PyArray_DIMS(a)[d];
+            if (d < rank - 1)
+                meta[rank + d] = stride;
+            stride *= meta[d];
+        }
+        return o;
+    }
+
+    /* 1 and the extent in *e when o is an int (exactly) from 0 to 2**63 - 1. */
+    static int pc_fast_extent(PyObject *o, long long *e) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(o))
+            return 0;
+        *e = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || *e < 0) {
+            PyErr_Clear();
+            return 0;
+        }
+        return 1;
+    }
+
+    /* 1 and the extents in e when shape is such an int (dims 1) or a tuple
+       of dims of them. */
+    static int pc_fast_extents(PyObject *shape, int dims, long long *e) {
+        int d;
+        if (dims == 1 && PyLong_CheckExact(shape))
+            return pc_fast_extent(shape, e);
+        if (!PyTuple_CheckExact(shape) || PyTuple_GET_SIZE(shape) != dims)
+            return 0;
+        for (d = 0; d < dims; d++)
+            if (!pc_fast_extent(PyTuple_GET_ITEM(shape, d), e + d))
+                return 0;
+        return 1;
+    }
+    """
+    bint pc_fast_valid(object, object, object, Py_ssize_t)
+    PyObject* pc_fast_value(object, object, Py_ssize_t, object)
+    bint pc_fast_scalar(object, PyObject*, Py_ssize_t)
+    PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, int, size_t*, long long*)
+    bint pc_fast_extents(object, int, long long*)
+
+def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
+    """run() over the index space pc_shape for arguments of the signature
+    recorded in pc_plan (the configuration unchanged since), else None."""
+    cdef long long pc_meta[5]
+    cdef long long pc_e[3]
+    cdef PyObject* pc_p
+    if not pc_fast_extents(pc_shape, 3, pc_e):
+        return None
+    if not pc_fast_valid(pc_plan, pc_args, None, 2):
+        return None
+    cdef size_t pc_a_u
+    cdef long long pc_n0_u
+    cdef long long pc_n1_u
+    cdef long long pc_n2_u
+    cdef long long pc_s0_u
+    cdef long long pc_s1_u
+    cdef object pc_keep_u
+    cdef size_t pc_a_out
+    cdef long long pc_n0_out
+    cdef long long pc_n1_out
+    cdef long long pc_n2_out
+    cdef long long pc_s0_out
+    cdef long long pc_s1_out
+    cdef object pc_keep_out
+    pc_p = pc_fast_value(pc_args, None, 0, 'u')
+    pc_p = pc_fast_array(pc_plan, pc_p, 0, 3, &pc_a_u, pc_meta)
+    if pc_p == NULL:
+        return None
+    pc_keep_u = <object>pc_p
+    pc_n0_u = pc_meta[0]
+    pc_n1_u = pc_meta[1]
+    pc_n2_u = pc_meta[2]
+    pc_s0_u = pc_meta[3]
+    pc_s1_u = pc_meta[4]
+    pc_p = pc_fast_value(pc_args, None, 1, 'out')
+    pc_p = pc_fast_array(pc_plan, pc_p, 1, 3, &pc_a_out, pc_meta)
+    if pc_p == NULL:
+        return None
+    pc_keep_out = <object>pc_p
+    pc_n0_out = pc_meta[0]
+    pc_n1_out = pc_meta[1]
+    pc_n2_out = pc_meta[2]
+    pc_s0_out = pc_meta[3]
+    pc_s1_out = pc_meta[4]
+    pc_run(pc_e[0], pc_e[1], pc_e[2], pc_a_u, pc_n0_u, pc_n1_u, pc_n2_u, pc_s0_u, pc_s1_u, pc_a_out, pc_n0_out, pc_n1_out, pc_n2_out, pc_s0_out, pc_s1_out)
+    return True

@@ -9,6 +9,9 @@ cdef inline void strided_view(long long i, long long j, double* a, long long pc_
     flat[i * pc_n1_a + j] = a[i * pc_s0_a + j * pc_s1_a] - i
 
 def run(long long pc_n0, long long pc_n1, size_t pc_a_a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, long long pc_s1_a, size_t pc_a_bt, long long pc_n0_bt, long long pc_n1_bt, long long pc_s0_bt, size_t pc_a_flat):
+    return pc_run(pc_n0, pc_n1, pc_a_a, pc_n0_a, pc_n1_a, pc_s0_a, pc_s1_a, pc_a_bt, pc_n0_bt, pc_n1_bt, pc_s0_bt, pc_a_flat)
+
+cdef object pc_run(long long pc_n0, long long pc_n1, size_t pc_a_a, long long pc_n0_a, long long pc_n1_a, long long pc_s0_a, long long pc_s1_a, size_t pc_a_bt, long long pc_n0_bt, long long pc_n1_bt, long long pc_s0_bt, size_t pc_a_flat):
     cdef double* a = <double*>pc_a_a
     cdef double* bt = <double*>pc_a_bt
     cdef double* flat = <double*>pc_a_flat
