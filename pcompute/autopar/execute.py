@@ -21,6 +21,25 @@ REDUCE = {
 
 
 
+def launch_extent(plan):
+    """``(tail, shape)`` of a "launch" plan: the values passed after the
+    kernel's parameters (first value and step of each launched loop) and the
+    index space (an int for one loop, else a tuple; None when it is empty)."""
+    loop, text = plan.loop, plan.kernel[1]
+    prefix = [loop]
+    while len(prefix) < text.dims:
+        prefix.append(next(c for c in prefix[-1].children
+                           if c.node is prefix[-1].node.body[0]))
+    prefix = [prefix[k] for k in text.order]     # launch order
+    counts = [lp.count for lp in prefix]
+    if min(counts) == 0:
+        return [], None
+    tail = []
+    for lp in prefix:
+        tail += [lp.lo.const, lp.step]
+    return tail, counts[0] if len(counts) == 1 else tuple(counts)
+
+
 class ExecutorMixin:
     """Running the plans of :class:`~pcompute.autopar.Parallelized`."""
 
@@ -47,17 +66,9 @@ class ExecutorMixin:
             self._reduce(plan, values, scope, residency)
             return
         if plan.kind == "launch":
-            prefix = [loop]
-            while len(prefix) < text.dims:
-                prefix.append(next(c for c in prefix[-1].children
-                                   if c.node is prefix[-1].node.body[0]))
-            prefix = [prefix[k] for k in text.order]     # launch order
-            counts = [lp.count for lp in prefix]
-            if min(counts) == 0:
-                return
-            for lp in prefix:
-                values += [lp.lo.const, lp.step]
-            ew(*values, shape=counts[0] if len(counts) == 1 else tuple(counts))
+            tail, shape = launch_extent(plan)
+            if shape is not None:
+                ew(*values, *tail, shape=shape)
             return
         boxes = []
         for name in text.boxes:

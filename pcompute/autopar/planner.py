@@ -7,6 +7,8 @@ Elementwise each kernel text becomes.  A mixin: it uses the function's
 source lines, names and kernel cache."""
 import ast
 
+import numpy as np
+
 from ..kernel_options import build_options
 from ..parallel import Elementwise
 from ..types import atomic_max, cast
@@ -97,7 +99,10 @@ class PlannerMixin:
                             and (n in scope or n in step.live_out)))
 
     def _kernel(self, text, filename=None):
-        ew = self._kernels.get(text.source)
+        # the kernel reads the function's globals as constants: one kernel
+        # per source and values of the global numbers it reads
+        key = (text.source, global_numbers(self.func.__globals__, _loaded_names(text.source)))
+        ew = self._kernels.get(key)
         if ew is None:
             namespace = dict(self.func.__globals__)
             namespace["atomic_max"] = atomic_max
@@ -118,5 +123,20 @@ class PlannerMixin:
             if getattr(text, "early_exit", False):  # scalar loops carrying values
                 build_options(kfunc, unroll=True)
             ew = (Elementwise(kfunc), text)
-            self._kernels[text.source] = ew
+            self._kernels[key] = ew
         return ew
+
+
+def global_numbers(namespace, names):
+    """``((name, type, value), ...)`` of the numbers (bool, int, float,
+    complex, NumPy scalars) among ``names`` in ``namespace``, sorted."""
+    out = []
+    for name in sorted(names):
+        value = namespace.get(name)
+        if isinstance(value, (bool, int, float, complex, np.generic)):
+            out.append((name, type(value), value))
+    return tuple(out)
+
+
+def _loaded_names(source):
+    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
