@@ -40,7 +40,7 @@ from .planner import PlannerMixin, global_numbers
 from .plans import Step
 from .replay import Replay
 from .report import ReportMixin
-from .residency import Residency, is_array, same_memory
+from .residency import Residency, is_array, same_memory, written_arrays
 from .scalars import live_after
 from .specplan import SpeculativeMixin
 
@@ -96,7 +96,8 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
             if isinstance(stmt, ast.For) and range_args(stmt) is not None:
                 names = tuple(sorted({n.id for n in ast.walk(stmt)
                                       if isinstance(n, ast.Name)}))
-                self.steps.append(Step("nest", stmt, None, frozenset(loaded), names))
+                self.steps.append(Step("nest", stmt, None, frozenset(loaded), names,
+                                       written_arrays(stmt)))
             elif isinstance(stmt, ast.Return):
                 value = stmt.value if stmt.value is not None else ast.Constant(None)
                 expr = ast.Expression(value)
@@ -159,6 +160,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
         try:
             for index, step in enumerate(self.steps):
                 if step.kind == "nest":
+                    residency.wrote(scope.get(name) for name in step.writes)
                     launches.append((step, self._nest(index, step, scope, residency, record)))
                     continue
                 residency.sync()

@@ -11,6 +11,7 @@ class Step:
     code: object = None
     live_out: frozenset = frozenset()
     loaded: tuple = ()
+    writes: frozenset = frozenset()     # a nest: the arrays it may write
 
 
 @dataclass

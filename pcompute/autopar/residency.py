@@ -2,10 +2,13 @@
 
 NumPy arguments are wrapped once per call (the same array passed under two
 names is wrapped once) and stay on the device between loop nests; before
-plain Python runs between nests, and at the end of the call, the values are
-brought back into the caller's NumPy arrays (in place), unless the device
-array is the NumPy array itself (host backends).
+plain Python runs between nests, and at the end of the call, the values of
+the arrays a nest may have written are brought back into the caller's NumPy
+arrays (in place), unless the device array is the NumPy array itself (host
+backends); arrays only read are not copied back.
 """
+import ast
+
 import numpy as np
 
 from ..array import Array, wrap
@@ -15,6 +18,24 @@ from ..backends.registry import get_backend
 def is_array(value):
     """True for the arrays a nest can index: NumPy arrays and pcompute Arrays."""
     return isinstance(value, (np.ndarray, Array))
+
+
+def written_arrays(tree):
+    """Names of the arrays the nest ``tree`` may write: the roots of stored
+    subscripts (``a[i] = ..``, ``a[i, j] += ..``) and every name passed to a
+    call (a helper may write its argument)."""
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+            root = n.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if isinstance(root, ast.Name):
+                out.add(root.id)
+        elif isinstance(n, ast.Call):
+            out.update(a.id for a in list(n.args) + [k.value for k in n.keywords]
+                       if isinstance(a, ast.Name))
+    return frozenset(out)
 
 
 def same_memory(a, b):
@@ -37,6 +58,7 @@ class Residency:
 
     def __init__(self):
         self._dev = {}
+        self._written = set()       # ids of the wrapped arrays a nest may have written
         self._on_host = None
 
     def launch_value(self, value):
@@ -61,10 +83,18 @@ class Residency:
             self._dev[key] = (value, wrap(value))
         return self._dev[key][1]
 
+    def wrote(self, values):
+        """Note that a nest may have written the arrays among ``values``."""
+        self._written.update(id(v) for v in values if isinstance(v, np.ndarray))
+
     def sync(self):
-        """Bring every wrapped array back into its NumPy array; forget them."""
-        for host, arr in self._dev.values():
+        """Bring every wrapped array a nest may have written back into its
+        NumPy array; forget them all."""
+        for key, (host, arr) in self._dev.items():
+            if key not in self._written:
+                continue
             data = arr.pull().data
             if data is not host and not np.shares_memory(data, host):
                 host[...] = data
         self._dev.clear()
+        self._written.clear()
