@@ -26,10 +26,11 @@ array backend          ``v.backend`` == the backend name   the same, checked whe
                                                            array is not the last call's
 array dtype            the canonical dtype object of the   ``dev.dtype ==`` the first call's
                        first call (identity)
-array layout           rank 1, C-contiguous (else there    (rank, last axis contiguous) of
-                       is no ``pc_fast``)                  the first call
+array layout           C-contiguous, rank 1 (else there    (rank, last axis contiguous) of
+                       is no ``pc_fast``); with shape=,    the first call
+                       the parameter's rank
 array context          --                                  ``dev.context`` is the kernels'
-numpy array argument   writable, rank 1, C-contiguous      none (bind gives no fast call)
+numpy array argument   writable, layout as above           none (bind gives no fast call)
 numpy scalar argument  (the exact Python type rule)        of the parameter's own scalar type
                                                            only (no conversion), else none
 user-class object      none (no ``pc_fast``)               none (bind gives no fast call)
