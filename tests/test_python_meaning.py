@@ -342,6 +342,8 @@ def weak_literal_calls(i, x, l, u, n, out, flags, wide):
     out[i, 1] = (x[i] if i > 1 else 0.1) * 3.0
     out[i, 2] = (x[i] if i > 2 else l[i]) * 0.001
     out[i, 3] = math.hypot(x[i], 0.5)
+    out[i, 4] = math.fmod(x[i] * 20.0, 0.3)        # by 0.3f for a float32 x
+    out[i, 5] = math.hypot(x[i], 16777217)         # 16777216.0f for a float32 x
     flags[i] = (x[i] == 0.3) + 2 * (x[i] > 0.1) + 4 * (-0.3 < x[i])
     # s2424517: an integer argument does not make the double erf() float32
     wide[i] = max(math.hypot(n + 830, math.erf(u[i] // 3)), x[i] * u[i])
@@ -356,19 +358,25 @@ def test_float_literals_take_the_precision_of_the_call(backend):
     l = np.array([3, -7, 16777217, 2 ** 40, 0, -1], np.int64)
     u = np.array([0, 7, 3, 65535, 1, 9], np.uint16)
     n = 2053
-    got = run(weak_literal_calls, [x, l, u, n, np.zeros((6, 4), np.float64),
+    got = run(weak_literal_calls, [x, l, u, n, np.zeros((6, 6), np.float64),
                                    np.zeros(6, np.int64), np.zeros(6, np.float64)])
     idx = np.arange(6)
     f = dt.type
     want = [np.maximum(x, 0.3) * 3.0, np.where(idx > 1, x, f(0.1)) * 3.0,
-            np.where(idx > 2, x, l.astype(dt)) * 0.001]
+            np.where(idx > 2, x, l.astype(dt)) * 0.001, None,
+            np.fmod(x * 20.0, 0.3)]
     for k, w in enumerate(want):
+        if w is None:
+            continue
         assert w.dtype == dt
         np.testing.assert_array_equal(got[4][:, k], w, err_msg="column %d" % k)
-    hyp = got[4][:, 3]
-    np.testing.assert_array_equal(hyp, hyp.astype(dt))     # computed in x's precision
-    np.testing.assert_allclose(hyp, np.hypot(x, 0.5), rtol=2e-7 if dt == np.float32
-                               else 1e-15)
+    for k, other in ((3, 0.5), (5, 16777217)):
+        hyp = got[4][:, k]
+        np.testing.assert_array_equal(hyp, hyp.astype(dt))     # computed in x's precision
+        np.testing.assert_allclose(hyp, np.hypot(x, other), rtol=2e-7 if dt == np.float32
+                                   else 1e-15)
+    if dt == np.float32:
+        np.testing.assert_array_equal(got[4][:, 5], np.float32(16777216))
     np.testing.assert_array_equal(got[5], (x == 0.3) + 2 * (x > 0.1) + 4 * (-0.3 < x))
     erf = np.array([math.erf(v // 3) for v in u.tolist()])
     # (a device computing in float32 stores float64 data as float32, and

@@ -306,12 +306,18 @@ def _float_type(values):
 def typed_math(fn):
     """The math function ``fn`` as kernels mean it: its result is a float
     (C's ``floor`` is a float) of the precision of its arguments (float32
-    only for float32 arguments, as C's float overloads)."""
+    only for float32 arguments, as C's float overloads, whose float literal
+    and integer arguments are converted to float32 first: ``fmod(x, 0.3)``
+    divides by ``0.3f``)."""
     def call(*args):
+        cls = _float_type(args)
+        if cls is F32:
+            args = [_f32(a) if type(a) is Lit or (isinstance(a, int) and
+                                                  not isinstance(a, bool)) else a
+                    for a in args]
         result = fn(*[float(a) if isinstance(a, float) else a for a in args])
         if isinstance(result, bool) or not isinstance(result, (int, float)):
             return result
-        cls = _float_type(args)
         if cls is F32:
             return F32(_f32(result))
         return cls(result) if cls is not None else float(result)

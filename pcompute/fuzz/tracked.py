@@ -683,16 +683,15 @@ def t_exp(x):
 
 
 def t_hypot(a, b):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    # a literal (or a double) beside a float32 may be rounded to float32
+    av, ae, af, bv, be, bf = _both(a, b)
     v = math.hypot(av, bv)
     u = _unit(af, bf)
     return Tracked(v, ae + be + MATH_ULPS * u * v, af or bf)
 
 
 def t_fmod(a, b):
-    av, ae, af = _parts(a)
-    bv, be, bf = _parts(b)
+    av, ae, af, bv, be, bf = _both(a, b)
     if bv == 0 or be >= abs(bv):
         REC.mark_invalid("fmod by (nearly) zero")
         return Tracked(0.0)
