@@ -227,11 +227,30 @@ def syr2k(c, a, b, alpha, beta, n, m):
             c[i, j] = acc
 
 
+@nest(lambda dt, rng: [R(rng, (6, 9), dt) - 0.5, np.zeros(6, dt), 6, 9], ["launch"])
+def row_sums_of_positives(a, out, n, m):
+    for i in range(n):
+        acc = 0.0
+        for j in range(m):
+            if a[i, j] < 0.0:
+                continue          # the inner loop's own: runs inside the kernel
+            acc += a[i, j]
+        out[i] = acc
+
+
 # ---------------------------------------------------------------- sequential / mixed
 @nest(lambda dt, rng: [R(rng, 30, dt), 30], ["serial"])
 def prefix_sum(a, n):
     for i in range(1, n):
         a[i] = a[i] + a[i - 1]
+
+
+@nest(lambda dt, rng: [R(rng, 20, dt), R(rng, 20, dt), 20], ["serial"])
+def skip_small(x, y, n):
+    for i in range(n):
+        if y[i] < 0.5:
+            continue              # the launched loop's own: runs sequentially
+        x[i] = 2.0 * y[i]
 
 
 @nest(lambda dt, rng: [R(rng, (6, 10), dt), 6, 10], ["launch"])

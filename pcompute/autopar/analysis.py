@@ -143,6 +143,10 @@ def _verdict(loop, array_reasons, arrays, live_out):
     if loop.has_break:
         reasons.append("break at line %d: later iterations depend on earlier ones"
                        % _break_line(loop.node))
+    if loop.continue_line:
+        reasons.append("continue at line %d: a loop that continues is not launched in "
+                       "parallel yet (write the rest of its body under if/else to "
+                       "parallelise it)" % loop.continue_line)
     for use in scalar_uses(loop.node, arrays):
         if use.kind == "private" and use.name in live_out:
             reasons.append("scalar %s (line %d) is read after the loop nest: its last "

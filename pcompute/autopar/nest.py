@@ -26,6 +26,7 @@ class Loop:
     step: object = None     # int step or None
     children: list = field(default_factory=list)
     has_break: bool = False
+    continue_line: int = 0  # line of a continue of this loop (0: none)
 
     @property
     def lineno(self):
@@ -169,6 +170,10 @@ class _Collector(ast.NodeVisitor):
     def visit_Break(self, node):
         if self.stack:
             self.stack[-1].has_break = True
+
+    def visit_Continue(self, node):
+        if self.stack and not self.stack[-1].continue_line:
+            self.stack[-1].continue_line = node.lineno
 
     # ---- accesses
     def visit_Assign(self, node):
