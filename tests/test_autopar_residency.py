@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from pcompute import parallelize
+from pcompute import atomic_inc, parallelize
 from pcompute.array.storage import ArrayStorage
 from pcompute.backends.registry import get_backend
 
@@ -53,3 +53,16 @@ def test_read_only_arguments_are_not_copied_back(backend, monkeypatch):
     # host backends pass NumPy arrays as they are; a device backend wraps
     # both and brings back v only
     assert len(pulls) == (0 if get_backend(backend.name).on_host else 1)
+
+
+def counted(h, keys, n):
+    for i in range(n):
+        atomic_inc(h[keys[i]])
+
+
+def test_arrays_written_by_an_atomic_come_back(backend):
+    # atomic_inc(h[k]) writes h, though no subscript of h is stored
+    keys = np.array([0, 1, 1, 3, 3, 3], np.int32)
+    h = np.zeros(4, np.int32)
+    parallelize(counted)(h, keys, 6)
+    assert h.tolist() == np.bincount(keys, minlength=4).tolist()

@@ -23,19 +23,23 @@ def is_array(value):
 def written_arrays(tree):
     """Names of the arrays the nest ``tree`` may write: the roots of stored
     subscripts (``a[i] = ..``, ``a[i, j] += ..``) and every name passed to a
-    call (a helper may write its argument)."""
+    call, whole or subscripted (a helper may write its argument, and
+    ``atomic_inc(a[k])`` writes ``a``)."""
     out = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
-            root = n.value
-            while isinstance(root, ast.Subscript):
-                root = root.value
-            if isinstance(root, ast.Name):
-                out.add(root.id)
+            out.add(_root(n))
         elif isinstance(n, ast.Call):
-            out.update(a.id for a in list(n.args) + [k.value for k in n.keywords]
-                       if isinstance(a, ast.Name))
+            out.update(_root(a) for a in list(n.args) + [k.value for k in n.keywords])
+    out.discard(None)
     return frozenset(out)
+
+
+def _root(node):
+    """The name under the subscripts of ``node`` (``a`` of ``a[i][j]``), or None."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def same_memory(a, b):
