@@ -40,3 +40,17 @@ def test_comparison_and_number_as_the_two_branches(backend):
     got = check(comparison_in_a_branch, [a, x, np.zeros(5, np.int64), np.zeros(5, backend.dtype),
                                          np.zeros(5, np.int32)], backend)
     assert list(got[2]) == [6, 2, 1, 3, -13]
+
+
+# -- and/or of a comparison and an int local holding a truth value ------------------
+def truth_local_in_and_or(i, x, out):
+    b1 = x[i] > 2
+    out[i] = ~(i >= x[i] or b1) + 4 * (b1 and i < x[i]) + 16 * (x[i] == 1 or b1)
+
+
+def test_and_or_of_a_comparison_and_a_truth_local(backend):
+    # Cython typed `i >= x[i] or b1` (b1 an int local holding a truth value) as
+    # a Python object: a build error, not a value (found by test_fuzz)
+    x = np.array([0, 5, 1, 2, 7], np.int64)
+    got = check(truth_local_in_and_or, [x, np.zeros(5, np.int64)], backend)
+    assert list(got[1]) == [-2, 18, 14, -2, 18]

@@ -40,6 +40,7 @@ class CythonPrinter(CPrinter):
         self.lanes = set()          # (C name, C type, arity) of the lane wrappers used
         self.uses_printf = False
         self.uses_memset = False
+        self.truth_tested = set()   # ids of expressions read only as conditions
 
     def cast(self, t, text, prec):
         return "<%s>%s" % (self.type_name(t), self.wrap(text, prec, self.prec["atom"]))
@@ -208,8 +209,17 @@ class CythonPrinter(CPrinter):
             if code.lines[k].endswith(";"):
                 code.lines[k] = code.lines[k][:-1]
 
+    def condition(self, node):
+        """The text of ``node`` read as a condition (an ``if``/``while``
+        test): it and the operands of its ``and``/``or`` are only tested."""
+        self.truth_tested.add(id(node))
+        if isinstance(node, ast.BoolOp):
+            for value in node.values:
+                self.truth_tested.add(id(value))
+        return self.expr(node)
+
     def stmt_If(self, code, node, keyword="if"):
-        code.add("%s %s:" % (keyword, self.expr(node.test)[0]))
+        code.add("%s %s:" % (keyword, self.condition(node.test)[0]))
         code.level += 1
         self.suite(code, node.body)
         code.level -= 1
@@ -223,7 +233,7 @@ class CythonPrinter(CPrinter):
             code.level -= 1
 
     def stmt_While(self, code, node):
-        code.add("while %s:" % self.expr(node.test)[0])
+        code.add("while %s:" % self.condition(node.test)[0])
         code.level += 1
         self.suite(code, node.body)
         code.level -= 1
@@ -282,7 +292,7 @@ class CythonPrinter(CPrinter):
         return "not " + self.wrap(operand[0], operand[1], self.prec["not"]), self.prec["not"]
 
     def expr_IfExp(self, node):
-        test, body, orelse = (self.expr(node.test), self.expr(node.body),
+        test, body, orelse = (self.condition(node.test), self.expr(node.body),
                               self.expr(node.orelse))
         # Cython types `a if c else b` itself and gives up (a Python object,
         # then "not allowed without the GIL") when one branch is a bint (a
@@ -300,6 +310,23 @@ class CythonPrinter(CPrinter):
         return "%s if %s else %s" % (self.wrap(body[0], body[1], p + 1),
                                      self.wrap(test[0], test[1], p + 1),
                                      self.wrap(orelse[0], orelse[1], p)), p
+
+    def expr_BoolOp(self, node):
+        # The same for the value of `a or b` (`and`): Cython gives the result
+        # of a bint and a number (an int local holding a truth value) a
+        # Python object; the bint operands are converted to the expression's
+        # C type.  As a condition Cython tests each operand: no conversion.
+        t = self.fn.type_of(node)
+        bints = [_bint(v) for v in node.values]
+        if (id(node) in self.truth_tested or t is None or not t.is_scalar
+                or all(bints) or not any(bints)):
+            return CPrinter.expr_BoolOp(self, node)
+        op = self.and_op if isinstance(node.op, ast.And) else self.or_op
+        p = self.prec[op]
+        parts = [self.expr(v) for v in node.values]
+        parts = [(self.cast(t, *part), self.prec["unary"]) if b else part
+                 for b, part in zip(bints, parts)]
+        return (" %s " % op).join(self.wrap(x, q, p + 1) for x, q in parts), p
 
     def call_printf(self, node):
         self.uses_printf = True
