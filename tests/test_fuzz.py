@@ -134,6 +134,20 @@ def test_error_model_basics():
     assert rec.invalid
 
 
+def test_error_model_float_literal_branch_may_be_float32():
+    """``-0.75 if c else x`` for a float32 ``x`` is float32 in the kernel (the
+    weak literal becomes 0.75f), so the model's tanh of it is a float32 value
+    with a float32 error bound (seed s2612002: python backend vs model)."""
+    tracked.set_mode(False)
+    ns = tracked.namespace()
+    source = "def f(c, x):\n    return tanh(-0.75 if c else x)\n"
+    exec(tracked.compile_tracked(source, "<model>"), ns)
+    v = ns["f"](True, tracked.Tracked(0.5, 0.0, True))
+    assert v.f32 and v.e >= tracked.U32 * abs(v.v)
+    exec(compile(source, "<model>", "exec"), ns)            # without the rewrite
+    assert not ns["f"](True, tracked.Tracked(0.5, 0.0, True)).f32
+
+
 def test_command_line(tmp_path, capsys):
     """`python -m pcompute.fuzz` runs a kernel and prints the counts."""
     from pcompute.backends.registry import get_backend

@@ -140,7 +140,8 @@ def make_functions(case, tracked=False):
     """The functions of ``case.source`` (each with a ``source`` attribute)."""
     ns = tk.namespace() if tracked else _real_namespace()
     filename = "<pcompute.fuzz %s>" % (case.label or "kernel")
-    exec(compile(case.source, filename, "exec"), ns)
+    exec(tk.compile_tracked(case.source, filename) if tracked else
+         compile(case.source, filename, "exec"), ns)
     funcs = {}
     for name, value in list(ns.items()):
         if name.startswith("fz_") and callable(value):

@@ -23,6 +23,7 @@ integers are exact.  From this, per element:
   beyond :data:`FLOAT_LIMIT` means the generator broke its own bounds; the
   runner reports it as a generator error, never filters it silently.
 """
+import ast
 import math
 import operator
 import struct
@@ -769,10 +770,41 @@ NAMESPACE = {
 }
 
 
+def t_weak(x):
+    """A float literal that is a branch of ``a if c else b``: the kernel
+    converts it to the conditional's type, float32 beside a float32 branch
+    (a weak literal), so it may be rounded to float32 and the computation
+    that follows may be float32."""
+    v = float(x)
+    return Tracked(v, 0.0 if f32_exact(v) else U32 * abs(v), True)
+
+
+class _WeakBranches(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        for field in ("body", "orelse"):
+            branch = getattr(node, field)
+            inner = branch.operand if isinstance(branch, ast.UnaryOp) and \
+                isinstance(branch.op, (ast.USub, ast.UAdd)) else branch
+            if isinstance(inner, ast.Constant) and type(inner.value) is float:
+                setattr(node, field, ast.copy_location(ast.Call(
+                    func=ast.Name("fz_weak", ast.Load()), args=[branch], keywords=[]),
+                    branch))
+        return node
+
+
+def compile_tracked(source, filename):
+    """``source`` compiled for the tracked execution: the float literals that
+    are branches of a conditional go through :func:`t_weak`."""
+    tree = _WeakBranches().visit(ast.parse(source, filename))
+    return compile(ast.fix_missing_locations(tree), filename, "exec")
+
+
 def namespace():
     """Globals for the tracked execution of a generated module."""
     import types
     ns = dict(NAMESPACE)
+    ns["fz_weak"] = t_weak
     ns["pi"] = ns["M_PI"] = math.pi
     ns["annotate"] = lambda **types: (lambda f: f)
     ns["INFINITY"] = math.inf
