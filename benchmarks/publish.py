@@ -84,7 +84,9 @@ def build_note(data):
     if "pcompute generic" in headers:
         return ("`pcompute OpenMP` is pcompute's default build, made for the CPU at hand "
                 "(`-march=native` with `-ffp-contract=off`: results bit-identical to the "
-                "generic build); `pcompute generic` the same with `march='generic'`.")
+                "generic build, except the MD example's pair and force kernels, built with "
+                "`fma=True` since a60857f, as the C reference's gcc contracts "
+                "multiply-adds); `pcompute generic` the same with `march='generic'`.")
     if "pcompute -march=native" in headers:
         return ("`pcompute OpenMP` is the build that was pcompute's default at the commit "
                 "measured (generic x86-64); `pcompute -march=native` the same with "
