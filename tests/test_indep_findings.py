@@ -54,3 +54,16 @@ def test_and_or_of_a_comparison_and_a_truth_local(backend):
     x = np.array([0, 5, 1, 2, 7], np.int64)
     got = check(truth_local_in_and_or, [x, np.zeros(5, np.int64)], backend)
     assert list(got[1]) == [-2, 18, 14, -2, 18]
+
+
+# -- a bitwise operator between a number and a comparison ---------------------------
+def bitwise_with_a_truth_value(i, a, out):
+    out[i] = ((a[i] | (i != 3)) if i > 1 else i) + (a[i] ^ (a[i] > 2)) * 4 + ((i == 0) & a[i]) * 16
+
+
+def test_bitwise_operator_between_a_number_and_a_comparison(backend):
+    # Cython typed `a[i] | (i != 3)` as a Python object: a build error, not a
+    # value (independent generator, case 9122)
+    a = np.array([1, 4, 6, 3, 0], np.int32)
+    got = check(bitwise_with_a_truth_value, [a, np.zeros(5, np.int64)], backend)
+    assert list(got[1]) == [20, 21, 35, 11, 1]

@@ -311,6 +311,18 @@ class CythonPrinter(CPrinter):
                                      self.wrap(test[0], test[1], p + 1),
                                      self.wrap(orelse[0], orelse[1], p)), p
 
+    def binop_text(self, op, left, ltype, right, rtype, result, count=None, node=None):
+        # Cython types `n | (i != i)` (a number and a bint under a bitwise
+        # operator) as a Python object: the truth value is converted to the
+        # result's C type first.
+        if op in ("&", "|", "^") and result.is_int and \
+                (ltype.base == "bool") != (rtype.base == "bool"):
+            if ltype.base == "bool":
+                left = self.cast(result, *left), self.prec["unary"]
+            else:
+                right = self.cast(result, *right), self.prec["unary"]
+        return CPrinter.binop_text(self, op, left, ltype, right, rtype, result, count, node)
+
     def expr_BoolOp(self, node):
         # The same for the value of `a or b` (`and`): Cython gives the result
         # of a bint and a number (an int local holding a truth value) a
