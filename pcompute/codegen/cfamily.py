@@ -660,8 +660,14 @@ class CPrinter:
     def expr_BoolOp(self, node):
         op = self.and_op if isinstance(node.op, ast.And) else self.or_op
         p = self.prec[op]
-        parts = [self.expr(v) for v in node.values]
+        parts = self.boolop_parts(node, [self.expr(v) for v in node.values])
         return (" %s " % op).join(self.wrap(t, q, p + 1) for t, q in parts), p
+
+    def boolop_parts(self, node, parts):
+        """The texts (with their precedence) of the operands of ``node``, an
+        ``and``/``or``, as the dialect joins them; a dialect that types the
+        operands otherwise converts them here."""
+        return parts
 
     def expr_Compare(self, node):
         operands = [node.left] + node.comparators

@@ -291,54 +291,49 @@ class CythonPrinter(CPrinter):
     def not_text(self, operand):
         return "not " + self.wrap(operand[0], operand[1], self.prec["not"]), self.prec["not"]
 
+    def truths_as_numbers(self, t, parts, truths):
+        """``parts`` (texts with their precedence) of one expression of type
+        ``t``, each whose flag in ``truths`` is set (a bint to Cython: a
+        comparison, ``not``, ``and``/``or``) converted to ``t`` when bints and
+        numbers meet: Cython types a bint mixed with a number (even an int
+        local holding a truth value) under ``?:``, ``and``/``or`` or a bitwise
+        operator as a Python object, then refuses it without the GIL.  None
+        when nothing is to convert (no mix, or ``t`` not a scalar)."""
+        if t is None or not t.is_scalar or all(truths) or not any(truths):
+            return None
+        return [(self.cast(t, *part), self.prec["unary"]) if truth else part
+                for truth, part in zip(truths, parts)]
+
     def expr_IfExp(self, node):
         test, body, orelse = (self.condition(node.test), self.expr(node.body),
                               self.expr(node.orelse))
-        # Cython types `a if c else b` itself and gives up (a Python object,
-        # then "not allowed without the GIL") when one branch is a bint (a
-        # comparison, `not`, `and`/`or`) and the other a number, even an int
-        # local holding a truth value (`i if c else x != i`): the bint branch
-        # is converted to the expression's C type.  Integer branches of
-        # different signedness are converted too (branch_types).
-        t = self.fn.type_of(node)
-        if t is not None and t.is_scalar and _bint(node.body) != _bint(node.orelse):
-            body, orelse = ((self.cast(t, *part), self.prec["unary"]) if _bint(sub) else part
-                            for sub, part in ((node.body, body), (node.orelse, orelse)))
-        else:
-            body, orelse = self.branch_types(node, body, orelse)
+        # A bint branch and a number (`i if c else x != i`): the bint becomes
+        # the expression's type; integer branches of different signedness are
+        # converted too (branch_types).
+        cast = self.truths_as_numbers(self.fn.type_of(node), (body, orelse),
+                                      (_bint(node.body), _bint(node.orelse)))
+        body, orelse = cast or self.branch_types(node, body, orelse)
         p = self.prec["?:"]
         return "%s if %s else %s" % (self.wrap(body[0], body[1], p + 1),
                                      self.wrap(test[0], test[1], p + 1),
                                      self.wrap(orelse[0], orelse[1], p)), p
 
     def binop_text(self, op, left, ltype, right, rtype, result, count=None, node=None):
-        # Cython types `n | (i != i)` (a number and a bint under a bitwise
-        # operator) as a Python object: the truth value is converted to the
-        # result's C type first.
-        if op in ("&", "|", "^") and result.is_int and \
-                (ltype.base == "bool") != (rtype.base == "bool"):
-            if ltype.base == "bool":
-                left = self.cast(result, *left), self.prec["unary"]
-            else:
-                right = self.cast(result, *right), self.prec["unary"]
+        # `n | (i != i)`: the truth value becomes the result's type first.
+        if op in ("&", "|", "^") and result.is_int:
+            left, right = self.truths_as_numbers(
+                result, (left, right), (ltype.base == "bool", rtype.base == "bool")) \
+                or (left, right)
         return CPrinter.binop_text(self, op, left, ltype, right, rtype, result, count, node)
 
-    def expr_BoolOp(self, node):
-        # The same for the value of `a or b` (`and`): Cython gives the result
-        # of a bint and a number (an int local holding a truth value) a
-        # Python object; the bint operands are converted to the expression's
-        # C type.  As a condition Cython tests each operand: no conversion.
-        t = self.fn.type_of(node)
-        bints = [_bint(v) for v in node.values]
-        if (id(node) in self.truth_tested or t is None or not t.is_scalar
-                or all(bints) or not any(bints)):
-            return CPrinter.expr_BoolOp(self, node)
-        op = self.and_op if isinstance(node.op, ast.And) else self.or_op
-        p = self.prec[op]
-        parts = [self.expr(v) for v in node.values]
-        parts = [(self.cast(t, *part), self.prec["unary"]) if b else part
-                 for b, part in zip(bints, parts)]
-        return (" %s " % op).join(self.wrap(x, q, p + 1) for x, q in parts), p
+    def boolop_parts(self, node, parts):
+        # The value of `a or b` mixing bints and numbers: the bints become the
+        # expression's type.  As a condition Cython tests each operand as it
+        # is: no conversion.
+        if id(node) in self.truth_tested:
+            return parts
+        return self.truths_as_numbers(self.fn.type_of(node), parts,
+                                      [_bint(v) for v in node.values]) or parts
 
     def call_printf(self, node):
         self.uses_printf = True
