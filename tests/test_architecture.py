@@ -88,6 +88,36 @@ def test_templates_do_not_branch_on_backend_names():
     assert _template_name_branches("// the cuda backend\n%if tiled:") == []
 
 
+#: Templates whose ``${...}`` substitutions are names only (the templates rule in
+#: ARCHITECTURE.md: no logic beyond %if/%for); the others still join lists inline.
+PLAIN_SUBSTITUTIONS = ("reduction_cython.mako",)
+
+
+def _template_expression_logic(text):
+    """Lines of a Mako template with a ``${...}`` that computes: a call,
+    an operator or string formatting rather than a name (a ``| filter`` is
+    allowed)."""
+    found = []
+    for k, line in enumerate(text.splitlines(), 1):
+        for expr in re.findall(r"\$\{([^}]*)\}", line):
+            if not re.fullmatch(r"\s*\w+\s*(\|\s*\w+\s*)?", expr):
+                found.append(k)
+                break
+    return found
+
+
+def test_templates_format_no_text_of_their_own():
+    """The statements of a Reduction's lanes are made in Python
+    (backends/reduction_lanes.py); its template pastes them by name."""
+    found = []
+    for name in PLAIN_SUBSTITUTIONS:
+        with open(os.path.join(PACKAGE, "templates", name), encoding="utf-8") as f:
+            found += ["%s:%d" % (name, k) for k in _template_expression_logic(f.read())]
+    assert not found, "templates compute text inside ${}: " + ", ".join(found)
+    assert _template_expression_logic("a ${x} ${expr | repr}\n${x + 1}") == [2]
+    assert _template_expression_logic('${"".join(a)}') == [1]
+
+
 def test_device_preamble_is_only_for_device_dialects():
     from pcompute.codegen import device_preamble
     assert dict(device_preamble("opencl", double=True).macros)["PC_INLINE"] == "inline"

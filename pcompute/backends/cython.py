@@ -1,7 +1,6 @@
 """The cython backend: Cython compiled with the C compiler, serial or OpenMP."""
 import logging
 import re
-from functools import partial
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # no
                             launch_converter, openmp_threads, pointer_launcher, serial_below)
 from . import scan_cython, sort_cython
 from .cython_fast import binder, fast_arguments, fast_source
+from .reduction_lanes import comma_tail, lane_statements
 from .reduction_parts import reduction_programs, reduction_text, tuple_fields
 
 log = logging.getLogger("pcompute.backends.cython")
@@ -65,18 +65,6 @@ def componentwise(parts):
         if re.search(r"\b[ab]\d+\b", plain) or reduce_operator(plain) is None:
             return False
     return True
-
-
-def _lane(soa, acc, k):
-    """Lane ``k`` of the accumulator lanes ``acc`` (Cython text): a struct of
-    arrays for a tuple accumulator with interleaved lanes (``soa``)."""
-    return "pc_lane(&%s, %s)" % (acc, k) if soa else "%s[%s]" % (acc, k)
-
-
-def _set_lane(soa, acc, k, value):
-    """The statement setting lane ``k`` of ``acc`` to ``value``."""
-    return "pc_set_lane(&%s, %s, %s)" % (acc, k, value) if soa else \
-        "%s[%s] = %s" % (acc, k, value)
 
 
 def lane_math(func):
@@ -241,16 +229,22 @@ class CythonBackend(Backend):
             neutral = "pc_neutral()"
         record = tuple_fields(parts, printer)   # (its literals) before cimports()
         soa = bool(parts) and interleave
+        lanes, block = (16 if interleave else 8), 2048
+        arg_tail = comma_tail(cargs)
         source = render(
             "reduction_cython", name=spec.name, expr=expr, openmp=openmp,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             T=T, W=W, **record,
-            add=op == "+", interleave=interleave, lanes=16 if interleave else 8,
-            soa=soa, lane=partial(_lane, soa), set_lane=partial(_set_lane, soa),
-            leaf=1024, block=2048, neutral=neutral, params=params,
-            unpack=unpack, cparams=cparams, cargs=cargs, serial_below=SERIAL_BELOW,
-            param_names=[p.split()[-1] for p in params],
-            fastcall=self.fast_call(spec.map_program, printer))
+            reduce_args=", ".join(["pc_a." + f for f, _ in record["fields"]] +
+                                  ["pc_b." + f for f, _ in record["fields"]]),
+            add=op == "+", interleave=interleave, lanes=lanes, soa=soa,
+            **lane_statements(soa, lanes, neutral, arg_tail),
+            leaf=1024, block=block, block_rows=block // lanes,
+            pair_width=2 * lanes, last_lane=lanes - 1, neutral=neutral,
+            unpack=unpack, cparam_tail=comma_tail(cparams), arg_tail=arg_tail,
+            param_tail=comma_tail(params),
+            param_name_tail=comma_tail(p.split()[-1] for p in params),
+            serial_below=SERIAL_BELOW, fastcall=self.fast_call(spec.map_program, printer))
         return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
                                tuple(entry.args[1:]),
                                (("openmp", openmp), ("link", extern_link_args(printer)))

@@ -14,7 +14,11 @@ ${runtime}
 ${functions}
 
 %if fields:
-# The tuple accumulator: one field per component${", and a valid flag (no neutral elements: the operator sees items only)" if flagged else ""}.
+%if flagged:
+# The tuple accumulator: one field per component, and a valid flag (no neutral elements: the operator sees items only).
+%else:
+# The tuple accumulator: one field per component.
+%endif
 cdef struct pc_tuple:
 %for fname, ftype in fields:
     ${ftype} ${fname}
@@ -35,10 +39,10 @@ cdef inline pc_tuple pc_neutral() noexcept nogil:
     return pc_r
 
 
-cdef inline pc_tuple pc_map(long long pc_i${"".join(", " + p for p in cparams)}) noexcept nogil:
+cdef inline pc_tuple pc_map(long long pc_i${cparam_tail}) noexcept nogil:
     cdef pc_tuple pc_r
 %for k, (fname, ftype) in enumerate(fields):
-    pc_r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in cargs)})
+    pc_r.${fname} = pc_map${k}(pc_i${arg_tail})
 %endfor
 %if flagged:
     pc_r.valid = 1
@@ -56,7 +60,7 @@ cdef inline pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b) noexcept nogil:
     pc_r.valid = 1
 %endif
 %for k, (fname, ftype) in enumerate(fields):
-    pc_r.${fname} = pc_reduce${k}(${", ".join(["pc_a." + f for f, _ in fields] + ["pc_b." + f for f, _ in fields])})
+    pc_r.${fname} = pc_reduce${k}(${reduce_args})
 %endfor
     return pc_r
 
@@ -94,9 +98,9 @@ cdef inline ${W} pc_combine(${W} a, ${W} b) noexcept nogil:
 
 
 %if interleave:
-cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
+cdef ${W} pc_block(long long pc_start, long long pc_end${cparam_tail}) noexcept nogil:
     # Blocks of ${block} items, ${lanes} lanes: in a block, lane k takes items k,
-    # k + ${lanes}, k + ${2 * lanes}, ... (the C compiler keeps the lanes in SIMD
+    # k + ${lanes}, k + ${pair_width}, ... (the C compiler keeps the lanes in SIMD
     # registers).  Whole blocks are combined pairwise, lane by lane, through a
     # stack (a binary counter: block b merges with the stack's levels while b
     # has trailing one bits), then the tail (under ${block} items, interleaved
@@ -116,38 +120,38 @@ cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p 
     for pc_b in range(pc_nb):
         pc_base = pc_start + pc_b * ${block}
         for pc_k in range(${lanes}):
-            ${set_lane('pc_acc', 'pc_k', neutral)}
-        for pc_j in range(${block // lanes}):
+            ${reset_lane}
+        for pc_j in range(${block_rows}):
             for pc_k in range(${lanes}):
-                ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, pc_map(pc_base + pc_j * %d + pc_k%s))' % (lane('pc_acc', 'pc_k'), lanes, ''.join(', ' + a for a in cargs)))}
+                ${take_item}
         pc_c = pc_b
         pc_lvl = 0
         while pc_c & 1:
             for pc_k in range(${lanes}):
-                ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, %s)' % (lane('pc_stack[pc_lvl]', 'pc_k'), lane('pc_acc', 'pc_k')))}
+                ${merge_level}
             pc_c = pc_c >> 1
             pc_lvl = pc_lvl + 1
         for pc_k in range(${lanes}):
-            ${set_lane('pc_stack[pc_lvl]', 'pc_k', lane('pc_acc', 'pc_k'))}
+            ${push_level}
     for pc_k in range(${lanes}):
-        ${set_lane('pc_acc', 'pc_k', neutral)}
+        ${reset_lane}
     pc_base = pc_start + pc_nb * ${block}
     for pc_j in range((pc_end - pc_base) // ${lanes}):
         for pc_k in range(${lanes}):
-            ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, pc_map(pc_base + pc_j * %d + pc_k%s))' % (lane('pc_acc', 'pc_k'), lanes, ''.join(', ' + a for a in cargs)))}
+            ${take_item}
     for pc_i in range(pc_base + (pc_end - pc_base) // ${lanes} * ${lanes}, pc_end):
-        ${set_lane('pc_acc', '0', 'pc_combine(%s, pc_map(pc_i%s))' % (lane('pc_acc', '0'), ''.join(', ' + a for a in cargs)))}
+        ${take_tail}
     # The stack's filled levels (the one bits of pc_nb), lowest (latest) first.
     pc_c = pc_nb
     pc_lvl = 0
     while pc_c:
         if pc_c & 1:
             for pc_k in range(${lanes}):
-                ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, %s)' % (lane('pc_stack[pc_lvl]', 'pc_k'), lane('pc_acc', 'pc_k')))}
+                ${merge_level}
         pc_c = pc_c >> 1
         pc_lvl = pc_lvl + 1
 %else:
-cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p in cparams)}) noexcept nogil:
+cdef ${W} pc_block(long long pc_start, long long pc_end${cparam_tail}) noexcept nogil:
     # Pairwise above ${leaf} items (accurate float sums).  Below, ${lanes} lanes
     # each reduce a contiguous run of items, combined left to right: the order
     # of the items is kept (Reduction(..., ordered=True), or an operator not
@@ -156,33 +160,33 @@ cdef ${W} pc_block(long long pc_start, long long pc_end${"".join(", " + p for p 
     cdef long long pc_mid, pc_len, pc_j, pc_i
     cdef int pc_k, pc_step
     if pc_end - pc_start > ${leaf}:
-        pc_mid = pc_start + (pc_end - pc_start) // ${2 * lanes} * ${lanes}
-        return pc_combine(pc_block(pc_start, pc_mid${"".join(", " + a for a in cargs)}),
-                          pc_block(pc_mid, pc_end${"".join(", " + a for a in cargs)}))
+        pc_mid = pc_start + (pc_end - pc_start) // ${pair_width} * ${lanes}
+        return pc_combine(pc_block(pc_start, pc_mid${arg_tail}),
+                          pc_block(pc_mid, pc_end${arg_tail}))
     for pc_k in range(${lanes}):
         pc_acc[pc_k] = ${neutral}
     pc_len = (pc_end - pc_start) // ${lanes}
     for pc_j in range(pc_len):
         for pc_k in range(${lanes}):
-            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_start + pc_k * pc_len + pc_j${"".join(", " + a for a in cargs)}))
+            pc_acc[pc_k] = pc_combine(pc_acc[pc_k], pc_map(pc_start + pc_k * pc_len + pc_j${arg_tail}))
     for pc_i in range(pc_start + ${lanes} * pc_len, pc_end):
-        pc_acc[${lanes - 1}] = pc_combine(pc_acc[${lanes - 1}], pc_map(pc_i${"".join(", " + a for a in cargs)}))
+        pc_acc[${last_lane}] = pc_combine(pc_acc[${last_lane}], pc_map(pc_i${arg_tail}))
 %endif
     pc_step = 1
     while pc_step < ${lanes}:
         pc_k = 0
         while pc_k < ${lanes}:
-            ${set_lane('pc_acc', 'pc_k', 'pc_combine(%s, %s)' % (lane('pc_acc', 'pc_k'), lane('pc_acc', 'pc_k + pc_step')))}
+            ${pair_lanes}
             pc_k = pc_k + 2 * pc_step
         pc_step = 2 * pc_step
-    return ${lane('pc_acc', '0')}
+    return ${first_lane}
 
 
-def run(long long pc_n${"".join(", " + p for p in params)}):
-    return pc_run(pc_n${"".join(", " + p for p in param_names)})
+def run(long long pc_n${param_tail}):
+    return pc_run(pc_n${param_name_tail})
 
 
-cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
+cdef object pc_run(long long pc_n${param_tail}):
 %for line in unpack:
     ${line}
 %endfor
@@ -197,17 +201,17 @@ cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
         if pc_nt > 64:
             pc_nt = 64
         if pc_n < ${serial_below} or pc_nt == 1:
-            pc_result = pc_block(0, pc_n${"".join(", " + a for a in cargs)})
+            pc_result = pc_block(0, pc_n${arg_tail})
         else:
             pc_chunk = (pc_n + pc_nt - 1) // pc_nt
             for pc_t in prange(pc_nt, schedule='static', chunksize=1, num_threads=pc_nt):
                 pc_partial[pc_t * 16] = pc_block(
-                    min(pc_n, pc_t * pc_chunk), min(pc_n, (pc_t + 1) * pc_chunk)${"".join(", " + a for a in cargs)})
+                    min(pc_n, pc_t * pc_chunk), min(pc_n, (pc_t + 1) * pc_chunk)${arg_tail})
             for pc_t in range(pc_nt):
                 pc_result = pc_combine(pc_result, pc_partial[pc_t * 16])
 %else:
     with nogil:
-        pc_result = pc_block(0, pc_n${"".join(", " + a for a in cargs)})
+        pc_result = pc_block(0, pc_n${arg_tail})
 %endif
     return <${T}>pc_result
 
