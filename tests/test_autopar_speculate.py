@@ -651,22 +651,28 @@ def test_unchanged_keys_reuse_the_verdict_of_a_checked_run(backend, monkeypatch,
         assert [call()[0] for _ in range(2)] == ["passed"] * 2
         return
     size = -(-n // chunks)
-    assert call() == ("passed", ANY(bitmaps))
-    assert call() == ("passed", ANY(reused))
+    changed = ANY(bitmaps, "the keys of the earlier run had changed")
+    # checked, checked with the same keys, checked and recorded, then reused
+    assert [call() for _ in range(4)] == [("passed", ANY(bitmaps))] * 3 + [
+        ("passed", ANY(reused))]
     p[size - 1], p[size] = p[size], p[size - 1]          # a permutation still
-    assert call() == ("passed", ANY(bitmaps, "the keys of the earlier run had changed"))
-    assert call() == ("passed", ANY(reused))
+    # the keys must repeat again: found changed, checked twice (the second
+    # records: the wait after one failed validation is over), reused
+    assert [call() for _ in range(4)] == [("passed", changed)] + [
+        ("passed", ANY(bitmaps))] * 2 + [("passed", ANY(reused))]
     p[1] = p[0]                                          # inside the first chunk
-    assert call() == ("passed", ANY(bitmaps, "had changed"))
-    assert call() == ("passed", ANY(reused))
+    assert [call() for _ in range(4)] == [("passed", changed)] + [
+        ("passed", ANY(bitmaps))] * 2 + [("passed", ANY(reused))]
     p[n - 1] = p[0]                                      # across chunks
-    assert call() == ("violated: output dependence", ANY(bitmaps, "had changed"))
+    assert call() == ("violated: output dependence", changed)
     assert call() == ("violated: output dependence", ANY(bitmaps))
-    assert f.speculation_stats()[13].violated == 2
+    stats = f.speculation_stats()[13]
+    assert (stats.violated, stats.reused, stats.stale) == (2, 3, 3)
+    assert "3 run(s) reused the verdict" in stats.summary()
     # strict: a changed key that violates raises with the arrays as before
     g = parallelize(loops.scatter, speculate=True, strict=True)
     x = np.full(n, 7.0, backend.dtype)
-    for keys in (q := rng.permutation(n).astype(np.int32), q):
+    for keys in (q := rng.permutation(n).astype(np.int32), q, q, q):
         g(x, y, keys, n)
     assert "verdict of an earlier" in g.speculation_stats()[13].summary()
     q[n - 1] = q[0]
@@ -674,6 +680,42 @@ def test_unchanged_keys_reuse_the_verdict_of_a_checked_run(backend, monkeypatch,
     with pytest.raises(SpeculationError, match="line 13, in scatter"):
         g(x, y, q, n)
     assert np.all(x == 7.0)
+
+
+@pytest.mark.parametrize("forced", [None, 3], ids=["backend-chunks", "3-chunks"])
+def test_keys_that_change_at_every_call_are_never_recorded(backend, monkeypatch, forced):
+    """Keys that alternate between two arrays (a permutation and the same with
+    two neighbouring even keys swapped: a plain sum of key ^ i would not
+    tell them apart) are checked with the bitmaps at every call: no copy of
+    the keys is stored and no validation is tried (each would fail).  Keys
+    that repeat but violate are never recorded either (their verdict cannot
+    be reused).  Every result is the plain loop's."""
+    if forced is not None:
+        _set_chunks(monkeypatch, backend, forced)
+    if _chunks_of(backend) is None:
+        pytest.skip("%s checks with the atomic-max logs: no verdict is reused" % backend.name)
+    n = 48
+    p = np.arange(n, dtype=np.int32)[::-1].copy()
+    for t, key in ((10, 24), (11, 26)):  # even keys at iterations 10, 11
+        where = int(np.flatnonzero(p == key)[0])
+        p[t], p[where] = p[where], p[t]
+    swapped = p.copy()
+    swapped[[10, 11]] = p[[11, 10]]
+    plain_sum = lambda keys: sum(int(k) ^ t for t, k in enumerate(keys))
+    assert plain_sum(p) == plain_sum(swapped)
+    y = np.random.default_rng(8).random(n).astype(backend.dtype)
+    f = parallelize(loops.scatter, speculate=True)
+    for keys in (p, swapped) * 4:
+        assert _scatter_call(f, y, keys, backend) == ("passed", ANY(
+            "checked with private bitmaps"))
+    stats, memo = f.speculation_stats()[13], f._speculations[13].memo
+    assert (stats.reused, stats.stale, memo.recordings) == (0, 0, 0)
+    dup = p.copy()
+    dup[n - 1] = dup[0]                  # across chunks, the same at every call
+    g = parallelize(loops.scatter, speculate=True)
+    for _ in range(4):
+        assert _scatter_call(g, y, dup, backend)[0] == "violated: output dependence"
+    assert g._speculations[13].memo.recordings == 0
 
 
 def _scatter_call(f, y, p, backend):
@@ -756,7 +798,7 @@ def test_a_verdict_is_not_reused_when_the_arguments_alias_otherwise(backend, mon
         (stats,) = f.speculation_stats().values()
         return stats.last, stats.summary()
 
-    assert call(True) == ("passed", ANY("checked with private bitmaps"))
+    assert [call(True) for _ in range(3)] == [("passed", ANY("checked with private bitmaps"))] * 3
     assert call(True) == ("passed", ANY("checked with the verdict of an earlier"))
     assert call(False) == ("violated: output dependence", ANY("checked with private bitmaps"))
     assert call(True) == ("passed", ANY("checked with"))
@@ -773,7 +815,7 @@ def test_a_verdict_is_not_reused_in_other_chunks(backend, monkeypatch):
     y = np.arange(1.0, n + 1).astype(backend.dtype)
     call = functools.partial(_scatter_call, parallelize(loops.scatter, speculate=True),
                              y, p, backend)
-    assert call() == ("passed", ANY("checked with private bitmaps of 2"))
+    assert [call() for _ in range(3)] == [("passed", ANY("checked with private bitmaps of 2"))] * 3
     assert call() == ("passed", ANY("verdict of an earlier checked run of 2 chunks"))
     _set_chunks(monkeypatch, backend, 3)
     assert call() == ("violated: output dependence", ANY("private bitmaps of 3"))

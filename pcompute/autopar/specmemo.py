@@ -25,11 +25,19 @@ differs the run passed, exactly.  If one differs the result of that run is
 discarded: the loop is overwrite-only, so the checked chunked run that
 follows rewrites every element it wrote, and decides.
 
-Keys that change at every call would pay a validating run and a checked run
-each time: after the first failed validation the next attempt comes on the
-next call, after the second in a row 3 calls later, then 7, ... (at most
-63), and only the checked run just before an attempt stores its keys.  A
-recording run that violates counts as a failed validation.
+Recording costs (one more store per iteration, a stored copy of the keys)
+and a validation that fails pays its run and the checked run, so a run
+records only when the keys are likely to repeat: every checked run of such
+a loop sums a fingerprint of its keys in registers (:mod:`.specchunk`), and
+a run records only after two passing checked runs in a row with the same
+fingerprint and run signature.  Keys that change at every call (a new
+permutation each time) therefore never record nor validate: they pay the
+bitmaps only.  A loop with stable keys reuses the verdict from its fourth
+call (checked, checked with the same fingerprint, checked and recorded,
+validated).  After a failed validation the keys must repeat again, and the
+next recording waits 1, 3, 7, ... checked runs (at most 63) more; a
+recording run that violates counts as a failed validation, and a run that
+violates never counts towards a repeat (its verdict could not be reused).
 """
 import ast
 
@@ -113,35 +121,52 @@ def validating_kernel(loop, names_in_ns, arrays, accesses, canon, keys):
 
 
 class KeyMemo:
-    """The stored keys of one speculated loop and when to try them."""
+    """The stored keys of one speculated loop and when to record and try them."""
 
     def __init__(self):
         self.valid = None         # the run signature the stored keys belong to
-        self.wait = 0             # calls before the next validation
+        self.wait = 0             # checked runs before the next recording
         self.fails = 0            # validations failed in a row
+        self.recordings = 0       # checked runs that stored their keys
+        self.last = None          # (signature, fingerprint) of the last passing checked run
+        self.repeated = False     # the last two checked runs passed with equal keys
         self._keys = {}           # (name, backend) -> Array of the stored keys
+        self._fps = {}            # backend -> the fingerprints of the chunks (int64)
 
-    def arrays(self, names, scope_arrays, count, zeros):
+    def arrays(self, names, scope_arrays, count, zeros, record):
         """The stored-key Arrays for the index arrays ``names`` (their Arrays
-        in ``scope_arrays``), ``count`` elements each; new ones invalidate."""
+        in ``scope_arrays``): ``count`` elements each when the run records
+        or validates (``record``; new ones invalidate), else one element (the
+        kernel stores nothing then)."""
         out = []
         for q in names:
             a = scope_arrays[q]
-            key = (q, a.backend)
+            key = (q, a.backend) if record else (q, a.backend, "unused")
+            size = max(count, 1) if record else 1
             keys = self._keys.get(key)
-            if keys is None or keys.size != count or keys.dtype != a.dtype:
-                keys = self._keys[key] = zeros(max(count, 1), a.dtype)
-                self.valid = None
+            if keys is None or keys.size != size or keys.dtype != a.dtype:
+                keys = self._keys[key] = zeros(size, a.dtype)
+                if record:
+                    self.valid = None
             out.append(keys)
         return out
 
+    def fingerprints(self, backend, chunks, zeros):
+        """The int64 Array the chunked kernel leaves each chunk's key
+        fingerprint in (kept from run to run)."""
+        fps = self._fps.get(backend)
+        if fps is None or fps.size != chunks:
+            fps = self._fps[backend] = zeros(chunks, "int64", backend)
+        return fps
+
     def ready(self, sig):
         """True when this run may validate its keys (signature ``sig``)."""
-        return self.valid == sig and self.wait == 0
+        return self.valid == sig
 
     def failed(self):
-        """A key differed: forget the keys, wait before the next attempt."""
+        """A key differed: forget the keys, wait before the next recording."""
         self.valid = None
+        self.repeated = False
         self.fails = min(self.fails + 1, MAX_BACKOFF)
         self.wait = 2 ** self.fails - 1
 
@@ -151,20 +176,29 @@ class KeyMemo:
 
     def record(self):
         """Whether this checked run stores its keys (the next run may try
-        them); counts down the wait."""
+        them): the keys repeated and no wait is left; counts down the wait."""
         if self.wait:
             self.wait -= 1
-        if self.wait:
+        if self.wait or not self.repeated:
             return False
         self.valid = None         # its keys replace the stored ones
+        self.recordings += 1
         return True
 
-    def stored(self, sig, passed):
-        """A checked run that stored its keys ended: they are valid for
-        ``sig`` when it passed; when it violated, the next recordings back
-        off as after a failed validation (a loop that keeps violating does
-        not pay for storing keys at every call)."""
-        if passed:
+    def seen(self, sig, fingerprint, passed, recorded):
+        """A checked run of signature ``sig`` ended (``passed`` or not) with
+        the keys' ``fingerprint`` (one value per chunk); ``recorded``: it
+        stored its keys, which are valid for ``sig`` when it passed.  A run
+        that violated forgets the repeat; one that recorded and violated
+        backs the recordings off as a failed validation does (a loop that
+        keeps violating does not pay for storing keys)."""
+        if not passed:
+            self.last, self.repeated = None, False
+            if recorded:
+                self.failed()
+            return
+        if recorded:
             self.valid = sig
-        else:
-            self.failed()
+        now = (sig, tuple(fingerprint))
+        self.repeated = self.last == now
+        self.last = now

@@ -170,15 +170,16 @@ class SpeculativeMixin:
         flags = state.flags(written[0].backend if written else None)
         size = -(-loop.count // chunks)
         head = values + [loop.lo.const, loop.step, loop.count, size]
-        memo, keys = state.memo, []
+        memo, keys, record = state.memo, [], False
         if plan.memo is not None and not get_config().bounds_check:
             scope_arrays = {q: residency.device(scope[q]) for q in plan.memo[1]}
-            keys = memo.arrays(plan.memo[1], scope_arrays, loop.count, zeros)
+            backend = scope_arrays[plan.memo[1][0]].backend
             # the memo is the loop line's, shared by its plans (one per aliasing
             # of the arguments, ...): a verdict holds for the plan that proved it
             # (plans live as long as the function, so their ids stay unique)
-            sig = (id(plan), loop.count, loop.lo.const, loop.step, chunks, keys[0].backend)
+            sig = (id(plan), loop.count, loop.lo.const, loop.step, chunks, backend)
             if memo.ready(sig):
+                keys = memo.arrays(plan.memo[1], scope_arrays, loop.count, zeros, True)
                 try:
                     plan.memo[0][0](*(head + keys + [flags]), shape=chunks)
                 except KernelError as exc:
@@ -186,15 +187,19 @@ class SpeculativeMixin:
                 found = flags.get()
                 if not found[CHANGED]:
                     memo.passed()
+                    state.stats.reused += 1
                     state.stats.check = ("the verdict of an earlier checked run of %d "
                                          "chunks: its keys, compared in the loop, were "
                                          "unchanged" % chunks)
                     return found
                 memo.failed()
+                state.stats.stale += 1
                 flags = state.flags(written[0].backend if written else None)
                 state.stats.check += " (the keys of the earlier run had changed)"
             record = memo.record()
-            keys = keys + [int(record)]
+            fps = memo.fingerprints(backend, chunks, zeros)
+            keys = (memo.arrays(plan.memo[1], scope_arrays, loop.count, zeros, record)
+                    + [int(record), fps])
         try:
             ew(*(head + nwords + maps + keys + [flags]), shape=chunks)
         except KernelError as exc:
@@ -205,8 +210,8 @@ class SpeculativeMixin:
             mine, maps = maps[:1 + reads], maps[1 + reads:]
             check(*(mine + [chunks, n, flags]), shape=n)
         found = flags.get()
-        if keys and record:
-            memo.stored(sig, not any(found[:CHANGED]))
+        if keys:
+            memo.seen(sig, fps.get(), not any(found[:CHANGED]), record)
         return found
 
     def _user_error(self, plan, scope, residency, exc):

@@ -43,6 +43,8 @@ class SpeculationStats:
     unchecked: int = 0        # runs without checks (loop marked safe)
     sequential: int = 0       # runs without speculation (loop marked unsafe)
     clears: int = 0           # times the logs were cleared (ids ran out)
+    reused: int = 0           # runs checked by an earlier run's verdict (specmemo)
+    stale: int = 0            # runs whose keys had changed from that run's
     last: str = "not run"     # "passed", "violated: flow, output", ...
     check: str = ""           # how the last speculative run was checked
     times: dict = field(default_factory=dict)   # seconds of the last run's parts
@@ -51,6 +53,9 @@ class SpeculationStats:
         """One line: runs, passes, fallbacks and the last run's timings."""
         parts = ["%d speculative run(s), %d passed, %d fell back to the sequential "
                  "loop" % (self.runs, self.passed, self.violated)]
+        if self.reused or self.stale:
+            parts.append("%d run(s) reused the verdict of an earlier checked run on the "
+                         "same keys, %d found the keys changed" % (self.reused, self.stale))
         if self.unchecked or self.sequential:
             parts.append("%d run(s) unchecked (marked safe), %d sequential (marked "
                          "unsafe)" % (self.unchecked, self.sequential))
