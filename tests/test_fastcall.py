@@ -433,3 +433,83 @@ def test_shaped_calls_follow_shapes_views_and_layouts(backend):
         un.flags.writeable = False                          # read-only: checked path
         e(un, vn, 3.0, shape=(3, 4))
         np.testing.assert_allclose(vn, u * 3, rtol=backend.rtol)
+
+
+def _cython_source(func, types, kind="elementwise", index_dims=1):
+    from pcompute.config import Config
+    from pcompute.generate import generate_source
+    return generate_source(func, backend="cython", types=types, kind=kind,
+                           config=Config(read_environment=False, use_double=True),
+                           index_dims=index_dims)
+
+
+def test_shaped_entry_only_where_needed():
+    """A 1-D Elementwise module carries one fast entry (pc_fast, which also
+    takes an index space given with shape=), not a second, shaped copy of
+    it; an n-D kernel's module carries pc_fast_shaped only; a Reduction's
+    module neither a shaped entry nor the index-space checks (the second
+    entry cost ~6 % of gcc's time per module)."""
+    one = _cython_source(scale, {"x": "gdoublep", "y": "gdoublep", "a": "double"})
+    assert one.count("\ndef pc_fast(") == 1 and "pc_fast_shaped" not in one
+    assert "pc_plan[10]" in one                     # the shape= plans of pc_fast
+    grid = _cython_source(grid_scale, {"u": "gdoublep2", "v": "gdoublep2", "a": "double"},
+                          index_dims=2)
+    grid_nd = grid.replace("pc_fast_shaped", "")
+    assert "\ndef pc_fast_shaped(" in grid and "def pc_fast(" not in grid_nd
+    with use_config(use_double=True):
+        red = Reduction("a+b", map_func=scan_input).generate("cython", np.ones(4))
+    assert "def pc_fast(" in red and "pc_fast_shaped" not in red
+    assert "pc_fast_extents" not in red and "pc_plan[10]" not in red
+
+
+def test_one_d_kernel_built_plain_then_called_with_shape(backend):
+    """A 1-D Elementwise first called without shape= (its module built for
+    plain calls), then with shape= (an int, a tuple, 0, a bad extent), then
+    plainly again: each call runs over its own index space, with no second
+    build."""
+    e = Elementwise(scale)
+    x = np.arange(1, 9, dtype=backend.dtype)
+    xa, ya = pc.wrap(x.copy(), np.zeros(8, backend.dtype))
+    e(xa, ya, 2.0)
+    np.testing.assert_allclose(ya.get(), x * 2, rtol=backend.rtol)
+    want = x * 2
+    for shape, a in [(3, 3.0), ((5,), 4.0), (5, 5.0), (0, 9.0), (8, 6.0), (2, 7.0)]:
+        e(xa, ya, a, shape=shape)
+        n = shape[0] if isinstance(shape, tuple) else shape
+        want[:n] = x[:n] * a
+        np.testing.assert_allclose(ya.get(), want, rtol=backend.rtol)
+    with pytest.raises(KernelValueError, match="shape"):
+        e(xa, ya, 1.0, shape=-1)
+    e(xa, ya, 0.5)                                  # plain again: the whole length
+    np.testing.assert_allclose(ya.get(), x * 0.5, rtol=backend.rtol)
+    e(xa, ya, 8.0, shape=4)
+    want = x * 0.5
+    want[:4] = x[:4] * 8.0
+    np.testing.assert_allclose(ya.get(), want, rtol=backend.rtol)
+    assert len(e._built) == 1
+
+
+def test_cython_shape_calls_of_a_plain_built_kernel_are_compiled(monkeypatch):
+    """On the cython backend, a 1-D kernel built by a plain call then called
+    with shape= takes the compiled fast call of the same module (no Python
+    function runs in it, no second module is built) and the checked path
+    is not taken again."""
+    builds = []
+    from pcompute.backends import cython as cython_backend
+    build = cython_backend.build_cython
+    monkeypatch.setattr(cython_backend, "build_cython",
+                        lambda *a, **k: builds.append(a[1]) or build(*a, **k))
+    with use_config(backend="cython", use_double=True):
+        e = Elementwise(scale)
+        xa, ya = pc.wrap(np.ones(6), np.zeros(6))
+        e(xa, ya, 2.0)
+        e(xa, ya, 3.0, shape=4)                 # the first shape= call: checked path
+        assert not inspect.isfunction(e._fast_shaped)
+        assert e._fast_shaped.func is e._fast.func        # pc_fast of the one module
+        checked = []
+        kernel = e._kernel
+        monkeypatch.setattr(e, "_kernel", lambda *a, **k: checked.append(1) or kernel(*a, **k))
+        e(xa, ya, 4.0, shape=(2,))
+        e(xa, ya, 5.0, shape=1)
+        assert checked == [] and len(builds) == 1
+        np.testing.assert_array_equal(ya.get(), [5, 4, 3, 3, 2, 2])

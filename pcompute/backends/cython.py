@@ -155,9 +155,10 @@ class CythonBackend(Backend):
 
     def fast_call(self, program, printer, first=1, dims=None):
         """The source of the module's compiled fast calls (see
-        :mod:`.cython_fast`) for the entry's arguments from ``first`` on, with
-        ``pc_fast_shaped`` over a ``dims``-D index space unless ``dims`` is
-        None: '' when one of them has none (an object, a strided array)."""
+        :mod:`.cython_fast`) for the entry's arguments from ``first`` on, for
+        calls given ``shape=`` too over a ``dims``-D index space unless
+        ``dims`` is None (see :func:`.cython_fast.fast_source`): '' when
+        one of them has none (an object, a strided array)."""
         entry = program.entry
         return fast_source(fast_arguments(
             [(name, entry.cname(name), t, printer.type_name(t))

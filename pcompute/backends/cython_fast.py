@@ -7,11 +7,16 @@ args, kw)`` (``templates/fastcall_cython.mako``): C code that checks that
 the call arguments have exactly the signature recorded in ``plan`` and that
 no configuration field has changed since (:data:`pcompute.config.GENERATION`),
 then runs the kernel, or returns None so that the primitive takes its
-checked path.  An Elementwise module also carries ``pc_fast_shaped(plan,
-args, shape)`` for calls given their index space (``shape=``: n-D index
-spaces, and every launch of :func:`pcompute.parallelize`).  ``plan`` is made
-once per signature by :func:`binder` after a call went through the checked
-path.
+checked path.  Calls of an Elementwise given their index space (``shape=``:
+n-D index spaces, and every launch of :func:`pcompute.parallelize`) have a
+compiled fast call too: in a 1-D kernel's module ``pc_fast`` itself, bound
+with a plan that says so (it then takes the index space in place of the
+keywords; one entry, so a module built for plain calls serves later calls
+given ``shape=`` without a second build), in the other kernels' modules
+(n-D index spaces, 1-D ones over n-D arrays) ``pc_fast_shaped(plan, args,
+shape)``.  Reduction and Scan modules carry no shaped entry.  ``plan`` is
+made once per signature by :func:`binder` after a call went through the
+checked path.
 
 What the fast call accepts is a subset of what the checked path accepts for
 the same kernel: per argument, the exact Python type seen then; for arrays
@@ -59,8 +64,10 @@ def fast_arguments(args):
 def fast_source(args, dims=None):
     """The text of the fast calls for :func:`fast_arguments` ``args`` ('' for
     None): ``pc_fast`` over a 1-D index space (``dims`` None or 1) when every
-    array has rank 1, and ``pc_fast_shaped`` over a ``dims``-D index space
-    unless ``dims`` is None."""
+    array has rank 1 (with ``dims`` 1 it also takes an index space given
+    with ``shape=``), else ``pc_fast_shaped`` over a ``dims``-D index space
+    unless ``dims`` is None (an Elementwise's index rank; None for the other
+    primitives)."""
     if args is None:
         return ""
     plain = dims in (None, 1) and all(
@@ -89,6 +96,8 @@ def binder(module, generated, finish=None):
     shaped_fast = getattr(module, "pc_fast_shaped", None)
     if plain is None and shaped_fast is None:
         return None
+    if shaped_fast is None and generated.option("index_dims") == 1:
+        shaped_fast = plain         # a 1-D Elementwise's pc_fast takes shape= too
     ranks = [(t.ndim if t.is_ndarray else 1) if t.is_pointer else 0
              for _, t in generated.args]
 
@@ -118,6 +127,6 @@ def binder(module, generated, finish=None):
             dtypes.append(dtype)
         plan = (GENERATION, stamp, tuple(type(a) for a in args), tuple(dtypes),
                 array_cls, np.ndarray, backend_name, finish, "backend",
-                array_cls.DEV_ATTRIBUTE if array_cls is not None else None)
+                array_cls.DEV_ATTRIBUTE if array_cls is not None else None, shaped)
         return functools.partial(fast, plan)
     return bind

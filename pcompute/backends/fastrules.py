@@ -28,7 +28,8 @@ array dtype            the canonical dtype object of the   ``dev.dtype ==`` the 
                        first call (identity)
 array layout           C-contiguous, rank 1 (else there    (rank, last axis contiguous) of
                        is no ``pc_fast``); with shape=,    the first call
-                       the parameter's rank
+                       the parameter's rank (n-D:
+                       ``pc_fast_shaped``)
 array context          --                                  ``dev.context`` is the kernels'
 numpy array argument   writable, layout as above           none (bind gives no fast call)
 numpy scalar argument  (the exact Python type rule)        of the parameter's own scalar type

@@ -2,17 +2,23 @@
 ## pcompute/backends/cython_fast.py): pc_fast(plan, args, kw) checks that the
 ## call arguments have the signature recorded in ``plan`` and that the
 ## configuration has not changed since, then calls pc_run; else it returns
-## None and the primitive takes its checked path.  pc_fast_shaped(plan, args,
-## shape) does the same for a call given its index space (``shape=``: an int,
-## or a tuple of ``dims`` ints).  The checks are C (quick to compile); the
-## plan is (generation list, stamp, Python types, dtypes, Array class,
-## ndarray, backend name, finish, "backend", device attribute).
+## None and the primitive takes its checked path.  In a module of a 1-D
+## Elementwise, a plan bound for calls given their index space (``plan[10]``
+## true) makes pc_fast take that index space (``shape=``, an int or a tuple
+## of one int) in place of ``kw``: one entry serves both kinds of call.
+## pc_fast_shaped(plan, args, shape) is the entry of the other kernels called
+## with ``shape=``: n-D index spaces (a tuple of ``dims`` ints) and 1-D ones
+## over n-D arrays.  The checks are C (quick to compile); the plan is
+## (generation list, stamp, Python types, dtypes, Array class, ndarray,
+## backend name, finish, "backend", device attribute, shaped).
 ## Variables: args: [(user name, kind, declarations, run names, rank)], one
 ## per user argument: kind 'array' (C-contiguous, of that rank; an n-D
 ## array's shape and strides in elements follow its address, a 1-D one's
 ## length when it has two run parameters) or 'scalar'; the C declarations and
 ## names of its run parameters.  plain: whether pc_fast exists (every array
-## of rank 1); dims: the index rank of pc_fast_shaped, or None for none.
+## of rank 1); dims: the index rank of the kernel (None: not an Elementwise,
+## no call given shape=); pc_fast_shaped exists when dims is set and plain
+## is not.
 
 from cpython.ref cimport PyObject
 
@@ -112,6 +118,7 @@ cdef extern from *:
         return o;
     }
 
+%if dims is not None:
     /* 1 and the extent in *e when o is an int (exactly) from 0 to 2**63 - 1. */
     static int pc_fast_extent(PyObject *o, long long *e) {
         int overflow = 0;
@@ -138,12 +145,15 @@ cdef extern from *:
                 return 0;
         return 1;
     }
+%endif
     """
     bint pc_fast_valid(object, object, object, Py_ssize_t)
     PyObject* pc_fast_value(object, object, Py_ssize_t, object)
     bint pc_fast_scalar(object, PyObject*, Py_ssize_t)
     PyObject* pc_fast_array(object, PyObject*, Py_ssize_t, int, size_t*, long long*)
+%if dims is not None:
     bint pc_fast_extents(object, int, long long*)
+%endif
 
 <%def name="arguments(kw)">\
 %for name, kind, decls, names, rank in args:
@@ -179,12 +189,24 @@ cdef extern from *:
 %if plain:
 
 def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
+%if dims == 1:
+    """run() for arguments of the signature recorded in pc_plan (the
+    configuration unchanged since), else None.  With a plan bound for calls
+    given shape= (pc_plan[10]), pc_kw is that index space."""
+%else:
     """run() for arguments of the signature recorded in pc_plan (the
     configuration unchanged since), else None."""
+%endif
     cdef long long pc_n = -1
     cdef long long pc_meta[1]
     cdef PyObject* pc_p
     cdef object pc_result
+%if dims == 1:
+    if pc_plan[10] is True:
+        if not pc_fast_extents(pc_kw, 1, &pc_n):
+            return None
+        pc_kw = None
+%endif
     if not pc_fast_valid(pc_plan, pc_args, pc_kw, ${len(args)}):
         return None
 ${arguments("pc_kw")}\
@@ -195,7 +217,7 @@ ${arguments("pc_kw")}\
         return True
     return pc_plan[7](pc_result)
 %endif
-%if dims is not None:
+%if dims is not None and not plain:
 
 def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
     """run() over the index space pc_shape for arguments of the signature

@@ -202,11 +202,16 @@ cdef extern from *:
 
 def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
     """run() for arguments of the signature recorded in pc_plan (the
-    configuration unchanged since), else None."""
+    configuration unchanged since), else None.  With a plan bound for calls
+    given shape= (pc_plan[10]), pc_kw is that index space."""
     cdef long long pc_n = -1
     cdef long long pc_meta[1]
     cdef PyObject* pc_p
     cdef object pc_result
+    if pc_plan[10] is True:
+        if not pc_fast_extents(pc_kw, 1, &pc_n):
+            return None
+        pc_kw = None
     if not pc_fast_valid(pc_plan, pc_args, pc_kw, 4):
         return None
     cdef size_t pc_a_a
@@ -251,44 +256,3 @@ def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
     if pc_plan[7] is None:
         return True
     return pc_plan[7](pc_result)
-
-def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
-    """run() over the index space pc_shape for arguments of the signature
-    recorded in pc_plan (the configuration unchanged since), else None."""
-    cdef long long pc_meta[1]
-    cdef long long pc_e[1]
-    cdef PyObject* pc_p
-    if not pc_fast_extents(pc_shape, 1, pc_e):
-        return None
-    if not pc_fast_valid(pc_plan, pc_args, None, 4):
-        return None
-    cdef size_t pc_a_a
-    cdef object pc_keep_a
-    cdef size_t pc_a_b
-    cdef object pc_keep_b
-    cdef size_t pc_a_c
-    cdef object pc_keep_c
-    cdef size_t pc_a_out
-    cdef object pc_keep_out
-    pc_p = pc_fast_value(pc_args, None, 0, 'a')
-    pc_p = pc_fast_array(pc_plan, pc_p, 0, 1, &pc_a_a, pc_meta)
-    if pc_p == NULL:
-        return None
-    pc_keep_a = <object>pc_p
-    pc_p = pc_fast_value(pc_args, None, 1, 'b')
-    pc_p = pc_fast_array(pc_plan, pc_p, 1, 1, &pc_a_b, pc_meta)
-    if pc_p == NULL:
-        return None
-    pc_keep_b = <object>pc_p
-    pc_p = pc_fast_value(pc_args, None, 2, 'c')
-    pc_p = pc_fast_array(pc_plan, pc_p, 2, 1, &pc_a_c, pc_meta)
-    if pc_p == NULL:
-        return None
-    pc_keep_c = <object>pc_p
-    pc_p = pc_fast_value(pc_args, None, 3, 'out')
-    pc_p = pc_fast_array(pc_plan, pc_p, 3, 1, &pc_a_out, pc_meta)
-    if pc_p == NULL:
-        return None
-    pc_keep_out = <object>pc_p
-    pc_run(pc_e[0], pc_a_a, pc_a_b, pc_a_c, pc_a_out)
-    return True
