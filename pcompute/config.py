@@ -514,8 +514,9 @@ class Config:
     def opt_level(self):
         """The C optimisation level Cython modules are built with (``-O<n>``;
         MSVC: ``/Od``, ``/O1``, ``/O2``): 3 by default.  Lower levels compile
-        faster (the test suite uses 1 for the kernels of tests that check
-        features, not the language's meaning) and run slower; every level
+        faster (the test suite uses 0 for the kernels of tests that check
+        features, not the language's meaning; at 0 Cython's int fast paths
+        are left out too) and run slower; every level
         computes the same results (signed overflow wraps at each: ``-fwrapv``).
         OpenCL and CUDA builds do not use it."""
         return self._opt_level

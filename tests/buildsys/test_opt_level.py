@@ -3,7 +3,7 @@
 
 The level is parsed like every other field, becomes ``-O<level>`` on the
 compiler's command line (so it is in the cache key) and in the primitives'
-memo key.  The test suite builds at -O1 (tests/conftest.py); tests marked
+memo key.  The test suite builds at -O0 (tests/conftest.py); tests marked
 ``optimised_build`` build at the default -O3, also in processes they start.
 """
 import os
@@ -93,8 +93,45 @@ def test_level_reaches_the_compiler(tmp_path, monkeypatch):
     assert got == {0: 0, 1: 1}
 
 
+# What the module was compiled with, and C int <-> Python int conversions.
+CONVERT = textwrap.dedent('''\
+    # cython: language_level=3
+    cdef extern from *:
+        """
+        #define PC_PYLONG_INTERNALS CYTHON_USE_PYLONG_INTERNALS
+        """
+        int PC_PYLONG_INTERNALS
+    def internals():
+        return PC_PYLONG_INTERNALS
+    def through(long long a, size_t b, int c, unsigned char d):
+        return a, b, c, d
+    ''')
+
+
+@needs_gcc
+def test_fast_build_defines_follow_the_level(tmp_path, monkeypatch):
+    """At -O0 Cython's int fast paths are compiled out (FAST_BUILD_DEFINES),
+    at -O1 they are in; the conversions give the same values and errors."""
+    monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
+    values = [(0, 0, 0, 0), (-1, 1, -1, 255), (2**63 - 1, 2**64 - 1, 2**31 - 1, 7),
+              (-2**63, 2**40 + 3, -2**31, 128), (-(2**33) - 5, 2**33 + 5, 12345, 1)]
+    bad = [(2**63, 0, 0, 0), (0, -1, 0, 0), (0, 0, 2**31, 0), (0, 0, 0, 256)]
+    got = {}
+    for level in (0, 1):
+        with use_config(opt_level=level):
+            key, cflags, _ = cython_builder.build_key(CONVERT, False)
+            module = cython_builder.build_cython(CONVERT, "convert_probe", False)
+        assert (cython_builder.FAST_BUILD_DEFINES[0] in cflags) == (level == 0)
+        assert module.internals() == (0 if level == 0 else 1)
+        got[level] = [module.through(*v) for v in values]
+        for args in bad:
+            with pytest.raises(OverflowError):
+                module.through(*args)
+    assert got[0] == got[1] == values
+
+
 def test_the_suite_builds_at_its_level():
-    """Unmarked tests build at the suite's level (-O1 unless
+    """Unmarked tests build at the suite's level (-O0 unless
     PCOMPUTE_OPT_LEVEL says otherwise)."""
     assert get_config().opt_level == int(os.environ["PCOMPUTE_OPT_LEVEL"])
 
