@@ -689,7 +689,9 @@ def test_keys_that_change_at_every_call_are_never_recorded(backend, monkeypatch,
     tell them apart) are checked with the bitmaps at every call: no copy of
     the keys is stored and no validation is tried (each would fail).  Keys
     that repeat but violate are never recorded either (their verdict cannot
-    be reused).  Every result is the plain loop's."""
+    be reused).  Long loops fingerprint every 64th key: new keys there are
+    never recorded; a change elsewhere is recorded and found by the
+    comparison.  Every result is the plain loop's."""
     if forced is not None:
         _set_chunks(monkeypatch, backend, forced)
     if _chunks_of(backend) is None:
@@ -716,6 +718,17 @@ def test_keys_that_change_at_every_call_are_never_recorded(backend, monkeypatch,
     for _ in range(4):
         assert _scatter_call(g, y, dup, backend)[0] == "violated: output dependence"
     assert g._speculations[13].memo.recordings == 0
+    # long loops fingerprint every 64th key (here: the first of each chunk)
+    monkeypatch.setattr("pcompute.autopar.specmemo.FP_SAMPLED", 0)
+    h = parallelize(loops.scatter, speculate=True)
+    for keys in (p, np.roll(p, 1)) * 3:          # the sampled keys change: never
+        assert _scatter_call(h, y, keys, backend)[0] == "passed"
+    assert h._speculations[13].memo.recordings == 0
+    # a change the samples miss is recorded, and the comparison finds it
+    h = parallelize(loops.scatter, speculate=True)
+    calls = [_scatter_call(h, y, keys, backend) for keys in (p, p, p, swapped)]
+    assert calls[-1] == ("passed", ANY("the keys of the earlier run had changed"))
+    assert h._speculations[13].memo.recordings == 1
 
 
 def _scatter_call(f, y, p, backend):

@@ -40,7 +40,11 @@ RB, WB = "autopar_rb_%s", "autopar_wb_%s"
 ROW, WORDS = "autopar_row_%s", "autopar_nw_%s"
 CHUNK, SIZE, FIRST, END = "autopar_c", "autopar_s", "autopar_t1", "autopar_t2"
 KEYS, RECORD = "autopar_keys_%s", "autopar_record"
-FP, HASH = "autopar_fp", "autopar_h"
+FP, HASH, HASH2 = "autopar_fp", "autopar_h", "autopar_h2"
+STRIDE, SAMPLE = "autopar_fs", "autopar_u"
+
+#: The fingerprint's sums are kept modulo 2**61 (this mask): no overflow.
+FP_MASK = 2 ** 61 - 1
 
 #: Bits per bitmap word (the bitmaps are uint32 arrays).
 WORD_BITS = 32
@@ -88,12 +92,8 @@ class _Bitmaps(_Instrument):
 
 
 class _RecordingBitmaps(_Bitmaps):
-    """The bitmaps, a fingerprint of the keys ``q[i]`` of the chunk (summed in
-    ``autopar_h``, stored in ``autopar_fp[c]`` after the chunk) and each key
-    stored in ``autopar_keys_q[t]`` when the run records them
-    (:mod:`.specmemo`).  The fingerprint costs a few register operations per
-    key already loaded; equal keys give equal fingerprints, so a run whose
-    fingerprint differs from the previous run's has new keys."""
+    """The bitmaps, and each key ``q[i]`` stored in ``autopar_keys_q[t]``
+    when the run records them (:mod:`.specmemo`)."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -107,17 +107,30 @@ class _RecordingBitmaps(_Bitmaps):
     def write_before(self, log, key):
         q = self.slices[key].value.id
         return super().write_before(log, key) + [_stmt(
-            "if %s != 0:\n    %s[%s] = %s" % (RECORD, KEYS % q, TT, key)), fingerprint(key)]
+            "if %s != 0:\n    %s[%s] = %s" % (RECORD, KEYS % q, TT, key))]
 
 
-def fingerprint(key):
-    """The statement adding ``key`` at iteration ``autopar_t`` to the chunk's
-    fingerprint: its low 31 bits xor the iteration and the product of both
-    low 16 bits (a swap of two keys changes the product's sum).  Each term
-    is below 2**33 and a loop runs below 2**30 iterations: no overflow."""
-    k = "cast(%s, 'long')" % key
-    return _stmt("%s = %s + ((%s ^ %s) & 2147483647) + (%s & 65535) * (%s & 65535)"
-                 % (HASH, HASH, k, TT, k, TT))
+def fingerprint(keys):
+    """The statements, before the chunk's loop, that leave a fingerprint of
+    the keys ``q[i]`` (``keys``: the arrays ``q``) of every
+    ``autopar_fs``-th iteration of the chunk in ``autopar_fp[2c]`` and
+    ``[2c + 1]``: the sum of those keys and the sum of its running sums
+    (the keys weighted by their distance to the chunk's end), both modulo
+    2**61 (no overflow).  With a stride of 1 the first changes with any one
+    key and the second with any swap of two (a shifted array, an order
+    changed).  A loop of its own over the keys, read in order: inside the
+    loop, the four operations per key cost about 8 % of the checked run of
+    a scatter (the loop's overlap of its random accesses shrinks with every
+    instruction); the host samples long loops (:mod:`.specmemo`)."""
+    add = ["%s = (%s + %s[%s + %s * %s]) & %d" % (HASH, HASH, q, LO, ST, SAMPLE, FP_MASK)
+           for q in keys]
+    text = "\n".join(
+        ["%s = cast(0, 'long')" % HASH, "%s = cast(0, 'long')" % HASH2,
+         "for %s in range(%s, %s, %s):" % (SAMPLE, FIRST, END, STRIDE)]
+        + ["    " + a for a in add]
+        + ["    %s = (%s + %s) & %d" % (HASH2, HASH2, HASH, FP_MASK),
+           "%s[2 * %s] = %s" % (FP, CHUNK, HASH), "%s[2 * %s + 1] = %s" % (FP, CHUNK, HASH2)])
+    return ast.parse(text).body
 
 
 def bitmap_params(logged):
@@ -132,34 +145,33 @@ def chunked_kernel(loop, names_in_ns, arrays, accesses, canon, keys=()):
     ``keys`` (the index arrays ``q`` of keys ``q[i]``, :mod:`.specmemo`), a
     run given ``autopar_record = 1`` also stores the keys it used, and every
     run leaves each chunk's fingerprint of its keys in ``autopar_fp`` (an
-    int64 array, one per chunk)."""
+    int64 array, two per chunk, of every ``autopar_fs``-th key:
+    :func:`fingerprint`)."""
     kind = _RecordingBitmaps if keys else _Bitmaps
     params, logged, body = instrumented_body(loop, names_in_ns, arrays, accesses, canon,
                                              kind)
     rows = [_stmt("%s = %s * %s" % (ROW % a, CHUNK, WORDS % a)) for a, r, w in logged if w]
-    tail = []
     if keys:
-        rows.append(_stmt("%s = cast(0, 'long')" % HASH))
-        tail.append(_stmt("%s[%s] = %s" % (FP, CHUNK, HASH)))
+        rows += fingerprint(keys)
     sig = ([CHUNK] + list(params) + [LO, ST, COUNT, SIZE]
            + [WORDS % a for a, r, w in logged if w] + bitmap_params(logged)
-           + ([KEYS % q for q in keys] + [RECORD, FP] if keys else []) + [VIOL])
-    name, source = kernel_source("autopar_chunk_", sig, chunk_loop(loop, rows, body, tail))
+           + ([KEYS % q for q in keys] + [RECORD, FP, STRIDE] if keys else []) + [VIOL])
+    name, source = kernel_source("autopar_chunk_", sig, chunk_loop(loop, rows, body))
     run = SpecKernelText(source, name, params, logged, parallel_items=True)
     checks = tuple((a, r, check_kernel(r)) for a, r, w in logged if w)
     return ChunkKernels(run, checks)
 
 
-def chunk_loop(loop, head, body, tail=()):
+def chunk_loop(loop, head, body):
     """The statements of a kernel item that runs chunk ``autopar_c`` of
     ``loop`` (``autopar_s`` iterations, the last chunk fewer) in order:
-    ``head``, then ``body`` per iteration ``autopar_t``, then ``tail``."""
+    ``head``, then ``body`` per iteration ``autopar_t``."""
     bounds = [_stmt("%s = %s * %s" % (FIRST, CHUNK, SIZE)),
               _stmt("%s = %s + %s" % (END, FIRST, SIZE)),
               _stmt("if %s > %s:\n    %s = %s" % (END, COUNT, END, COUNT))]
     chunk = ast.parse("for %s in range(%s, %s):\n    pass" % (TT, FIRST, END)).body[0]
     chunk.body = [_stmt("%s = %s + %s * %s" % (loop.var, LO, ST, TT))] + body
-    return bounds + list(head) + [chunk] + list(tail)
+    return bounds + list(head) + [chunk]
 
 
 def check_kernel(with_reads):

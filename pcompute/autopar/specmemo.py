@@ -28,14 +28,18 @@ follows rewrites every element it wrote, and decides.
 Recording costs (one more store per iteration, a stored copy of the keys)
 and a validation that fails pays its run and the checked run, so a run
 records only when the keys are likely to repeat: every checked run of such
-a loop sums a fingerprint of its keys in registers (:mod:`.specchunk`), and
-a run records only after two passing checked runs in a row with the same
-fingerprint and run signature.  Keys that change at every call (a new
-permutation each time) therefore never record nor validate: they pay the
-bitmaps only.  A loop with stable keys reuses the verdict from its fourth
-call (checked, checked with the same fingerprint, checked and recorded,
-validated).  After a failed validation the keys must repeat again, and the
-next recording waits 1, 3, 7, ... checked runs (at most 63) more; a
+a loop leaves a fingerprint of its keys (:func:`~.specchunk.fingerprint`:
+per chunk, a sum and a position-weighted sum of every key, or of every
+64th in loops of 2**16 iterations or more, read in order before the chunk's
+loop), and a run records only after two passing checked runs in a row with
+the same fingerprint and run signature.  Keys that change at every call (a
+new permutation each time) therefore never record nor validate: they pay
+the bitmaps (and the fingerprint: about 1 %) only.  A loop with stable
+keys reuses the verdict from its fourth call (checked, checked with the
+same fingerprint, checked and recorded, validated).  Keys changed where
+the fingerprint does not look are found by the validation, exactly, as
+any change is.  After a failed validation the keys must repeat again, and
+the next recording waits 1, 3, 7, ... checked runs (at most 63) more; a
 recording run that violates counts as a failed validation, and a run that
 violates never counts towards a repeat (its verdict could not be reused).
 """
@@ -50,6 +54,17 @@ CHANGED = 3
 
 #: A failed validation waits at most 2**MAX_BACKOFF - 1 calls to retry.
 MAX_BACKOFF = 6
+
+#: Loops of at least FP_SAMPLED iterations fingerprint every FP_STRIDE-th
+#: key (a quarter of the keys' cache lines: about 1 % of the checked run);
+#: shorter ones every key.
+FP_SAMPLED, FP_STRIDE = 2 ** 16, 64
+
+
+def fingerprint_stride(count):
+    """Every how many iterations the checked run of ``count`` iterations
+    adds a key to its fingerprint."""
+    return FP_STRIDE if count >= FP_SAMPLED else 1
 
 
 def memo_keys(loop, accesses, arrays, canon, written, ndim_of):
@@ -153,10 +168,10 @@ class KeyMemo:
 
     def fingerprints(self, backend, chunks, zeros):
         """The int64 Array the chunked kernel leaves each chunk's key
-        fingerprint in (kept from run to run)."""
+        fingerprint in (two values per chunk; kept from run to run)."""
         fps = self._fps.get(backend)
-        if fps is None or fps.size != chunks:
-            fps = self._fps[backend] = zeros(chunks, "int64", backend)
+        if fps is None or fps.size != 2 * chunks:
+            fps = self._fps[backend] = zeros(2 * chunks, "int64", backend)
         return fps
 
     def ready(self, sig):

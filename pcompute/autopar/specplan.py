@@ -17,7 +17,7 @@ from ..errors import (InternalError, KernelError, KernelValueError, SpeculationE
 from .lower import parallel_kernel
 from .plans import Plan
 from .specchunk import MAX_CHUNKS, chunked_kernel
-from .specmemo import CHANGED, memo_keys, validating_kernel
+from .specmemo import CHANGED, fingerprint_stride, memo_keys, validating_kernel
 from .speclower import check_accesses, speculable, speculative_kernel
 from .specref import run_reference
 from .specrun import ProfileEntry, Speculation, restore
@@ -199,7 +199,7 @@ class SpeculativeMixin:
             record = memo.record()
             fps = memo.fingerprints(backend, chunks, zeros)
             keys = (memo.arrays(plan.memo[1], scope_arrays, loop.count, zeros, record)
-                    + [int(record), fps])
+                    + [int(record), fps, fingerprint_stride(loop.count)])
         try:
             ew(*(head + nwords + maps + keys + [flags]), shape=chunks)
         except KernelError as exc:
