@@ -13,8 +13,7 @@ from . import views
 from .dtypes import reduction_dtype, resolve, resolve_keys
 from .execute import evaluate, fallback
 from .graph import EVALUATIONS, Const, Map, Reduce, Source, c_strides
-from ..config import GENERATION
-from .options import _DEFAULT, OPTIONS, eager_below
+from .options import OPTIONS, eager_below
 from .plans import const_token, map_head
 from .stats import STATS
 
@@ -263,22 +262,8 @@ def apply_ufunc(ufunc, *operands):
     one pass over the operands, the dtype resolution memoised per operand
     dtypes, the node made from final parts; anything else goes through
     :func:`_apply_general`."""
-    limit = OPTIONS["eager_below"]
-    if limit is None:           # the backend's default (eager_below(), inlined)
-        limit = _DEFAULT[1] if _DEFAULT[0] == GENERATION[0] else eager_below()
-    values = []
-    for x in operands:
-        kind = type(x)
-        if kind is ndarray:
-            node = x._node
-            if type(node) is not Source or node.host is None or node.host.size >= limit:
-                break
-            values.append(node.host)
-        elif kind is float or kind is int or kind is bool:
-            values.append(x)
-        else:
-            break
-    else:                       # small host values: NumPy now (see _eager_now)
+    values = _eager_now(operands)
+    if values is not None:      # small host values: NumPy now
         STATS.eager += 1
         return host_array(ufunc(*values))
     name = _NAMES.get(ufunc) or _NAMES.setdefault(ufunc, ufunc.__name__)
@@ -382,11 +367,8 @@ def _resolution(ufunc, keys):
 
 def _apply_general(ufunc, operands):
     """:func:`apply_ufunc` for any operands (broadcasting, NumPy arrays and
-    scalars, lists)."""
-    eager = _eager_now(operands)
-    if eager is not None:
-        STATS.eager += 1
-        return ndarray(Source.from_host(ufunc(*eager)))
+    scalars, lists) that are not all small host values (apply_ufunc's
+    :func:`_eager_now` looked)."""
     nodes = [node_of(x) for x in operands]
     loop, outs = resolve(ufunc, [_operand(n) for n in nodes])
     shape = broadcast_shape(nodes)
@@ -400,9 +382,7 @@ def _eager_now(operands):
     """The NumPy operands when every operand is a small host value or a
     Python scalar (the operation then runs in NumPy at once: cheaper than a
     graph and a kernel launch), else None."""
-    limit = OPTIONS["eager_below"]
-    if limit is None:           # the backend's default (eager_below(), inlined)
-        limit = _DEFAULT[1] if _DEFAULT[0] == GENERATION[0] else eager_below()
+    limit = eager_below()
     values = []
     for x in operands:
         kind = type(x)

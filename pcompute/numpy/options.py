@@ -88,6 +88,7 @@ def set_options(**kwargs):
                 isinstance(value, bool) or not isinstance(value, int) or value < 0):
             raise ValueError("%s must be a non-negative integer, not %r" % (key, value))
         OPTIONS[key] = value
+    _IN_EFFECT[0] = None        # eager_below() looks again
     return old
 
 
@@ -96,16 +97,18 @@ def get_options():
     return dict(OPTIONS)
 
 
-_DEFAULT = [None, None]         # (configuration stamp, the backend's default)
+_IN_EFFECT = [None, None]       # (configuration stamp, eager_below in effect then)
 
 
 def eager_below():
     """The ``eager_below`` in effect: the option, or when it is None the
-    default of the configured backend (memoised per configuration stamp)."""
+    default of the configured backend (memoised per configuration stamp;
+    :func:`set_options` forgets it).  Called once per operation the user
+    writes: the memoised value costs one comparison."""
+    if _IN_EFFECT[0] == GENERATION[0]:
+        return _IN_EFFECT[1]
     value = OPTIONS["eager_below"]
-    if value is not None:
-        return value
-    if _DEFAULT[0] != GENERATION[0]:
-        be = get_backend(None)
-        _DEFAULT[:] = [GENERATION[0], HOST_EAGER_BELOW if be.on_host else DEVICE_EAGER_BELOW]
-    return _DEFAULT[1]
+    if value is None:
+        value = HOST_EAGER_BELOW if get_backend(None).on_host else DEVICE_EAGER_BELOW
+    _IN_EFFECT[:] = [GENERATION[0], value]
+    return value
