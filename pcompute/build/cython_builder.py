@@ -328,9 +328,27 @@ _WARNING_OPTION = re.compile(r"^-W(?![pal],)")
 WARNINGS_KEY = "compiler warnings off"
 
 
-def quiet_compile_args(args):
-    """``args`` (a compiler command) without its warning options."""
-    return [a for a in args if not _WARNING_OPTION.match(a)]
+def python_cflags():
+    """Python's own C flags (sysconfig's ``CFLAGS``), as setuptools puts them
+    in the compile command: after the compiler, before the user's ``CFLAGS``
+    and ``CPPFLAGS`` from the environment."""
+    return shlex.split(sysconfig.get_config_var("CFLAGS") or "")
+
+
+def quiet_compile_args(args, own=None):
+    """``args`` (a compiler command) without the warning options of Python's
+    own flags ``own`` (default :func:`python_cflags`), found as the run of
+    those flags in ``args``; warning options the user gave (``CC``,
+    ``CFLAGS``, ``CPPFLAGS``) stay.  Unchanged when the run is not there."""
+    own = python_cflags() if own is None else list(own)
+    args = list(args)
+    if not own:
+        return args
+    for start in range(len(args) - len(own) + 1):
+        if args[start:start + len(own)] == own:
+            kept = [a for a in own if not _WARNING_OPTION.match(a)]
+            return args[:start] + kept + args[start + len(own):]
+    return args
 
 
 def _build_ext_class():

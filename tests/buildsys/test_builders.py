@@ -132,22 +132,30 @@ def test_c_error_raises_build_error(cache_root):
     assert "3 |     static int pc_bad(void)" in text  # numbered source
 
 
-def test_modules_compile_without_warning_options(cache_root):
+def test_modules_compile_without_warning_options(cache_root, monkeypatch):
     """Python's own -Wall, -Wsign-compare, ... are dropped from the compile
     command of a module (nobody reads a generated module's warnings, and
-    -Wall's analyses cost gcc ~10 % of a build); pass-throughs stay."""
+    -Wall's analyses cost gcc ~10 % of a build); pass-throughs stay, and so
+    do the warning options of the user's CFLAGS, even those Python has too."""
+    own = ["-Wsign-compare", "-DNDEBUG", "-Wall", "-Werror=format-security",
+           "-Wp,-D_FORTIFY_SOURCE=2", "-Wa,--noexecstack", "-O3"]
     assert cython_builder.quiet_compile_args(
-        ["gcc", "-Wsign-compare", "-DNDEBUG", "-Wall", "-Werror=format-security",
-         "-Wp,-D_FORTIFY_SOURCE=2", "-Wa,--noexecstack", "-O3", "-fPIC"]) == \
-        ["gcc", "-DNDEBUG", "-Wp,-D_FORTIFY_SOURCE=2", "-Wa,--noexecstack", "-O3", "-fPIC"]
+        ["gcc"] + own + ["-Wall", "-Wshadow", "-fPIC"], own=own) == \
+        ["gcc", "-DNDEBUG", "-Wp,-D_FORTIFY_SOURCE=2", "-Wa,--noexecstack", "-O3",
+         "-Wall", "-Wshadow", "-fPIC"]
+    assert cython_builder.quiet_compile_args(["cc", "-Wall"], own=["-O2", "-Wall"]) == \
+        ["cc", "-Wall"]             # not Python's run of flags: nothing dropped
     if toolchain.is_msvc():
         return
+    monkeypatch.setenv("CFLAGS", "-Wshadow -Wno-unused-function")
     with pytest.raises(BuildError) as info:
         cython_builder.build_cython(C_ERROR, "bad_c_quiet", openmp=False)
     compile_line = next(line for line in info.value.log.splitlines()
                         if line.startswith("$ ") and " -c " in line)
-    assert " -fPIC" in compile_line and " -Wall" not in compile_line \
-        and " -Wsign-compare" not in compile_line
+    assert " -fPIC" in compile_line and " -Wshadow -Wno-unused-function" in compile_line
+    python_warnings = [a for a in cython_builder.python_cflags() if a.startswith("-W")
+                       and a[2:4] not in ("p,", "a,", "l,")]
+    assert all(" %s " % a not in compile_line for a in python_warnings)
 
 
 def test_cython_error_raises_build_error(cache_root):
