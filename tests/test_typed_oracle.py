@@ -120,3 +120,18 @@ def test_dataparallel_kernels_follow_c_types(backend):
     got = got.get() if hasattr(got, "get") else np.asarray(got)
     want = np.cumsum([1 if bool_sum(int(a), int(b)) > 0 else 2 for a, b in zip(X, W)])
     np.testing.assert_array_equal(got, want)
+
+
+def test_oracle_float_values_are_unhashable():
+    """The oracle's float values compare as C does (an integer converted to
+    the float's type, a literal meeting a float32 rounded to float32): an
+    equality no hash agrees with (F32(16777216.0) equals two ints of
+    different hashes), so they are unhashable rather than equal and hashed
+    apart."""
+    from pcompute.backends.pyvalues import F32, F64, Lit
+    single = F32(16777216.0)
+    assert single == 16777216 and single == 16777217 and hash(16777216) != hash(16777217)
+    assert Lit(0.3) == F32(float(np.float32(0.3))) and F64(2.0 ** 53) == 2 ** 53 + 1
+    for value in (single, F64(0.5), Lit(0.3)):
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(value)

@@ -138,6 +138,8 @@ _CMP_OPS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
 for _op in _FLOAT_OPS:
     setattr(F32, _op, _f32_op(_op))
     setattr(F64, _op, _f64_op(_op))
+
+
 def _lit_cmp(op):
     def method(self, other):
         if type(other) is F32:
@@ -151,7 +153,14 @@ for _op in _CMP_OPS:
     setattr(F32, _op, _cmp(_op, True))
     setattr(F64, _op, _cmp(_op, False))
     setattr(Lit, _op, _lit_cmp(_op))
-F32.__hash__ = F64.__hash__ = Lit.__hash__ = float.__hash__
+# These comparisons are C's, not Python's: F32(16777216.0) equals both
+# 16777216 and 16777217 (each converted to float32 first), two ints with
+# different hashes, and Lit(0.3) equals F32(0.3) whose float hash is another.
+# No hash agrees with such an equality, so a kernel value is unhashable: a set
+# or dict of them raises at once instead of finding or missing entries by
+# chance (float's hash with this equality broke Python's rule that equal
+# values hash alike).
+F32.__hash__ = F64.__hash__ = Lit.__hash__ = None
 
 
 def store_value(dtype, value):
