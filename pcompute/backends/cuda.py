@@ -204,7 +204,8 @@ class CUDABackend(DeviceArrays, Backend):
                      and reduce_operator(reduction_text(spec)) is not None)
         source = render("reduction_device", dialect=self.dialect, name=spec.name,
                         expr=reduction_text(spec), coalesced=coalesced,
-                        device=device_preamble(self.dialect), unpack=(), wg=wg, prelude=runtime, functions=functions,
+                        device=device_preamble(self.dialect), unpack=(), wg=wg,
+                        prelude=runtime, functions=functions,
                         params=params, cargs=cargs, **device_record(spec, printer))
         return GeneratedKernel("reduction", spec.name, "cuda", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),
