@@ -29,7 +29,8 @@ from ..errors import ConfigWarning
 #: the size from which a warm fused 5-op chain on cython (one thread) costs
 #: less CPU time than the same chain run eagerly, measured side by side
 #: (AMD EPYC; docs/numpy.rst, "Small arrays": time / NumPy's, eager and
-#: fused: 1.50 and 2.13 at 16384, 1.26 and 1.13 at 32768).
+#: fused: 1.50 and 2.13 at 16384, 1.26 and 1.13 at 32768); with OpenMP (2
+#: threads) the crossover lies between 24576 and 32768 too (the same page).
 HOST_EAGER_BELOW = 32768
 #: ``eager_below`` on device backends (opencl, cuda): there a small region
 #: evaluated in NumPy brings its inputs to the host and its result is on the
