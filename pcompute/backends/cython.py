@@ -52,6 +52,19 @@ def elementwise_schedules(func, config, counts):
     return [schedule_clause(config.omp_schedule)] * len(counts)
 
 
+def static_shares(func, config):
+    """True when an Elementwise's OpenMP loops run as a parallel block in
+    which each thread takes its contiguous share of the items (the
+    ``elementwise_cython`` template's ``pc_share``), rather than as
+    ``prange``: under the default schedule (static) for a kernel without
+    the ``balance`` option.  It is OpenMP's static schedule without what
+    Cython adds to a ``prange``: the loop variable ``firstprivate`` and
+    ``lastprivate``, for which GCC puts a barrier at the start of the loop
+    (one more wait for every thread at every launch)."""
+    options = options_of(func) if func is not None else {}
+    return tuple(config.omp_schedule) == DEFAULT_SCHEDULE and not options.get("balance")
+
+
 def componentwise(parts):
     """True when a tuple accumulator with neutral elements combines each
     component with itself only, by an operator that commutes (``a0 + b0``,
@@ -185,7 +198,8 @@ class CythonBackend(Backend):
             params=params, param_names=[p.split()[-1] for p in params],
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=2 if parallel_items(func) else serial_below(program, func),
-            schedule=schedule, schedule_total=schedule_total)
+            schedule=schedule, schedule_total=schedule_total,
+            shares=openmp and static_shares(func, config))
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
                                (("openmp", openmp), ("index_dims", dims),

@@ -1,0 +1,81 @@
+"""The OpenMP loop of a Cython Elementwise: under the default (static)
+schedule every thread runs its contiguous share of the items in a parallel
+block (``pc_share`` in templates/elementwise_cython.mako) instead of a
+``prange``, whose loop-variable copies cost a barrier per launch.  Every item
+must still run exactly once, on every backend, for counts that do not split
+evenly among the threads and on both 2-D branches (a long outermost axis,
+and the collapsed index space of a short one)."""
+import numpy as np
+import pytest
+
+from pcompute import Elementwise, build_options, use_config, wrap
+from pcompute.build import toolchain
+
+
+def visit(i, hits, order):
+    hits[i] += 1
+    order[i] = i
+
+
+def visit_2d(i, j, hits, order, m):
+    hits[i, j] += 1
+    order[i, j] = i * m + j
+
+
+@pytest.mark.parametrize("n", [2047, 2049, 4099, 10007])
+def test_every_item_runs_once(backend, n):
+    hits, order = np.zeros(n, np.int32), np.full(n, -1, np.int64)
+    h, o = wrap(hits, order)
+    Elementwise(visit)(h, o)
+    assert np.array_equal(np.asarray(h.get()), np.ones(n, np.int32))
+    assert np.array_equal(np.asarray(o.get()), np.arange(n))
+
+
+@pytest.mark.parametrize("shape", [(3, 1001), (1001, 3), (67, 61)])
+def test_every_item_of_a_2d_space_runs_once(backend, shape):
+    hits, order = np.zeros(shape, np.int32), np.full(shape, -1, np.int64)
+    h, o = wrap(hits, order)
+    Elementwise(visit_2d)(h, o, shape[1], shape=shape)
+    assert np.array_equal(np.asarray(h.get()), np.ones(shape, np.int32))
+    assert np.array_equal(np.asarray(o.get()).ravel(), np.arange(shape[0] * shape[1]))
+
+
+def _source(func, *args, **kw):
+    return Elementwise(func).generate("cython", *args, **kw)
+
+
+def test_static_schedule_runs_shares_not_prange():
+    """Under the default schedule the loops are parallel blocks over each
+    thread's share; a configured schedule or the balance option keeps
+    prange with its clause."""
+    if toolchain.openmp_flags() is None:
+        pytest.skip("no OpenMP here")
+    x, y = np.zeros(10, np.int32), np.zeros(10, np.int64)
+    x2, y2 = np.zeros((4, 4), np.int32), np.zeros((4, 4), np.int64)
+    with use_config(use_openmp=True):
+        for src in (_source(visit, x, y), _source(visit_2d, x2, y2, 4)):
+            assert "with parallel():" in src and "pc_share(" in src
+            assert "prange(" not in src
+        src = Elementwise(build_options(_copy(visit), balance=True)).generate("cython", x, y)
+        assert "prange(pc_n, schedule='dynamic'" in src and "pc_share" not in src
+    with use_config(use_openmp=True, omp_schedule="static,8"):
+        src = _source(visit, x, y)
+        assert "prange(pc_n, schedule='static', chunksize=8)" in src
+        assert "pc_share" not in src
+    with use_config(use_openmp=False):
+        assert "parallel" not in _source(visit, x, y)
+
+
+def test_configured_schedule_still_runs_every_item_once():
+    """The prange path (a configured chunked schedule) beside the shares."""
+    with use_config(backend="cython", use_openmp=True, omp_schedule="static,7"):
+        hits, order = np.zeros(4099, np.int32), np.zeros(4099, np.int64)
+        Elementwise(_copy(visit))(hits, order)
+    assert np.array_equal(hits, np.ones(4099, np.int32))
+    assert np.array_equal(order, np.arange(4099))
+
+
+def _copy(func):
+    """A new function object of ``func`` (build options stay on the copy)."""
+    import types
+    return types.FunctionType(func.__code__, func.__globals__, func.__name__)
