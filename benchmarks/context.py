@@ -6,7 +6,8 @@ implementation's first call at once (build, JIT or cache load plus one run,
 timed on its own), checks its result and sizes its samples; when the
 ``with`` block ends the group samples all its implementations in turn
 (round-robin), so a noisy machine slows them alike, then records and prints
-the rows.  A failure is recorded and printed, never fatal to the run.
+the rows.  A group made with ``warm=True`` starts each sample with one
+untimed call (steady states compared, not cold first calls).  A failure is recorded and printed, never fatal to the run.
 """
 import contextlib
 import time
@@ -66,9 +67,11 @@ class Context:
                 self.rec.note("C reference unavailable: %s" % exc)
         return self._cref
 
-    def group(self, suite, case, n):
+    def group(self, suite, case, n, warm=False):
+        """A :class:`Group`; ``warm=True``: every sample of every
+        implementation starts with one untimed call (see :class:`Group`)."""
         print("\n[%s] %s, n = %s" % (suite, case, fmt_n(n)))
-        return Group(self, suite, case, n)
+        return Group(self, suite, case, n, warm=warm)
 
     def failed(self, suite, case, n, impl, kind, exc):
         msg = str(exc).strip()
@@ -91,19 +94,38 @@ class Context:
 class _Entry:
     """One implementation waiting to be sampled."""
 
-    def __init__(self, row_kw, sampler, inner, using=None):
+    def __init__(self, row_kw, sampler, inner, using=None, warm_up=None):
         self.row_kw = row_kw
         self.sampler = sampler      # sampler(inner) -> seconds per call
         self.inner = inner
         self.using = using or contextlib.nullcontext
+        self.warm_up = warm_up      # one untimed call (and sync), or None
         self.samples = []
 
 
 class Group:
-    def __init__(self, ctx, suite, case, n):
+    """``warm``: each sample starts with one untimed call of its
+    implementation (then its ``sync()``), so that every sample measures a
+    steady state: the implementations sampled in turn leave the caches full
+    of each other's data, and a sample of a few calls otherwise weighs its
+    cold first call more for a slower implementation (fewer calls per
+    sample).  Applies to every implementation of the group alike."""
+
+    def __init__(self, ctx, suite, case, n, warm=False):
         self.ctx = ctx
         self.key = (suite, case, n)
         self.entries = []
+        self.warm = warm
+
+    def _warm_up(self, fn, sync=None):
+        """The untimed call before each sample, or None (``warm`` off)."""
+        if not self.warm:
+            return None
+
+        def call():
+            fn()
+            (sync or _nothing)()
+        return call
 
     def __enter__(self):
         return self
@@ -138,7 +160,8 @@ class Group:
             extra["first_call"] = note
         row_kw = dict(impl=impl, kind=kind, first_s=first, check=check, target=target,
                       extra=extra, **kw)
-        self.entries.append(_Entry(row_kw, lambda k: sample(fn, sync, k), inner, using))
+        self.entries.append(_Entry(row_kw, lambda k: sample(fn, sync, k), inner, using,
+                                   self._warm_up(fn, sync)))
         return row_kw
 
     def failed(self, impl, kind, exc):
@@ -178,7 +201,8 @@ class Group:
         row_kw = dict(impl=label + " (in C)", kind="reference", is_ref=is_ref,
                       check=check, extra={})
         self.entries.append(_Entry(
-            row_kw, lambda k: float(cref.timed(kernel, args, 1, k)[0]), inner))
+            row_kw, lambda k: float(cref.timed(kernel, args, 1, k)[0]), inner,
+            warm_up=self._warm_up(call)))
         return row_kw
 
     def run(self):
@@ -196,6 +220,8 @@ class Group:
                     continue            # 3 samples of a call this slow will do
                 try:
                     with e.using():
+                        if e.warm_up is not None:
+                            e.warm_up()
                         e.samples.append(e.sampler(e.inner))
                 except Exception as exc:
                     self.entries.remove(e)

@@ -406,3 +406,23 @@ def test_md_case_chooses_the_groups(capsys):
     assert ctx.md_case_wanted("3-D walls count") and not ctx.md_case_wanted("2-D cells")
     assert _md_group(QUICK, "2-D cells", cases=("skin",)) == []
     assert len(_md_group(QUICK, "2-D cells, skin 0.3", cases=("skin",))) == 2
+
+
+def test_a_warm_group_starts_every_sample_with_an_untimed_call(monkeypatch, capsys):
+    """``ctx.group(..., warm=True)`` (the autopar suite's groups): one call
+    of the implementation, then its sync, before each sample of every row;
+    without it the samples follow each other directly."""
+    from benchmarks import context
+    from benchmarks.timing import SMOKE
+    log = []
+    monkeypatch.setattr(context, "sample", lambda fn, sync, k: log.append("sample") or 1e-3)
+    for warm, want in ((False, ["sample"] * 4),
+                       (True, ["a", "sample", "b", "sync", "sample"] * 2)):
+        ctx = context.Context(SMOKE, Recorder())
+        g = ctx.group("suite", "case", 1, warm=warm)
+        g.time("a", "pcompute", lambda: log.append("a"))
+        g.time("b", "peer", lambda: log.append("b"), sync=lambda: log.append("sync"))
+        del log[:]
+        g.run()
+        assert log == want
+        assert [r.stats.reps for r in ctx.rec.rows] == [2, 2]
