@@ -1,14 +1,15 @@
 """NumPy arguments of a parallelised function on a device backend
 (pcompute/autopar/residency.py): the arrays a nest may write come back into
 the caller's arrays, through a subscript or a helper it passes them to;
-arrays only read are not copied back.  Every backend, against plain Python."""
+arrays only read are not copied back; the device arrays of a call serve the
+next call's arguments of the same shape and dtype.  Every backend, against
+plain Python."""
 import copy
 
 import numpy as np
 import pytest
 
 from pcompute import atomic_inc, parallelize
-from pcompute.array.storage import ArrayStorage
 from pcompute.backends.registry import get_backend
 
 
@@ -41,8 +42,10 @@ def test_arrays_written_by_a_helper_come_back(backend):
 
 def test_read_only_arguments_are_not_copied_back(backend, monkeypatch):
     pulls = []
-    pull = ArrayStorage.pull
-    monkeypatch.setattr(ArrayStorage, "pull", lambda self: pulls.append(1) or pull(self))
+    cls = type(get_backend(backend.name))
+    copy_back = cls.copy_to_host
+    monkeypatch.setattr(cls, "copy_to_host",
+                        lambda self, dev, host: pulls.append(1) or copy_back(self, dev, host))
     u = np.arange(8, dtype=backend.dtype)
     v = np.zeros(8, backend.dtype)
     parallelize(stencil)(u, v, 8)
@@ -66,3 +69,59 @@ def test_arrays_written_by_an_atomic_come_back(backend):
     h = np.zeros(4, np.int32)
     parallelize(counted)(h, keys, 6)
     assert h.tolist() == np.bincount(keys, minlength=4).tolist()
+
+
+def two_nests(u, v, w, n):
+    for i in range(1, n - 1):
+        v[i] = 0.5 * (u[i - 1] + u[i + 1])
+    for i in range(n):
+        w[i] = u[i] * 2.0 + v[i]
+
+
+def _reference(u, n):
+    v, w = np.zeros(n), np.zeros(n)
+    two_nests(u, v, w, n)
+    return v, w
+
+
+def test_repeated_calls_reuse_device_arrays(backend, monkeypatch):
+    """Calls with new NumPy arrays of the same shapes and dtype: each call
+    computes with its own arrays' values (a changed input, an input changed
+    by the caller between calls, one array passed twice), and from the
+    second call on no device array is made (the first call's are filled
+    again); another length makes new ones.  On host backends the NumPy
+    arrays are the device arrays: none is ever made."""
+    from pcompute.autopar import residency
+    made = []
+    wrap, empty = residency.wrap, residency.empty
+    monkeypatch.setattr(residency, "wrap", lambda a: made.append(1) or wrap(a))
+    monkeypatch.setattr(residency, "empty",
+                        lambda *a, **k: made.append(1) or empty(*a, **k))
+    f = parallelize(two_nests)
+    rng = np.random.default_rng(4)
+    for call in range(4):
+        u = rng.random(9).astype(backend.dtype)
+        v, w = np.zeros(9, backend.dtype), np.full(9, -1.0, backend.dtype)
+        f(u, v, w, 9)
+        want_v, want_w = _reference(u.astype(np.float64), 9)
+        np.testing.assert_allclose(v, want_v, rtol=backend.rtol)
+        np.testing.assert_allclose(w, want_w, rtol=backend.rtol)
+        if call == 0:
+            first = len(made)
+            assert first == (0 if get_backend(backend.name).on_host else 3)
+    assert len(made) == first                       # calls 2-4 made none
+    u[:] = 1.0                                      # the caller changes an input
+    f(u, v, w, 9)
+    np.testing.assert_allclose(w, _reference(u.astype(np.float64), 9)[1], rtol=backend.rtol)
+    x = np.arange(9, dtype=backend.dtype)
+    f(x, v, x, 9)                                   # one array under two names
+    want_x = np.arange(9, dtype=np.float64)
+    want_v = np.zeros(9)
+    two_nests(want_x, want_v, want_x, 9)
+    np.testing.assert_allclose(x, want_x, rtol=backend.rtol)
+    np.testing.assert_allclose(v, want_v, rtol=backend.rtol)
+    u5 = rng.random(5).astype(backend.dtype)
+    v5, w5 = np.zeros(5, backend.dtype), np.zeros(5, backend.dtype)
+    f(u5, v5, w5, 5)                                # another length: new arrays
+    np.testing.assert_allclose(w5, _reference(u5.astype(np.float64), 5)[1],
+                               rtol=backend.rtol)

@@ -40,7 +40,7 @@ from .planner import PlannerMixin, global_numbers
 from .plans import Step
 from .replay import Replay
 from .report import ReportMixin
-from .residency import Residency, is_array, same_memory, written_arrays
+from .residency import DevicePool, Residency, is_array, same_memory, written_arrays
 from .scalars import live_after
 from .specplan import SpeculativeMixin
 
@@ -70,6 +70,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
         self._profile = {}          # line -> ProfileEntry (profile mode)
         self.last_plans = []
         self._replay = None         # the quick path of the next call (replay.py)
+        self._pool = DevicePool()   # device arrays kept for the next call (residency.py)
 
     # ------------------------------------------------------------ static stage
     def _parse(self):
@@ -154,7 +155,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             scope.update(bound.arguments)
-        residency = Residency()
+        residency = Residency(self._pool)
         self.last_plans = []
         launches = []
         try:

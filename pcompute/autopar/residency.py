@@ -6,12 +6,20 @@ plain Python runs between nests, and at the end of the call, the values of
 the arrays a nest may have written are brought back into the caller's NumPy
 arrays (in place), unless the device array is the NumPy array itself (host
 backends); arrays only read are not copied back.
+
+On a device backend the device arrays of a call are kept for the next call
+of the same function (:class:`DevicePool`): a C-contiguous NumPy argument of
+the shape and dtype of one of them is copied into it without waiting (the
+copies are queued before the kernels; the call waits for them before it
+returns or runs Python), instead of a new device array allocated and filled
+per call.  On PoCL a new buffer costs more than the copy itself (its
+allocation, and the first launch that uses it).
 """
 import ast
 
 import numpy as np
 
-from ..array import Array, wrap
+from ..array import Array, empty, wrap
 from ..backends.registry import get_backend
 
 
@@ -57,13 +65,59 @@ def same_memory(a, b):
     return 1 if same else 2
 
 
-class Residency:
-    """Device copies of the host arrays used by one call."""
+class DevicePool:
+    """The device arrays of a parallelised function's last calls on a device
+    backend, by (backend, queue, shape, dtype), for its next calls' NumPy
+    arguments: at most :attr:`MAX_ARRAYS`, the oldest shapes dropped first."""
+
+    MAX_ARRAYS = 16
 
     def __init__(self):
+        self._free = {}
+
+    def take(self, backend, host):
+        """A device Array for the NumPy array ``host`` (C-contiguous, native
+        dtype) from the last call, or None."""
+        arrays = self._free.get(self._key(backend, host))
+        return arrays.pop(0) if arrays else None    # in the order kept
+
+    def keep(self, backend, pairs):
+        """Keep the device Arrays of a call's (host, Array) ``pairs`` for
+        later host arrays of the same shape and dtype."""
+        free = self._free
+        for host, arr in pairs:
+            key = self._key(backend, host)
+            free[key] = free.pop(key, []) + [arr]       # the newest key last
+        while sum(len(v) for v in free.values()) > self.MAX_ARRAYS:
+            oldest = next(iter(free))
+            free[oldest].pop(0)
+            if not free[oldest]:
+                del free[oldest]
+
+    @staticmethod
+    def _key(backend, host):
+        return backend, backend.device_key(), host.shape, host.dtype.str
+
+
+def _poolable(value):
+    """True for a NumPy array a pooled device array may receive as it is."""
+    return type(value) is np.ndarray and value.flags.c_contiguous and value.size > 0 \
+        and value.dtype.isnative and value.dtype.kind in "fiub"
+
+
+class Residency:
+    """Device copies of the host arrays used by one call (``pool``: the
+    function's :class:`DevicePool`, or None)."""
+
+    def __init__(self, pool=None):
         self._dev = {}
         self._written = set()       # ids of the wrapped arrays a nest may have written
         self._on_host = None
+        self._pool = pool
+        self._backend = None
+        self._pending = False       # copies to the device queued without waiting
+        self._direct = {}           # ids of the arrays copied into pooled device arrays
+        #                             (a dict: the order of first use)
 
     def launch_value(self, value):
         """What a kernel launch takes for the array ``value``: on a host
@@ -84,8 +138,32 @@ class Residency:
             return value
         key = id(value)
         if key not in self._dev:
-            self._dev[key] = (value, wrap(value))
+            arr = self._pooled(value)
+            if arr is None:
+                arr = wrap(value)
+            else:
+                self._direct[key] = True
+            self._dev[key] = (value, arr)
         return self._dev[key][1]
+
+    def _pooled(self, value):
+        """A device array of the last call filled with ``value`` (the copy
+        queued without waiting), or None."""
+        if self._pool is None or not _poolable(value):
+            return None
+        backend = self._backend or get_backend()
+        self._backend = backend
+        if backend.on_host:
+            return None
+        arr = self._pool.take(backend, value)
+        if arr is None or backend.foreign_array(arr.dev) is not None:
+            # a new one (no host mirror: the pool holds no user array)
+            arr = empty(value.size, value.dtype, backend=backend).reshape(*value.shape)
+            if arr.dtype != value.dtype:
+                return None                 # stored in another dtype: wrap converts
+        backend.copy_to_device(value, arr.dev, wait=False)
+        self._pending = True
+        return arr
 
     def wrote(self, values):
         """Note that a nest may have written the arrays among ``values``."""
@@ -93,12 +171,22 @@ class Residency:
 
     def sync(self):
         """Bring every wrapped array a nest may have written back into its
-        NumPy array; forget them all."""
+        NumPy array, wait for the copies to the device; forget them all (the
+        pool keeps their device arrays for the next call)."""
         for key, (host, arr) in self._dev.items():
             if key not in self._written:
+                continue
+            if key in self._direct:
+                self._backend.copy_to_host(arr.dev, host)      # waits
                 continue
             data = arr.pull().data
             if data is not host and not np.shares_memory(data, host):
                 host[...] = data
+        if self._pending:
+            self._backend.synchronize()     # the host arrays may change after this
+            self._pending = False
+        if self._direct:
+            self._pool.keep(self._backend, [self._dev[key] for key in self._direct])
         self._dev.clear()
         self._written.clear()
+        self._direct.clear()

@@ -46,8 +46,8 @@ class DeviceArrays:
     def copy_to_host(self, dev, host):
         dev.get(ary=host)
 
-    def copy_to_device(self, host, dev):
-        dev.set(np.ascontiguousarray(host))
+    def copy_to_device(self, host, dev, wait=True):
+        dev.set(np.ascontiguousarray(host), async_=not wait)
 
     def copy(self, dev):
         return dev.copy()

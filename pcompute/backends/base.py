@@ -81,7 +81,12 @@ class Backend:
         if host is not dev:
             host[...] = dev
 
-    def copy_to_device(self, host, dev):
+    def copy_to_device(self, host, dev, wait=True):
+        """Copy the host array ``host`` into the device array ``dev``.  With
+        ``wait=False`` a device backend may return before the copy is done
+        (queued before the kernels launched after it): ``host`` must then
+        stay alive and unchanged until :meth:`synchronize` or a later
+        blocking copy to the host."""
         if host is not dev:
             dev[...] = host
 

@@ -121,6 +121,10 @@ class OpenCLBackend(DeviceArrays, Backend):
     def to_device(self, host):
         return self._cl_array().to_device(self.queue, np.ascontiguousarray(host))
 
+    def copy_to_device(self, host, dev, wait=True):
+        # on the kernels' queue: a copy that does not wait is ordered before them
+        dev.set(np.ascontiguousarray(host), queue=self.queue, async_=not wait)
+
     def is_device_array(self, obj):
         return isinstance(obj, self._cl_array().Array)
 
