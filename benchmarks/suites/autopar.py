@@ -14,7 +14,8 @@ its hand-written row; on the CPU backends also at least as fast as Numba):
 - ``Elementwise by hand (NumPy arguments)`` (OpenCL only): the hand-written
   kernel called as a user holding NumPy arrays would: every array wrapped
   (copied to the device), the launch, the written array pulled back into
-  its NumPy array.  The ratio to it is the cost of parallelize itself.
+  its NumPy array.  The ratio to it is what parallelize adds or saves over
+  that (it keeps its device arrays from call to call and copies into them).
 - ``parallelize (device Arrays)`` (OpenCL only): the function called with
   device Arrays, against ``Elementwise by hand``: no transfers on either.
 
