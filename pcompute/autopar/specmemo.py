@@ -202,7 +202,7 @@ class KeyMemo:
 
     def seen(self, sig, fingerprint, passed, recorded):
         """A checked run of signature ``sig`` ended (``passed`` or not) with
-        the keys' ``fingerprint`` (one value per chunk); ``recorded``: it
+        the keys' ``fingerprint`` (two values per chunk); ``recorded``: it
         stored its keys, which are valid for ``sig`` when it passed.  A run
         that violated forgets the repeat; one that recorded and violated
         backs the recordings off as a failed validation does (a loop that
