@@ -731,6 +731,36 @@ def test_keys_that_change_at_every_call_are_never_recorded(backend, monkeypatch,
     assert h._speculations[13].memo.recordings == 1
 
 
+def test_a_violating_run_checks_once_then_runs_the_sequential_kernel(backend, monkeypatch):
+    """The failure path does nothing twice: a scatter whose keys repeat a key
+    across chunks, called again and again, runs per call the checked loop
+    once (no key comparison, no second checked run), the bitmaps' check and
+    the sequential kernel (uninstrumented); it copies nothing (the loop only
+    overwrites) and never stores its keys.  Every result is the plain
+    loop's."""
+    from pcompute.primitives.elementwise import Elementwise
+    _set_chunks(monkeypatch, backend, 2)
+    n = 24
+    p = np.arange(n, dtype=np.int32)
+    p[n - 1] = p[0]
+    y = np.arange(1.0, n + 1).astype(backend.dtype)
+    f = parallelize(loops.scatter, speculate=True)
+    calls = []
+    original = Elementwise.__call__
+
+    def spy(self, *args, shape=None):
+        calls.append(self.name.rsplit("_", 1)[0])
+        return original(self, *args, shape=shape)
+
+    monkeypatch.setattr(Elementwise, "__call__", spy)
+    for _ in range(5):
+        del calls[:]
+        assert _scatter_call(f, y, p, backend)[0] == "violated: output dependence"
+        assert calls == ["autopar_chunk", "autopar_check", "autopar_nest"]
+    spec = f._speculations[13]
+    assert spec.stats.violated == 5 and not spec._copies and spec.memo.recordings == 0
+
+
 def _scatter_call(f, y, p, backend):
     """``f`` (loops.scatter parallelised) on new zeros, compared with the
     plain loop; (the last run's verdict, the loop's summary)."""
