@@ -18,8 +18,13 @@ argument, so results are bit-identical to the scalar build.
 The vector versions are written here rather than left to GCC's own
 ``simd`` clones, whose code stores the four results one by one and reloads
 them as a vector (a failed store-to-load forwarding: a stall per call that
-costs more than the vectorised arithmetic saves).  Here each result is
-inserted into a vector register, spilled and reloaded whole across calls.
+costs more than the vectorised arithmetic saves).  Here each result is kept
+as a scalar (in a register the C library's function preserves, or a stack
+slot) and the vector is built once, after the last call.  Inserting each
+result into a vector that is spilled and reloaded across the next call
+instead cost 9 % more CPU time in the black-scholes loop (3 exp and 1 log per
+item: 27.9 vs 25.5 ms for 2^20 items, one thread, best of 30, AMD EPYC with
+GCC 12; a C copy of the generated loop).
 
 Other compilers (clang, MSVC) or machines get plain inline wrappers: the
 code is the one without them.
@@ -77,10 +82,11 @@ def _wrapper(cname, ctype, arity):
         lanes, vtype = nbytes // _SIZES[ctype], _vector_type(ctype, nbytes)
         attr = "PC_HIDDEN" + (" __attribute__((target(\"%s\")))" % target if target else "")
         vparams = ", ".join("%s %s" % (vtype, v) for v in "ab"[:arity])
-        body = " ".join("r[%d] = %s(%s);" % (k, cname, ", ".join(
+        body = " ".join("%s r%d = %s(%s);" % (ctype, k, cname, ", ".join(
             "%s[%d]" % (v, k) for v in "ab"[:arity])) for k in range(lanes))
-        out.append("%s %s _ZGV%sN%d%s_%s(%s) { %s r = a; %s return r; }" % (
-            attr, vtype, isa, lanes, "v" * arity, label, vparams, vtype, body))
+        result = ", ".join("r%d" % k for k in range(lanes))
+        out.append("%s %s _ZGV%sN%d%s_%s(%s) { %s return (%s){%s}; }" % (
+            attr, vtype, isa, lanes, "v" * arity, label, vparams, body, vtype, result))
     out += ["#else",
             "static inline %s %s(%s) { return %s(%s); }" % (ctype, name, params, cname, args),
             "#endif"]
