@@ -125,3 +125,68 @@ def test_repeated_calls_reuse_device_arrays(backend, monkeypatch):
     f(u5, v5, w5, 5)                                # another length: new arrays
     np.testing.assert_allclose(w5, _reference(u5.astype(np.float64), 5)[1],
                                rtol=backend.rtol)
+
+
+def whole_and_partial(a, out, edge, flagged, n, m):
+    for i in range(n):
+        for j in range(m):
+            t = a[i, j] * 2.0
+            out[i, j] = t + 1.0             # every element: never copied to the device
+    for i in range(1, n - 1):
+        for j in range(m):
+            edge[i, j] = a[i, j]            # rows 1 .. n-2 only: edge keeps rows 0, n-1
+    for i in range(n):
+        for j in range(m):
+            if a[i, j] > 0.5:
+                flagged[i, j] = 1.0         # under an if: flagged keeps the others
+
+
+def write_then_read(a, out, total, n):
+    for i in range(n):
+        out[i] = a[i] + 1.0
+    total[0] = out.sum()                    # plain Python reads out between the nests
+    for i in range(n):
+        out[i] = out[i] * total[0]          # read and written: copied to the device
+
+
+def _uploads(backend, monkeypatch):
+    """The ids of the host arrays copied to the device from now on."""
+    ids = []
+    cls = type(get_backend(backend.name))
+    copy = cls.copy_to_device
+    monkeypatch.setattr(cls, "copy_to_device", lambda self, host, dev, wait=True:
+                        ids.append(id(host)) or copy(self, host, dev, wait))
+    return ids
+
+
+def test_arrays_written_whole_are_not_copied_to_the_device(backend, monkeypatch):
+    """An array a nest writes at every element, and that nothing else between
+    two plain Python statements uses, is not copied to the device (its values
+    before the call are never seen); an array written in part, under an if,
+    or also read, is, and keeps its other values.  Every backend against
+    plain Python; a device backend copies none of the arrays written whole."""
+    ids = _uploads(backend, monkeypatch)
+    rng = np.random.default_rng(8)
+    f = parallelize(whole_and_partial)
+    for _ in range(2):
+        a = rng.random((4, 5)).astype(backend.dtype)
+        args = [a, np.full((4, 5), np.nan, backend.dtype), np.full((4, 5), -1.0, backend.dtype),
+                np.full((4, 5), -2.0, backend.dtype), 4, 5]
+        want = copy.deepcopy(args)
+        whole_and_partial(*want)
+        f(*args)
+        for got, ref in zip(args[1:4], want[1:4]):
+            np.testing.assert_allclose(got, ref, rtol=backend.rtol)
+        device = not get_backend(backend.name).on_host
+        assert id(args[1]) not in ids
+        assert (id(args[2]) in ids and id(args[3]) in ids) == device
+    g = parallelize(write_then_read)
+    a = np.arange(6, dtype=backend.dtype)
+    out, total = np.full(6, np.nan, backend.dtype), np.zeros(1, backend.dtype)
+    want = [a.copy(), out.copy(), total.copy(), 6]
+    write_then_read(*want)
+    del ids[:]
+    g(a, out, total, 6)
+    np.testing.assert_allclose(out, want[1], rtol=backend.rtol)
+    # the first nest's out is written whole; the second reads it: one copy
+    assert ids.count(id(out)) == (1 if get_backend(backend.name).on_host is False else 0)

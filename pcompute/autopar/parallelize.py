@@ -34,6 +34,7 @@ from ..config import GENERATION
 from ..errors import (KernelIndexError, KernelValueError, SequentialLoopWarning,
                       SpeculationWarning)
 from .analysis import analyse
+from .coverage import fresh_outputs, segments, sole_stores
 from .execute import ExecutorMixin
 from .nest import assigned_names, range_args
 from .planner import PlannerMixin, global_numbers
@@ -112,6 +113,13 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
                 self.steps.append(Step(kind, stmt, compile(
                     module, self.filename, "exec")))
 
+        for k, run in segments(self.steps).items():
+            others = [self.steps[j] for j in run if j != k]
+            self.steps[k].sole_stores = sole_stores(self.steps[k].node,
+                                                    [o.node for o in others])
+            self.steps[k].segment_names = frozenset().union(
+                *(self.steps[j].loaded for j in run))
+
     def _segment(self, node):
         line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
         if getattr(node, "end_lineno", None) == node.lineno:
@@ -173,6 +181,9 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
             if record is None and not kwargs and not self._marks and not self._profiling:
                 self._replay = Replay.make(self, args, scope, launches, stamp)
             return None
+        except BaseException:
+            residency.drop_fresh()      # never filled: not copied back half written
+            raise
         finally:
             residency.sync()
 
@@ -180,6 +191,9 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
     def _nest(self, index, step, scope, residency, record):
         report, plan = self._analysis(index, step, scope)
         self.last_plans.append(plan)
+        if step.sole_stores:
+            residency.fresh(scope[name] for name in fresh_outputs(
+                step, report.root, scope, step.segment_names))
         if record is not None:
             record.append((step, report, plan))
         if plan.kind not in ("launch", "reduce", "speculate"):

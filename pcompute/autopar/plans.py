@@ -12,6 +12,8 @@ class Step:
     live_out: frozenset = frozenset()
     loaded: tuple = ()
     writes: frozenset = frozenset()     # a nest: the arrays it may write
+    sole_stores: frozenset = frozenset()    # a nest: names only stored, once (coverage.py)
+    segment_names: frozenset = frozenset()  # a nest: the names of its segment's nests
 
 
 @dataclass

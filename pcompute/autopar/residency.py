@@ -117,6 +117,7 @@ class Residency:
         self._backend = None
         self._pending = False       # copies to the device queued without waiting
         self._direct = {}           # ids of the arrays copied into pooled device arrays
+        self._fresh = set()         # ids of arrays a nest writes whole and nothing reads
         #                             (a dict: the order of first use)
 
     def launch_value(self, value):
@@ -138,7 +139,7 @@ class Residency:
             return value
         key = id(value)
         if key not in self._dev:
-            arr = self._pooled(value)
+            arr = self._pooled(value, fill=key not in self._fresh)
             if arr is None:
                 arr = wrap(value)
             else:
@@ -146,9 +147,9 @@ class Residency:
             self._dev[key] = (value, arr)
         return self._dev[key][1]
 
-    def _pooled(self, value):
+    def _pooled(self, value, fill=True):
         """A device array of the last call filled with ``value`` (the copy
-        queued without waiting), or None."""
+        queued without waiting; none without ``fill``), or None."""
         if self._pool is None or not _poolable(value):
             return None
         backend = self._backend or get_backend()
@@ -161,9 +162,21 @@ class Residency:
             arr = empty(value.size, value.dtype, backend=backend).reshape(*value.shape)
             if arr.dtype != value.dtype:
                 return None                 # stored in another dtype: wrap converts
-        backend.copy_to_device(value, arr.dev, wait=False)
-        self._pending = True
+        if fill:
+            backend.copy_to_device(value, arr.dev, wait=False)
+            self._pending = True
         return arr
+
+    def fresh(self, values):
+        """Note that a nest writes every element of the NumPy arrays among
+        ``values`` and that nothing of its segment reads them before
+        (:mod:`.coverage`): their device arrays need not be filled."""
+        self._fresh.update(id(v) for v in values if type(v) is np.ndarray)
+
+    def drop_fresh(self):
+        """After a failed call: the arrays given unfilled device arrays are
+        not copied back (they keep their values from before the call)."""
+        self._written.difference_update(self._fresh & set(self._direct))
 
     def wrote(self, values):
         """Note that a nest may have written the arrays among ``values``."""
@@ -190,3 +203,4 @@ class Residency:
         self._dev.clear()
         self._written.clear()
         self._direct.clear()
+        self._fresh.clear()
