@@ -74,7 +74,11 @@ def fast_source(args, dims=None):
         rank == 1 for _, kind, _, _, rank in args if kind == "array")
     if not plain and dims is None:
         return ""
-    return render("fastcall_cython", args=args, plain=plain, dims=dims)
+    extents = 1 if plain else dims
+    run_types = ["long long"] * extents + [decl.rsplit(" ", 1)[0]
+                                           for _, _, decls, _, _ in args for decl in decls]
+    return render("fastcall_cython", args=args, plain=plain, dims=dims,
+                  run_types=", ".join(run_types))
 
 
 def _canonical_dtype(dtype):
