@@ -47,7 +47,9 @@ class DeviceArrays:
         dev.get(ary=host)
 
     def copy_to_device(self, host, dev, wait=True):
-        dev.set(np.ascontiguousarray(host), async_=not wait)
+        # always waits (allowed by Backend.copy_to_device): the opencl backend
+        # queues copies asked not to wait; pycuda's would need page-locked memory
+        dev.set(np.ascontiguousarray(host))
 
     def copy(self, dev):
         return dev.copy()
