@@ -77,8 +77,12 @@ def fast_source(args, dims=None):
     extents = 1 if plain else dims
     run_types = ["long long"] * extents + [decl.rsplit(" ", 1)[0]
                                            for _, _, decls, _, _ in args for decl in decls]
+    ranks = [rank for _, kind, _, _, rank in args if kind == "array"]
     return render("fastcall_cython", args=args, plain=plain, dims=dims,
-                  run_types=", ".join(run_types))
+                  run_types=", ".join(run_types),
+                  run_names="".join(", " + n for _, _, _, names, _ in args for n in names),
+                  meta_size=max([2 * r - 1 for r in ranks] + [1]),
+                  extent_values=", ".join("pc_e[%d]" % d for d in range(dims or 0)))
 
 
 def _canonical_dtype(dtype):

@@ -18,7 +18,9 @@
 ## names of its run parameters.  plain: whether pc_fast exists (every array
 ## of rank 1); dims: the index rank of the kernel (None: not an Elementwise,
 ## no call given shape=); pc_fast_shaped exists when dims is set and plain
-## is not.
+## is not.  run_types, run_names: pc_run's parameter types and the names
+## after its extents (each after a comma); extent_values: pc_fast_shaped's
+## extents; meta_size: the length of pc_meta (cython_fast.fast_source).
 
 from cpython.ref cimport PyObject
 
@@ -185,7 +187,6 @@ cdef extern from *:
 %endif
 %endfor
 </%def>
-<% run_names = "".join(", " + n for _, _, _, names, _ in args for n in names) %>
 
 # The entries call pc_run through this pointer: gcc would inline pc_run into
 # an entry as large as these, and there its kernel function, past the
@@ -229,7 +230,7 @@ ${arguments("pc_kw")}\
 def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
     """run() over the index space pc_shape for arguments of the signature
     recorded in pc_plan (the configuration unchanged since), else None."""
-    cdef long long pc_meta[${max([2 * r - 1 for _, kind, _, _, r in args if kind == "array"] + [1])}]
+    cdef long long pc_meta[${meta_size}]
     cdef long long pc_e[${dims}]
     cdef PyObject* pc_p
     if not pc_fast_extents(pc_shape, ${dims}, pc_e):
@@ -237,6 +238,6 @@ def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
     if not pc_fast_valid(pc_plan, pc_args, None, ${len(args)}):
         return None
 ${arguments("None")}\
-    pc_run_ptr(${", ".join("pc_e[%d]" % d for d in range(dims))}${run_names})
+    pc_run_ptr(${extent_values}${run_names})
     return True
 %endif
