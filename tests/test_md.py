@@ -19,6 +19,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from examples.md import cli  # noqa: E402
+from pcompute import wrap  # noqa: E402
 from examples.md.simulation import NNPS, Simulation  # noqa: E402
 
 # 2-D default set-up, double, dt 0.02, N = 1000: E(0) and E(25 steps) as the C
@@ -160,6 +161,31 @@ def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry,
     np.testing.assert_allclose(other.host_accelerations(), simple.host_accelerations(),
                                **tol)
     np.testing.assert_allclose(other.pe.get(), simple.pe.get(), **tol)
+
+
+@pytest.mark.parametrize("nnps,geometry", [("simple", "2d"), ("simple", "3d-periodic"),
+                                           ("count", "2d"), ("count", "3d")])
+def test_fill_pass_writes_no_more_than_counted(backend, nnps, geometry):
+    """The fill pass of each pair kernel stores at most ``counts[i]`` neighbours
+    into particle i's slots: given half of the true counts (as if the count
+    pass had found fewer pairs), each particle's slots hold distinct true
+    neighbours and nothing past the last slot is written."""
+    sim = make(geometry, nnps, skin=0.3, dtype=backend.dtype)
+    lists = sim.neighbour_lists()
+    room = np.array([len(a) // 2 for a in lists], np.int32)
+    offsets = np.zeros(sim.n + 1, np.int32)
+    offsets[1:] = np.cumsum(room)
+    assert room[-1] > 0 and offsets[-1] > 0
+    total = sum(len(a) for a in lists)      # room for every pair: an unguarded fill fits
+    nbrs = wrap(np.full(total, -1, np.int32), backend=sim.backend)
+    strategy = sim.strategy
+    strategy._pairs(*strategy.pair_args(), wrap(room, backend=sim.backend),
+                    wrap(offsets, backend=sim.backend), nbrs, np.int32(1))
+    got = nbrs.get()
+    assert (got[offsets[-1]:] == -1).all(), "stores past the counted slots"
+    for i, want in enumerate(lists):
+        mine = got[offsets[i]:offsets[i + 1]]
+        assert len(set(mine)) == room[i] and set(mine) <= set(want), i
 
 
 # -- backends agree with the python backend --------------------------------------------

@@ -82,9 +82,7 @@ class Binning:
         n, be = sim.n, sim.backend
         self.cell_start = zeros(grid.ncells + 1, np.int32, backend=be)
         self.cell_particles = zeros(n, np.int32, backend=be)
-
-    def _grid_args(self):
-        return (self.sim.real(self.grid.cell_size), np.int32(self.grid.nc))
+        self.grid_args = (sim.real(grid.cell_size), np.int32(grid.nc))
 
 
 class CountingSortBinning(Binning):
@@ -106,7 +104,7 @@ class CountingSortBinning(Binning):
         sim, phase = self.sim, self.sim.phase
         with phase("fill(cell counts)"):
             self.counts.fill(0)
-        self._count(*sim.positions, self.keys, self.ranks, self.counts, *self._grid_args())
+        self._count(*sim.positions, self.keys, self.ranks, self.counts, *self.grid_args)
         with phase("scan(cell counts)"):
             self._scan(self.counts, self.cell_start)
         self._scatter(self.keys, self.ranks, self.cell_start, self.cell_particles)
@@ -126,7 +124,7 @@ class SortBinning(Binning):
 
     def __call__(self):
         sim, phase = self.sim, self.sim.phase
-        self._keys(*sim.positions, self.keys, self.ids, *self._grid_args())
+        self._keys(*sim.positions, self.keys, self.ids, *self.grid_args)
         with phase("sort_by_keys"):
             sorted_keys, self.cell_particles = sort_by_keys(
                 [self.keys, self.ids], key_bits=self.grid.key_bits, backend=sim.backend)

@@ -6,7 +6,12 @@ neighbours into ``counts[i]``; after the scan has turned the counts into
 ``nbrs[offsets[i] ..]``.  Candidates come from all particles (O(N^2), the
 ``simple`` strategy) or from the 3^dim cells around the particle.  Lists are
 full (each pair appears in both particles' lists), so the force kernel needs
-no atomics.  The pair kernels, like the force kernels, are built with
+no atomics.  The fill pass writes at most ``counts[i]`` entries (the count
+pass's) into particle i's slots, whatever its distance tests decide: the
+two passes evaluate the same expression, but nothing in the language
+promises that a kernel built with FMA contraction rounds it alike in both,
+and a store past the slots would overwrite the next particle's (or the end
+of ``nbrs``).  The pair kernels, like the force kernels, are built with
 ``build_options(fma=True)`` (the squared distances may use FMA instructions).
 """
 import numpy as np
@@ -16,6 +21,9 @@ from pcompute import build_options, empty, zeros
 from .physics import cell_of, neighbour_cell, min_image
 from .scans import Offsets
 
+#: The ``fill`` argument of the two passes.
+COUNT, FILL = np.int32(0), np.int32(1)
+
 
 @build_options(fma=True)
 def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, fill):
@@ -23,12 +31,16 @@ def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, fill):
     yi = y[i]
     n = 0
     first = offsets[i]       # read once: the stores into nbrs may alias it
+    room = 0                 # read in the fill pass only
+    if fill:
+        room = counts[i]     # the slots the count pass gave particle i
     for j in range(n_all):
         dx = xi - x[j]
         dy = yi - y[j]
         if dx * dx + dy * dy < rl2 and j != i:
             if fill:
-                nbrs[first + n] = j
+                if n < room:
+                    nbrs[first + n] = j
             n += 1
     if fill == 0:
         counts[i] = n
@@ -41,6 +53,9 @@ def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, 
     zi = z[i]
     n = 0
     first = offsets[i]       # read once: the stores into nbrs may alias it
+    room = 0                 # read in the fill pass only
+    if fill:
+        room = counts[i]     # the slots the count pass gave particle i
     for j in range(n_all):
         dx = xi - x[j]
         dy = yi - y[j]
@@ -51,7 +66,8 @@ def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, 
             dz = min_image(dz, side)
         if dx * dx + dy * dy + dz * dz < rl2 and j != i:
             if fill:
-                nbrs[first + n] = j
+                if n < room:
+                    nbrs[first + n] = j
             n += 1
     if fill == 0:
         counts[i] = n
@@ -66,6 +82,9 @@ def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, count
     cy = cell_of(yi, cell_size, nc)
     n = 0
     first = offsets[i]       # read once: the stores into nbrs may alias it
+    room = 0                 # read in the fill pass only
+    if fill:
+        room = counts[i]     # the slots the count pass gave particle i
     for ix in range(max(cx - 1, 0), min(cx + 2, nc)):
         for iy in range(max(cy - 1, 0), min(cy + 2, nc)):
             c = ix * nc + iy
@@ -75,7 +94,8 @@ def cell_pairs_2d(i, x, y, cell_start, cell_particles, cell_size, nc, rl2, count
                 dy = yi - y[j]
                 if dx * dx + dy * dy < rl2 and j != i:
                     if fill:
-                        nbrs[first + n] = j
+                        if n < room:
+                            nbrs[first + n] = j
                     n += 1
     if fill == 0:
         counts[i] = n
@@ -92,6 +112,9 @@ def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, si
     cz = cell_of(zi, cell_size, nc)
     n = 0
     first = offsets[i]       # read once: the stores into nbrs may alias it
+    room = 0                 # read in the fill pass only
+    if fill:
+        room = counts[i]     # the slots the count pass gave particle i
     for ddx in range(-1, 2):
         ix = neighbour_cell(cx, ddx, nc, periodic)
         if ix < 0:
@@ -116,7 +139,8 @@ def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, si
                         dz = min_image(dz, side)
                     if dx * dx + dy * dy + dz * dz < rl2 and j != i:
                         if fill:
-                            nbrs[first + n] = j
+                            if n < room:
+                                nbrs[first + n] = j
                         n += 1
     if fill == 0:
         counts[i] = n
@@ -139,7 +163,7 @@ class NeighbourList:
 
     def build(self, kernel, args):
         """Run ``kernel(*args, counts, offsets, nbrs, fill)``: count, scan, fill."""
-        kernel(*args, self.counts, self.offsets, self.nbrs, np.int32(0))
+        kernel(*args, self.counts, self.offsets, self.nbrs, COUNT)
         with self.sim.phase("scan(neighbour counts)"):
             self._scan(self.counts, self.offsets)
             self.total = int(self.offsets[self.sim.n])
@@ -149,7 +173,7 @@ class NeighbourList:
                                     "indices can address" % self.total)
             self.nbrs = empty(int(self.total * self.GROWTH) + 16, np.int32,
                               backend=self.sim.backend)
-        kernel(*args, self.counts, self.offsets, self.nbrs, np.int32(1))
+        kernel(*args, self.counts, self.offsets, self.nbrs, FILL)
 
     def host_lists(self):
         """The list as a Python list of sorted numpy arrays (for tests and checks)."""

@@ -61,12 +61,15 @@ class Simulation:
             else self._columns(positions, "positions")
         velocities = initial_velocities(n, dim, temperature, seed) if velocities is None \
             else self._columns(velocities, "velocities")
-        self.positions = [wrap(p.astype(dtype), backend=self.backend) for p in positions]
+        # Tuples: the kernels' argument tuples are made from them once (see
+        # Integrator); put new values into the arrays (``.set``), not new arrays.
+        self.positions = tuple(wrap(p.astype(dtype), backend=self.backend)
+                               for p in positions)
         self.dtype = self.positions[0].dtype
-        self.velocities = [wrap(v.astype(self.dtype), backend=self.backend)
-                           for v in velocities]
-        self.accelerations = [zeros(n, self.dtype, backend=self.backend)
-                              for _ in range(dim)]
+        self.velocities = tuple(wrap(v.astype(self.dtype), backend=self.backend)
+                                for v in velocities)
+        self.accelerations = tuple(zeros(n, self.dtype, backend=self.backend)
+                                   for _ in range(dim))
         self.pe = zeros(n, self.dtype, backend=self.backend)
         self.saved_positions = [zeros(n, self.dtype, backend=self.backend)
                                 for _ in range(dim)] if self.skin > 0 else None

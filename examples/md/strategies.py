@@ -8,6 +8,12 @@
 
 Lists and cells are built with a reach of cut-off + skin; the simulation calls
 :meth:`Strategy.rebuild` when they are stale (every step without a skin).
+
+The kernels' argument tuples are made once and kept while the arrays they
+hold are the same objects (:meth:`Strategy._kept`; the simulation's
+positions are a tuple, replaced only as a whole): the neighbour list's
+``nbrs`` is replaced when the list outgrows it, ``sort_by_keys`` gives the
+``sort`` strategy a new ``cell_particles`` at every rebuild.
 """
 import numpy as np
 
@@ -27,11 +33,21 @@ class Strategy:
     def __init__(self, sim, reach):
         self.sim = sim
         self.reach = reach
+        self._made = {"forces": (None, None, ()), "pairs": (None, None, ())}
 
     def _geometry(self):
         """Trailing (side, periodic) arguments of the 3-D kernels."""
         sim = self.sim
         return (sim.real(sim.side), np.int32(sim.periodic)) if sim.dim == 3 else ()
+
+    def _kept(self, name, a, b, make):
+        """The argument tuple ``name``, made by ``make()`` when the objects
+        ``a`` or ``b`` it depends on (compared by identity) are not the last
+        time's."""
+        made = self._made[name]
+        if made[0] is not a or made[1] is not b:
+            made = self._made[name] = (a, b, tuple(make()))
+        return made[2]
 
 
 class ListStrategy(Strategy):
@@ -44,14 +60,18 @@ class ListStrategy(Strategy):
         self._forces = Elementwise(forces_list_2d if sim.dim == 2 else forces_list_3d,
                                    backend=be)
 
-    def forces(self):
-        sim = self.sim
+    def _force_args(self):
+        sim, nlist = self.sim, self.list
         args = list(sim.positions) + list(sim.accelerations) + [
-            sim.pe, self.list.offsets, self.list.nbrs, sim.real(sim.rc * sim.rc),
+            sim.pe, nlist.offsets, nlist.nbrs, sim.real(sim.rc * sim.rc),
             sim.real(sim.energy_shift), sim.real(sim.side)]
         if sim.dim == 3:
             args.append(np.int32(sim.periodic))
-        self._forces(*args)
+        return args
+
+    def forces(self):
+        self._forces(*self._kept("forces", self.sim.positions, self.list.nbrs,
+                                 self._force_args))
 
     def neighbour_lists(self):
         """Host copy of the lists (built with the reach), each sorted."""
@@ -66,11 +86,17 @@ class SimpleStrategy(ListStrategy):
         self._pairs = Elementwise(all_pairs_2d if sim.dim == 2 else all_pairs_3d,
                                   backend=sim.backend)
 
-    def rebuild(self):
+    def _pair_args(self):
         sim = self.sim
-        args = list(sim.positions) + [np.int32(sim.n), sim.real(self.reach ** 2)]
-        args += list(self._geometry())
-        self.list.build(self._pairs, args)
+        return list(sim.positions) + [np.int32(sim.n), sim.real(self.reach ** 2)] \
+            + list(self._geometry())
+
+    def pair_args(self):
+        """The arguments of the pair kernel before ``counts, offsets, nbrs, fill``."""
+        return self._kept("pairs", self.sim.positions, None, self._pair_args)
+
+    def rebuild(self):
+        self.list.build(self._pairs, self.pair_args())
 
 
 class CellMixin:
@@ -89,8 +115,17 @@ class CellMixin:
 
     def cell_args(self):
         b = self.binning
-        return [b.cell_start, b.cell_particles, self.sim.real(self.grid.cell_size),
-                np.int32(self.grid.nc)]
+        return [b.cell_start, b.cell_particles] + list(b.grid_args)
+
+    def _cells_pair_args(self):
+        sim = self.sim
+        return list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)] \
+            + list(self._geometry())
+
+    def pair_args(self):
+        """The arguments of the pair kernel before ``counts, offsets, nbrs, fill``."""
+        return self._kept("pairs", self.sim.positions, self.binning.cell_particles,
+                          self._cells_pair_args)
 
 
 class CellListStrategy(CellMixin, ListStrategy):
@@ -103,11 +138,8 @@ class CellListStrategy(CellMixin, ListStrategy):
                                   backend=sim.backend)
 
     def rebuild(self):
-        sim = self.sim
         self.binning()
-        args = list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)]
-        args += list(self._geometry())
-        self.list.build(self._pairs, args)
+        self.list.build(self._pairs, self.pair_args())
 
 
 class SortStrategy(CellListStrategy):
@@ -134,14 +166,18 @@ class CellsStrategy(CellMixin, Strategy):
     def rebuild(self):
         self.binning()
 
-    def forces(self):
+    def _force_args(self):
         sim = self.sim
         args = list(sim.positions) + list(sim.accelerations) + [sim.pe] \
             + self.cell_args() + [sim.real(sim.rc * sim.rc), sim.real(sim.energy_shift),
                                   sim.real(sim.side)]
         if sim.dim == 3:
             args.append(np.int32(sim.periodic))
-        self._forces(*args)
+        return args
+
+    def forces(self):
+        self._forces(*self._kept("forces", self.sim.positions,
+                                 self.binning.cell_particles, self._force_args))
 
     def neighbour_lists(self):
         """Lists built from the current cells with the reach (for checks)."""
@@ -149,9 +185,7 @@ class CellsStrategy(CellMixin, Strategy):
         nlist = NeighbourList(sim)
         pairs = Elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
                             backend=sim.backend)
-        args = list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)]
-        args += list(self._geometry())
-        nlist.build(pairs, args)
+        nlist.build(pairs, self.pair_args())
         return nlist.host_lists()
 
 
