@@ -397,6 +397,49 @@ def test_md_cheap_groups_take_more_samples_while_the_budget_lasts(capsys):
     assert [r.stats.reps for r in _md_group(SMOKE, "3-D walls count")] == [SMOKE.md_samples] * 2
 
 
+class _LoggedMD(_FakeMD):
+    """A fake MD whose runs last ``seconds`` and are logged in ``log``."""
+
+    def __init__(self, name, log, seconds):
+        self.name, self.log, self.seconds = name, log, seconds
+
+    def timed_steps(self, k):
+        self.log.append(self.name)
+        return self.seconds
+
+
+def test_md_samples_are_interleaved_runs_lasting_min_sample(capsys):
+    """At N = 1000 a run of 25 steps lasts about a millisecond: a sample is
+    as many runs as make the fastest implementation's last MIN_SAMPLE_S, the
+    same count for every implementation, and the runs of the implementations
+    alternate (A B, B A, ...), so a time slice lost to the OS is shared."""
+    from benchmarks.context import Context
+    from benchmarks.suites import md
+    from benchmarks.timing import SMOKE
+    log = []
+    ctx = Context(SMOKE, Recorder())
+    impls = [md.Impl("C", "reference", lambda: _LoggedMD("C", log, 1e-3), is_ref=True),
+             md.Impl("pcompute", "pcompute", lambda: _LoggedMD("pc", log, 2e-3))]
+    md._group(ctx, "2-D count/sort lists", 1000, impls, md.STEPS)
+    runs = round(md.MIN_SAMPLE_S / 1e-3)
+    assert 1 < runs < md.MAX_RUNS
+    for row in ctx.rec.rows:
+        assert row.extra["runs_per_sample"] == runs
+        assert row.extra["steps_per_sample"] == runs * md.STEPS
+        assert row.stats.reps == SMOKE.md_samples
+    assert [r.stats.median for r in ctx.rec.rows] == pytest.approx([1e-3 / md.STEPS,
+                                                                    2e-3 / md.STEPS])
+    sampled = log[-2 * runs * SMOKE.md_samples:]
+    assert sampled[:4] == ["C", "pc", "pc", "C"] and sampled.count("C") == len(sampled) / 2
+
+
+def test_md_doc_says_how_samples_were_made():
+    rows = [{"suite": "md", "extra": {"runs_per_sample": k}} for k in (1, 20, 3)]
+    assert "1-20 run(s) of 25 steps" in publish._md_sampling({"rows": rows})
+    old = [{"suite": "md", "extra": {"steps_per_sample": 25}}]
+    assert publish._md_sampling({"rows": old}) == "25 steps from the lattice per sample"
+
+
 def test_md_case_chooses_the_groups(capsys):
     from benchmarks.context import Context
     from benchmarks.timing import QUICK

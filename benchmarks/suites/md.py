@@ -16,13 +16,21 @@ different stretches would not be fair).  The first sample is the warm-up
 are sampled in turn (round-robin).  The total energy after STEPS steps is
 checked against the C reference's (relative 1e-9) and, at N = 1000 and 10^4,
 against ``reference/md_energies.json`` (E(0) and E(25) with their source).
-At least 7 samples per implementation (11 with ``--full``), and more, up to
-MAX_SAMPLES, while the group's time budget lasts (the profile's budget per
-implementation): a sample of a small system lasts about a millisecond, and
-one thread that the OS deschedules costs it a whole time slice (4 ms), so
-its median needs many samples to stand for the undisturbed step; the
-report has the ratios of the medians and of the best samples side by side,
-and the load average before and after each group.
+A sample is one or more such runs ("runs per sample", the same for every
+implementation of a group): as many as make the fastest implementation's
+sample last MIN_SAMPLE_S (20 ms), at most MAX_RUNS.  At N = 1000 a run of
+25 steps lasts about a millisecond, and one OpenMP thread that the OS
+deschedules costs it a whole time slice (4 ms): with one run per sample the
+medians of a group were a coin toss between disturbed and undisturbed
+samples (C against C differed by 2.7x in one idle run); a sample of 20 runs
+averages over the slices, so every implementation's sample carries its
+share.  The runs of a sample are interleaved: run r of every implementation
+in turn (in reverse order every other run), so that load from other
+processes hits them alike.  At least 7 samples per implementation (11 with
+``--full``), and more, up to MAX_SAMPLES, while the group's time budget
+lasts (the profile's budget per implementation); the report has the ratios
+of the medians and of the best samples side by side, and the load average
+before and after each group.
 
 pcompute's rows are its default build (modules made for this CPU:
 ``-march=native`` with ``-ffp-contract=off``, but the pair and force kernels,
@@ -42,6 +50,7 @@ LAMMPS (2-D, ``lj/cut 3.0``, OPENMP package, 2 threads: its label says what
 its log reports).
 """
 import json
+import math
 import time
 from pathlib import Path
 
@@ -57,6 +66,8 @@ STEPS = 25
 SIMPLE_STEPS = 3            # O(N^2): fewer steps per sample at N = 10^4
 SKIN = 0.3
 MAX_SAMPLES = 41            # per implementation, while the group's budget lasts
+MIN_SAMPLE_S = 0.02         # a sample of the group's fastest implementation lasts this long
+MAX_RUNS = 50               # runs of STEPS steps per sample, at most
 C_TARGET = ("ratio", 1.15)         # pcompute vs the best C with the same strategy, N >= 10^4
 SMALL_TARGET = ("ratio", 1.5)      # the same at N = 1000
 RTOL = 1e-9
@@ -266,7 +277,7 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
 def _group(ctx, case, n, impls, steps):
     if not ctx.md_case_wanted(case):
         return
-    print("\n[%s] %s, N = %d, %d steps per sample" % (NAME, case, n, steps))
+    print("\n[%s] %s, N = %d, %d steps per run" % (NAME, case, n, steps))
     prof = ctx.profile
     live = []
     for imp in impls:                       # warm-up: build / JIT, then STEPS steps
@@ -289,6 +300,8 @@ def _group(ctx, case, n, impls, steps):
     ref = next((i for i in live if i.is_ref), None)
     for imp in live:
         imp.check = _check(imp, ref, n, steps, case.startswith("2-D"))
+    runs = _runs_per_sample(ctx, case, n, live, steps)
+    print("  %d run(s) of %d steps per sample" % (runs, steps))
     budget = prof.budget * max(1, len(live))
     start = time.perf_counter()
     load_before = load_average()
@@ -296,13 +309,8 @@ def _group(ctx, case, n, impls, steps):
     for rnd in range(max(samples, MAX_SAMPLES)):
         if rnd >= samples and time.perf_counter() - start > budget:
             break
-        for imp in list(live):
-            try:
-                imp.obj.reset()
-                imp.samples.append(imp.obj.timed_steps(steps) / steps)
-            except Exception as exc:
-                live.remove(imp)
-                ctx.failed(NAME, case, n, imp.label, imp.kind, exc)
+        for imp, total in _sample(ctx, case, n, live, steps, runs):
+            imp.samples.append(total / (runs * steps))
     load = (load_before, load_average())
     rows = []
     for imp in live:
@@ -310,7 +318,8 @@ def _group(ctx, case, n, impls, steps):
         note = imp.note
         if rebuilds is not None and "skin" in case:
             note = (note + " rebuilds %d/%d" % (rebuilds, steps + 1)).strip()
-        extra = {"steps_per_sample": steps, "energy": imp.energy, "load": load}
+        extra = {"steps_per_sample": steps * runs, "runs_per_sample": runs,
+                 "energy": imp.energy, "load": load}
         info = getattr(getattr(imp.obj, "obj", None), "info", None)
         if info:
             extra["lammps_log"] = info
@@ -325,6 +334,44 @@ def _group(ctx, case, n, impls, steps):
         if close:
             close()
         imp.obj = None
+
+
+def _timed_run(ctx, case, n, imp, live, steps):
+    """Seconds of one run (untimed reset, then ``steps`` timed steps) of
+    ``imp``, or None when it failed (then it leaves ``live``, recorded)."""
+    try:
+        imp.obj.reset()
+        return imp.obj.timed_steps(steps)
+    except Exception as exc:
+        live.remove(imp)
+        ctx.failed(NAME, case, n, imp.label, imp.kind, exc)
+        return None
+
+
+def _runs_per_sample(ctx, case, n, live, steps):
+    """Runs per sample for the group: one run of each implementation (after
+    its warm-up) times the fastest; enough of its runs to last MIN_SAMPLE_S,
+    between 1 and MAX_RUNS."""
+    times = [t for t in (_timed_run(ctx, case, n, imp, live, steps) for imp in list(live))
+             if t is not None]
+    fastest = min(times, default=MIN_SAMPLE_S)
+    if fastest <= 0:
+        return MAX_RUNS
+    return max(1, min(MAX_RUNS, math.ceil(MIN_SAMPLE_S / fastest)))
+
+
+def _sample(ctx, case, n, live, steps, runs):
+    """One sample of every implementation in ``live``: ``runs`` runs each,
+    run r of every implementation in turn (reversed every other run).
+    Yields ``(imp, seconds of its runs)`` for those that did not fail."""
+    totals = {imp: 0.0 for imp in live}
+    for r in range(runs):
+        for imp in (list(live) if r % 2 == 0 else list(reversed(live))):
+            t = _timed_run(ctx, case, n, imp, live, steps)
+            if t is not None:
+                totals[imp] += t
+    for imp in list(live):
+        yield imp, totals[imp]
 
 
 def _rename(impls, imp, label):
