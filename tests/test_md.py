@@ -75,6 +75,43 @@ def test_initial_forces_match_numpy(backend, geometry):
     np.testing.assert_allclose(sim.pe.get(), pe, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.optimised_build
+@pytest.mark.parametrize("nnps,geometry", [("count", "2d"), ("cells", "3d-periodic")])
+def test_fma_kernels_at_full_optimisation_match_numpy(backend, nnps, geometry):
+    """The pair and force kernels are built with ``fma=True``.  The suite
+    builds at -O0, where gcc contracts nothing; here they are built at the
+    default optimisation level, where the cython builds fuse multiplies and
+    adds on a CPU with FMA: the neighbour lists, forces and potential energy
+    of a jittered lattice still match the NumPy reference."""
+    from pcompute import get_config
+    from pcompute.config import DEFAULT_OPT_LEVEL
+    from pcompute.kernel_options import options_of
+    need_double(backend)
+    assert get_config().opt_level == DEFAULT_OPT_LEVEL >= 2
+    sim = make(geometry, nnps, skin=0.3, temperature=0.3)
+    for kernel in (sim.strategy._forces, getattr(sim.strategy, "_pairs", None)):
+        assert kernel is None or options_of(kernel.func).get("fma") is True
+    pos = sim.host_positions()
+    acc, pe = ref.forces(pos, sim.side, periodic=sim.periodic)
+    np.testing.assert_allclose(sim.host_accelerations(), acc, rtol=1e-10, atol=1e-11)
+    np.testing.assert_allclose(sim.pe.get(), pe, rtol=1e-10, atol=1e-12)
+    assert float(np.sum(sim.pe.get())) == pytest.approx(float(np.sum(pe)), rel=1e-12)
+    want = _brute_force_lists(pos, sim.side, sim.periodic, sim.rc + 0.3)
+    for i, (got, w) in enumerate(zip(sim.neighbour_lists(), want)):
+        np.testing.assert_array_equal(got, w, err_msg="neighbours of particle %d" % i)
+
+
+def test_decomposed_force_kernels_have_the_single_process_build_options():
+    """The MPI run's force kernels (local_cells) are built as the single-process
+    ones (fma=True: the decomposed run's forces are those of one process)."""
+    from examples.md import forces, local_cells
+    from pcompute.kernel_options import options_of
+    for dim in (2, 3):
+        local = options_of(getattr(local_cells, "forces_local_%dd" % dim))
+        assert local == options_of(getattr(forces, "forces_cells_%dd" % dim))
+        assert local.get("fma") is True
+
+
 @functools.lru_cache(maxsize=None)
 def reference_n1000():
     """E(0) and E(25) of the numpy reference (computed once per process)."""

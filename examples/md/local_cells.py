@@ -4,11 +4,13 @@
 The local region starts at ``lo*`` and has ``nc*`` cells of side ``cs*``
 along each axis; ghosts are images already shifted across periodic
 boundaries, so separations need no minimum image.  ``walls`` adds the walls
-of the (global) box of side ``side``.
+of the (global) box of side ``side``.  The force kernels are built with
+``build_options(fma=True)``, as the single-process ones
+(:mod:`examples.md.forces`).
 """
 from math import floor
 
-from pcompute import atomic_inc, cast
+from pcompute import atomic_inc, build_options, cast
 
 from .physics import lj_energy, lj_force, wall_energy, wall_force
 
@@ -37,6 +39,7 @@ def bin_local_3d(i, x, y, z, keys, ranks, counts, lox, loy, loz, csx, csy, csz, 
     ranks[i] = atomic_inc(counts[key])
 
 
+@build_options(fma=True)
 def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, csx, csy,
                     ncx, ncy, rc2, eshift, side, walls):
     xi = x[i]
@@ -68,6 +71,7 @@ def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, c
     pe[i] = e
 
 
+@build_options(fma=True)
 def forces_local_3d(i, ax, ay, az, pe, x, y, z, cell_start, cell_particles, lox, loy, loz,
                     csx, csy, csz, ncx, ncy, ncz, rc2, eshift, side, walls):
     xi = x[i]
