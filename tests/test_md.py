@@ -225,6 +225,28 @@ def test_fill_pass_writes_no_more_than_counted(backend, nnps, geometry):
         assert len(set(mine)) == room[i] and set(mine) <= set(want), i
 
 
+@pytest.mark.parametrize("nnps,geometry,skin,fused", [
+    ("count", "2d", 0.0, "BinnedAdvance"), ("cells", "3d-periodic", 0.0, "BinnedAdvance"),
+    ("count", "3d", 0.3, "MovedAdvance"), ("sort", "2d", 0.0, None)])
+def test_fused_steps_follow_the_separate_kernels(backend, nnps, geometry, skin, fused):
+    """Kick-kick-drift fused with the skin's rebuild test or the binning's
+    count pass (examples/md/fused.py) gives the trajectory of the separate
+    kernels, with the same rebuilds; ``sort`` without a skin has no fusion."""
+    runs = {}
+    for apart in (False, True):
+        sim = make(geometry, nnps, skin=skin, temperature=0.5, dtype=backend.dtype)
+        kind = getattr(getattr(sim._advance, "__self__", None), "__class__", None)
+        assert (kind.__name__ if kind is not Simulation else None) == fused
+        if apart:
+            sim._advance = sim._advance_apart
+        sim.step(12)
+        runs[apart] = (sim.host_positions(), sim.host_velocities(), sim.rebuilds)
+    assert runs[False][2] == runs[True][2] > (1 if skin else 12)
+    tol = dict(rtol=1e-13, atol=1e-13) if backend.use_double else dict(rtol=1e-5, atol=1e-5)
+    for got, want in zip(runs[False][:2], runs[True][:2]):
+        np.testing.assert_allclose(got, want, **tol)
+
+
 # -- backends agree with the python backend --------------------------------------------
 
 _PYTHON_RESULTS = {}

@@ -99,13 +99,22 @@ class CountingSortBinning(Binning):
                                   backend=be)
         self._scan = Offsets(backend=be)
         self._scatter = Elementwise(scatter_to_cells, backend=be)
+        #: The arguments of the count kernel after the positions.
+        self.count_args = (self.keys, self.ranks, self.counts) + self.grid_args
 
     def __call__(self):
-        sim, phase = self.sim, self.sim.phase
-        with phase("fill(cell counts)"):
+        self.start()
+        self._count(*self.sim.positions, *self.count_args)
+        self.finish()
+
+    def start(self):
+        """Zero the counts before the count pass."""
+        with self.sim.phase("fill(cell counts)"):
             self.counts.fill(0)
-        self._count(*sim.positions, self.keys, self.ranks, self.counts, *self.grid_args)
-        with phase("scan(cell counts)"):
+
+    def finish(self):
+        """After the count pass: the cell starts, then the particles by cell."""
+        with self.sim.phase("scan(cell counts)"):
             self._scan(self.counts, self.cell_start)
         self._scatter(self.keys, self.ranks, self.cell_start, self.cell_particles)
 

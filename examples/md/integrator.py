@@ -145,7 +145,7 @@ class Integrator:
         self._made_from = (None, None)
         self._drift = self._second = self._geometry = ()
 
-    def _args(self):
+    def drift_args(self):
         """The drift arguments (the kick's are a part of them), made again
         when the positions or the time step are not those they were made from."""
         sim = self.sim
@@ -162,16 +162,16 @@ class Integrator:
 
     def first_half(self):
         """v += dt/2 a; x += dt v (and wrap)."""
-        self._kick_drift(*self._args())
+        self._kick_drift(*self.drift_args())
 
     def second_and_first_half(self):
         """:meth:`second_half` of the last step, then :meth:`first_half` of the
         next, in one kernel (the forces are unchanged in between)."""
-        self._kick_kick_drift(*self._args())
+        self._kick_kick_drift(*self.drift_args())
 
     def second_half(self):
         """v += dt/2 a with the new accelerations."""
-        self._args()
+        self.drift_args()
         self._kick(*self._second)
 
     def remember_positions(self, saved):
@@ -181,5 +181,5 @@ class Integrator:
 
     def max_displacement2(self, saved):
         """The largest squared distance moved since ``saved`` (a host number)."""
-        positions = self._args()[:self.sim.dim]
+        positions = self.drift_args()[:self.sim.dim]
         return float(self._max_disp2(*positions, *saved, *self._geometry))

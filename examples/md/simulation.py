@@ -5,6 +5,7 @@ from pcompute import get_config, wrap, zeros
 from pcompute.backends.registry import get_backend
 
 from .energies import Energies
+from .fused import fused_advance
 from .integrator import Integrator
 from .lattice import box_side, initial_velocities, lattice_positions
 from .physics import RC, lj_energy
@@ -77,6 +78,7 @@ class Simulation:
         self.integrator = Integrator(self)
         self.energies = Energies(self)
         self.strategy = STRATEGIES[nnps](self, self.rc + self.skin)
+        self._advance = fused_advance(self) or self._advance_apart
         self.steps_done = 0
         self.rebuilds = 0
         self._rebuild()
@@ -118,17 +120,19 @@ class Simulation:
         """Advance ``steps`` velocity Verlet steps.
 
         Between two of them the second half-kick and the next half-kick and
-        drift are one kernel (see :mod:`examples.md.integrator`); after the
-        last one the velocities are those of the full step."""
+        drift are one kernel (see :mod:`examples.md.integrator`), with the
+        skin's rebuild test or the binning's count pass where they fuse
+        (:mod:`examples.md.fused`); after the last one the velocities are
+        those of the full step."""
         phase = self.phase
         for k in range(steps):
             if k == 0:
                 with phase("md: kick + drift"):
                     self.integrator.first_half()
+                stale = self._stale()
             else:
-                with phase("md: kick + kick + drift"):
-                    self.integrator.second_and_first_half()
-            if self._stale():
+                stale = self._advance()
+            if stale:
                 self._rebuild()
             with phase("md: forces"):
                 self.strategy.forces()
@@ -136,6 +140,13 @@ class Simulation:
         if steps > 0:
             with phase("md: kick"):
                 self.integrator.second_half()
+
+    def _advance_apart(self):
+        """Kick-kick-drift, then the rebuild test, as separate launches (where
+        :func:`examples.md.fused.fused_advance` has no fused kernel)."""
+        with self.phase("md: kick + kick + drift"):
+            self.integrator.second_and_first_half()
+        return self._stale()
 
     def energy(self):
         """``(kinetic, potential, total)`` energy now, as host floats."""

@@ -137,8 +137,13 @@ class CellListStrategy(CellMixin, ListStrategy):
         self._pairs = Elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
                                   backend=sim.backend)
 
-    def rebuild(self):
-        self.binning()
+    def rebuild(self, binned=False):
+        """Bin (unless the count pass ran already: ``binned``, see
+        :mod:`examples.md.fused`), then build the lists."""
+        if binned:
+            self.binning.finish()
+        else:
+            self.binning()
         self.list.build(self._pairs, self.pair_args())
 
 
@@ -163,8 +168,11 @@ class CellsStrategy(CellMixin, Strategy):
         self._forces = Elementwise(forces_cells_2d if sim.dim == 2 else forces_cells_3d,
                                    backend=sim.backend)
 
-    def rebuild(self):
-        self.binning()
+    def rebuild(self, binned=False):
+        if binned:
+            self.binning.finish()
+        else:
+            self.binning()
 
     def _force_args(self):
         sim = self.sim
