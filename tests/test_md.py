@@ -404,7 +404,8 @@ def _recorded_kernel_calls(monkeypatch, dtype):
     with use_config(backend="python", use_double=dtype == np.float64):
         for geometry in GEOMETRIES:
             for nnps in NNPS:
-                make(geometry, nnps, n=27, skin=0.2, dtype=dtype).step(1)
+                for skin in (0.0, 0.2):     # two steps: the fused kernels of examples/md/fused.py
+                    make(geometry, nnps, n=27, skin=skin, dtype=dtype).step(2)
     monkeypatch.setattr(Elementwise, "__call__", original)
     return calls
 
