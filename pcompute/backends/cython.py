@@ -190,6 +190,7 @@ class CythonBackend(Backend):
         args = ", ".join(index + expanded_names(entry, dims))
         openmp = self.use_openmp(config) and not is_serial(func)
         fastcall = self.fast_call(program, printer, first=dims, dims=dims)
+        shares = openmp and static_shares(func, config)
         schedule, schedule_total = elementwise_schedules(
             func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
         source = render(
@@ -199,7 +200,8 @@ class CythonBackend(Backend):
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=2 if parallel_items(func) else serial_below(program, func),
             schedule=schedule, schedule_total=schedule_total,
-            shares=openmp and static_shares(func, config))
+            shares=shares, parallel_name="parallel" if shares else "prange",
+            pad="    " if shares else "")
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),
                                (("openmp", openmp), ("index_dims", dims),

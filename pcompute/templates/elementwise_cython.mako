@@ -11,7 +11,7 @@ ${indent}    for ${var} in range(pc_share(${count}, pc_thread), pc_share(${count
 </%def>\
 %if openmp:
 cimport openmp
-from cython.parallel import ${"parallel" if shares else "prange"}
+from cython.parallel import ${parallel_name}
 %endif
 %for line in cimports:
 ${line}
@@ -88,7 +88,6 @@ cdef object pc_run(${", ".join("long long pc_n%d" % d for d in range(dims))}${""
                 ${"    " * (dims - 1)}${call}
         elif pc_n0 >= 4 * openmp.omp_get_max_threads():
             # The outermost index is the parallel loop.
-<% pad = "    " if shares else "" %>\
 %if shares:
 ${shared_loop("pc_i0", "pc_n0", "            ")}\
 %else:
