@@ -117,8 +117,8 @@ class Residency:
         self._backend = None
         self._pending = False       # copies to the device queued without waiting
         self._direct = {}           # ids of the arrays copied into pooled device arrays
-        self._fresh = set()         # ids of arrays a nest writes whole and nothing reads
         #                             (a dict: the order of first use)
+        self._fresh = set()         # ids of arrays a nest writes whole and nothing reads
 
     def launch_value(self, value):
         """What a kernel launch takes for the array ``value``: on a host
