@@ -7,7 +7,8 @@ timed on its own), checks its result and sizes its samples; when the
 ``with`` block ends the group samples all its implementations in turn
 (round-robin), so a noisy machine slows them alike, then records and prints
 the rows.  A group made with ``warm=True`` starts each sample with one
-untimed call (steady states compared, not cold first calls).  A failure is recorded and printed, never fatal to the run.
+untimed call (steady states compared, not cold first calls).  A failure is
+recorded and printed, never fatal to the run.
 """
 import contextlib
 import time
