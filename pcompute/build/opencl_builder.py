@@ -6,7 +6,8 @@ that enumerates but cannot compile (the PoCL bundled in the pyopencl wheel
 fails with "unknown target CPU 'generic'" on some CPUs) is skipped.  Builds
 are memoised per process and context (weakly: a context nothing else uses
 any more takes its programs with it); pyopencl's own binary cache serves new
-processes.
+processes.  A process started by an MPI launcher gets a PoCL kernel cache of
+its own first (:mod:`pcompute.build.opencl_ranks`).
 """
 
 import logging
@@ -16,6 +17,7 @@ import warnings
 import weakref
 
 from pcompute.build import cache
+from pcompute.build.opencl_ranks import separate_pocl_cache
 from pcompute.config import bump_generation
 from pcompute.errors import BackendUnavailableError, BuildError
 
@@ -81,6 +83,7 @@ def _try_device(cl, device):
 
 
 def _select_context():
+    separate_pocl_cache()
     cl = _import_cl()
     if os.environ.get("PYOPENCL_CTX") is not None:
         try:
