@@ -11,6 +11,7 @@ import pytest
 
 from pcompute import atomic_inc, parallelize
 from pcompute.backends.registry import get_backend
+from pcompute.config import get_config, use_config
 
 
 def store_pair(y, z, j, v):
@@ -190,3 +191,95 @@ def test_arrays_written_whole_are_not_copied_to_the_device(backend, monkeypatch)
     np.testing.assert_allclose(out, want[1], rtol=backend.rtol)
     # the first nest's out is written whole; the second reads it: one copy
     assert ids.count(id(out)) == (1 if get_backend(backend.name).on_host is False else 0)
+
+
+def _allocations(backend, monkeypatch):
+    """A list that grows by one per device array the backend makes from now
+    on (``empty`` or ``to_device``)."""
+    made = []
+    cls = type(get_backend(backend.name))
+    empty, to_device = cls.empty, cls.to_device
+    monkeypatch.setattr(cls, "empty", lambda self, n, dtype:
+                        made.append(1) or empty(self, n, dtype))
+    monkeypatch.setattr(cls, "to_device", lambda self, host:
+                        made.append(1) or to_device(self, host))
+    return made
+
+
+def four_arrays(a, b, c, d, n):
+    for i in range(n):
+        b[i] = a[i] + 1.0
+        c[i] = a[i] * 2.0
+        d[i] = b[i] - c[i]
+
+
+def test_the_pool_stays_within_its_bound(backend, monkeypatch):
+    """Calls with ever new lengths: after every call the pool of a device
+    backend holds at most DevicePool.MAX_ARRAYS arrays (the newest: a call
+    with the last call's lengths makes no device array), also when one call
+    passes more arrays than that; host backends keep none.  Every call's
+    results against plain Python."""
+    from pcompute.autopar.residency import DevicePool
+    monkeypatch.setattr(DevicePool, "MAX_ARRAYS", 3)
+    device = not get_backend(backend.name).on_host
+    f = parallelize(stencil)
+    rng = np.random.default_rng(5)
+    for call, n in enumerate(range(4, 9)):
+        u, v = rng.random(n).astype(backend.dtype), np.zeros(n, backend.dtype)
+        f(u, v, n)
+        want = np.zeros(n)
+        want[1:-1] = 0.5 * (u[:-2].astype(np.float64) + u[2:])
+        np.testing.assert_allclose(v, want, rtol=backend.rtol)
+        assert len(f._pool) == (min(2 * (call + 1), 3) if device else 0)
+        assert len(f._pool) == sum(len(v) for v in f._pool._free.values())
+    made = _allocations(backend, monkeypatch)
+    u, v = rng.random(8).astype(backend.dtype), np.zeros(8, backend.dtype)
+    f(u, v, 8)                                      # the last call's lengths
+    assert made == []
+    assert len(f._pool) == (3 if device else 0)
+    g = parallelize(four_arrays)
+    for _ in range(2):
+        args = [rng.random(7).astype(backend.dtype)] + \
+            [np.zeros(7, backend.dtype) for _ in range(3)] + [7]
+        want = copy.deepcopy(args)
+        four_arrays(*want)
+        g(*args)
+        for got, ref in zip(args[1:4], want[1:4]):
+            np.testing.assert_allclose(got, ref, rtol=backend.rtol, atol=1e-6)
+        assert len(g._pool) == (3 if device else 0)
+
+
+@pytest.mark.filterwarnings("ignore::pcompute.errors.PrecisionWarning")
+def test_a_dtype_stored_otherwise_is_allocated_once(backend, monkeypatch):
+    """float64 NumPy arguments on every case: where the backend stores them
+    as float32 (a device backend without use_double) each array is made
+    once per call (converted by wrap), never also as a pooled array that is
+    thrown away; where it stores them as they are, once in the first call
+    and never again; on host backends never.  Results against plain Python."""
+    be = get_backend(backend.name)
+    demoted = be.demote_double(get_config())
+    made = _allocations(backend, monkeypatch)
+    f = parallelize(stencil)
+    rng = np.random.default_rng(6)
+    for call in range(3):
+        u, v = rng.random(9), np.zeros(9)
+        del made[:]
+        f(u, v, 9)
+        want = np.zeros(9)
+        want[1:-1] = 0.5 * (u[:-2] + u[2:])
+        np.testing.assert_allclose(v, want, rtol=backend.rtol)
+        if be.on_host:
+            assert made == []
+        elif demoted:
+            assert len(made) == 2                   # u and v, converted
+        else:
+            assert len(made) == (2 if call == 0 else 0)
+    assert len(f._pool) == (2 if not be.on_host and not demoted else 0)
+    if be.on_host or demoted:
+        return
+    with use_config(use_double=False):              # the pooled float64 arrays do not serve
+        u, v = rng.random(9), np.zeros(9)
+        del made[:]
+        f(u, v, 9)
+        assert len(made) == 2
+        np.testing.assert_allclose(v[1:-1], 0.5 * (u[:-2] + u[2:]), rtol=1e-6)

@@ -8,18 +8,22 @@ arrays (in place), unless the device array is the NumPy array itself (host
 backends); arrays only read are not copied back.
 
 On a device backend the device arrays of a call are kept for the next call
-of the same function (:class:`DevicePool`): a C-contiguous NumPy argument of
-the shape and dtype of one of them is copied into it without waiting (the
+of the same function (:class:`DevicePool`, at most ``MAX_ARRAYS``): a
+C-contiguous NumPy argument of the shape and dtype of one of them, in a dtype
+the backend stores as it is, is copied into it without waiting (the
 copies are queued before the kernels; the call waits for them before it
 returns or runs Python), instead of a new device array allocated and filled
 per call.  On PoCL a new buffer costs more than the copy itself (its
-allocation, and the first launch that uses it).
+allocation, and the first launch that uses it).  An argument the backend
+stores in another dtype (float64 without ``use_double`` on a device) is
+converted by :func:`~pcompute.array.wrap` every call and never pooled.
 """
 import ast
 
 import numpy as np
 
 from ..array import Array, empty, wrap
+from ..array.checks import _storage_dtype
 from ..backends.registry import get_backend
 
 
@@ -73,13 +77,23 @@ class DevicePool:
     MAX_ARRAYS = 16
 
     def __init__(self):
-        self._free = {}
+        self._free = {}         # key -> device Arrays, the key last kept last
+        self._count = 0         # the number of Arrays in ``_free``
+
+    def __len__(self):
+        return self._count
 
     def take(self, backend, host):
         """A device Array for the NumPy array ``host`` (C-contiguous, native
         dtype) from the last call, or None."""
-        arrays = self._free.get(self._key(backend, host))
-        return arrays.pop(0) if arrays else None    # in the order kept
+        key = self._key(backend, host)
+        arrays = self._free.get(key)
+        if not arrays:
+            return None
+        self._count -= 1
+        if len(arrays) == 1:
+            del self._free[key]
+        return arrays.pop(0)        # in the order kept
 
     def keep(self, backend, pairs):
         """Keep the device Arrays of a call's (host, Array) ``pairs`` for
@@ -87,11 +101,16 @@ class DevicePool:
         free = self._free
         for host, arr in pairs:
             key = self._key(backend, host)
-            free[key] = free.pop(key, []) + [arr]       # the newest key last
-        while sum(len(v) for v in free.values()) > self.MAX_ARRAYS:
+            arrays = free.pop(key, [])
+            arrays.append(arr)
+            free[key] = arrays              # the newest key last
+            self._count += 1
+        while self._count > self.MAX_ARRAYS:
             oldest = next(iter(free))
-            free[oldest].pop(0)
-            if not free[oldest]:
+            arrays = free[oldest]
+            arrays.pop(0)
+            self._count -= 1
+            if not arrays:
                 del free[oldest]
 
     @staticmethod
@@ -154,14 +173,12 @@ class Residency:
             return None
         backend = self._backend or get_backend()
         self._backend = backend
-        if backend.on_host:
-            return None
+        if backend.on_host or _storage_dtype(value.dtype, backend) != value.dtype:
+            return None                     # stored in another dtype: wrap converts
         arr = self._pool.take(backend, value)
         if arr is None or backend.foreign_array(arr.dev) is not None:
             # a new one (no host mirror: the pool holds no user array)
             arr = empty(value.size, value.dtype, backend=backend).reshape(*value.shape)
-            if arr.dtype != value.dtype:
-                return None                 # stored in another dtype: wrap converts
         if fill:
             backend.copy_to_device(value, arr.dev, wait=False)
             self._pending = True
