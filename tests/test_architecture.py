@@ -90,19 +90,26 @@ def test_templates_do_not_branch_on_backend_names():
 
 #: Templates whose ``${...}`` substitutions are names only (the templates rule in
 #: ARCHITECTURE.md: no logic beyond %if/%for); the others still join lists inline.
-PLAIN_SUBSTITUTIONS = ("reduction_cython.mako",)
+PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako")
+
+_LITERALS = r'\s*("[^"]*"|\'[^\']*\'|\d+)\s*'
 
 
 def _template_expression_logic(text):
-    """Lines of a Mako template with a ``${...}`` that computes: a call,
-    an operator or string formatting rather than a name (a ``| filter`` is
-    allowed)."""
+    """Lines of a Mako template with a ``${...}`` that computes (a call, an
+    operator or string formatting rather than a name; a ``| filter`` and a
+    call of one of the template's own ``<%def>`` blocks with literal
+    arguments are allowed) or with a Python block ``<% ... %>``."""
+    defs = re.findall(r'<%def\s+name="(\w+)\(', text)
+    plain = r"\s*\w+\s*(\|\s*\w+\s*)?"
+    if defs:
+        plain = r"(%s|\s*(%s)\((%s(,%s)*)?\)\s*)" % (plain, "|".join(defs), _LITERALS,
+                                                     _LITERALS)
     found = []
     for k, line in enumerate(text.splitlines(), 1):
-        for expr in re.findall(r"\$\{([^}]*)\}", line):
-            if not re.fullmatch(r"\s*\w+\s*(\|\s*\w+\s*)?", expr):
-                found.append(k)
-                break
+        if re.search(r"<%(\s|!|$)", line) or any(
+                not re.fullmatch(plain, expr) for expr in re.findall(r"\$\{([^}]*)\}", line)):
+            found.append(k)
     return found
 
 
@@ -116,6 +123,11 @@ def test_templates_format_no_text_of_their_own():
     assert not found, "templates compute text inside ${}: " + ", ".join(found)
     assert _template_expression_logic("a ${x} ${expr | repr}\n${x + 1}") == [2]
     assert _template_expression_logic('${"".join(a)}') == [1]
+    assert _template_expression_logic("<%\n  pad = ' ' * d\n%>") == [1]
+    assert _template_expression_logic('<%include file="p.mako"/>\n${x}') == []
+    own = '<%def name="body(kw)">\n${kw}\n</%def>\n'
+    assert _template_expression_logic(own + '${body("None")} ${body(\'a\', 2)}') == []
+    assert _template_expression_logic(own + '${body(x)}\n${other("a")}') == [4, 5]
 
 
 def test_device_preamble_is_only_for_device_dialects():

@@ -78,7 +78,11 @@ def fast_source(args, dims=None):
     run_types = ["long long"] * extents + [decl.rsplit(" ", 1)[0]
                                            for _, _, decls, _, _ in args for decl in decls]
     ranks = [rank for _, kind, _, _, rank in args if kind == "array"]
-    return render("fastcall_cython", args=args, plain=plain, dims=dims,
+    # per argument: its index, name (and as a Python literal), kind, C
+    # declarations, first C name and (index in pc_meta, name) of the others
+    rows = [(k, name, repr(name), kind, decls, names[0], list(enumerate(names[1:])), rank)
+            for k, (name, kind, decls, names, rank) in enumerate(args)]
+    return render("fastcall_cython", rows=rows, n_args=len(args), plain=plain, dims=dims,
                   run_types=", ".join(run_types),
                   run_names="".join(", " + n for _, _, _, names, _ in args for n in names),
                   meta_size=max([2 * r - 1 for r in ranks] + [1]),

@@ -11,11 +11,13 @@
 ## over n-D arrays.  The checks are C (quick to compile); the plan is
 ## (generation list, stamp, Python types, dtypes, Array class, ndarray,
 ## backend name, finish, "backend", device attribute, shaped).
-## Variables: args: [(user name, kind, declarations, run names, rank)], one
-## per user argument: kind 'array' (C-contiguous, of that rank; an n-D
-## array's shape and strides in elements follow its address, a 1-D one's
-## length when it has two run parameters) or 'scalar'; the C declarations and
-## names of its run parameters.  plain: whether pc_fast exists (every array
+## Variables: rows: [(index, user name, the name as a Python literal, kind,
+## declarations, first run name, [(index in pc_meta, run name)] of the
+## others, rank)], one per user argument: kind 'array' (C-contiguous, of that
+## rank; an n-D array's shape and strides in elements follow its address, a
+## 1-D one's length when it has two run parameters) or 'scalar'; the C
+## declarations and names of its run parameters; n_args: the number of user
+## arguments.  plain: whether pc_fast exists (every array
 ## of rank 1); dims: the index rank of the kernel (None: not an Elementwise,
 ## no call given shape=); pc_fast_shaped exists when dims is set and plain
 ## is not.  run_types, run_names: pc_run's parameter types and the names
@@ -158,7 +160,7 @@ cdef extern from *:
 %endif
 
 <%def name="arguments(kw)">\
-%for name, kind, decls, names, rank in args:
+%for k, name, quoted, kind, decls, first, hidden, rank in rows:
 %for decl in decls:
     cdef ${decl}
 %endfor
@@ -166,14 +168,14 @@ cdef extern from *:
     cdef object pc_keep_${name}
 %endif
 %endfor
-%for k, (name, kind, decls, names, rank) in enumerate(args):
-    pc_p = pc_fast_value(pc_args, ${kw}, ${k}, ${repr(name)})
+%for k, name, quoted, kind, decls, first, hidden, rank in rows:
+    pc_p = pc_fast_value(pc_args, ${kw}, ${k}, ${quoted})
 %if kind == "scalar":
     if not pc_fast_scalar(pc_plan, pc_p, ${k}):
         return None
-    ${names[0]} = <object>pc_p
+    ${first} = <object>pc_p
 %else:
-    pc_p = pc_fast_array(pc_plan, pc_p, ${k}, ${rank}, &${names[0]}, pc_meta)
+    pc_p = pc_fast_array(pc_plan, pc_p, ${k}, ${rank}, &${first}, pc_meta)
     if pc_p == NULL:
         return None
     pc_keep_${name} = <object>pc_p
@@ -181,8 +183,8 @@ cdef extern from *:
     if pc_n < 0:
         pc_n = pc_meta[0]
 %endif
-%for j, hidden in enumerate(names[1:]):
-    ${hidden} = pc_meta[${j}]
+%for j, hidden_name in hidden:
+    ${hidden_name} = pc_meta[${j}]
 %endfor
 %endif
 %endfor
@@ -215,7 +217,7 @@ def pc_fast(tuple pc_plan, tuple pc_args, pc_kw):
             return None
         pc_kw = None
 %endif
-    if not pc_fast_valid(pc_plan, pc_args, pc_kw, ${len(args)}):
+    if not pc_fast_valid(pc_plan, pc_args, pc_kw, ${n_args}):
         return None
 ${arguments("pc_kw")}\
     if pc_n < 0:
@@ -235,7 +237,7 @@ def pc_fast_shaped(tuple pc_plan, tuple pc_args, pc_shape):
     cdef PyObject* pc_p
     if not pc_fast_extents(pc_shape, ${dims}, pc_e):
         return None
-    if not pc_fast_valid(pc_plan, pc_args, None, ${len(args)}):
+    if not pc_fast_valid(pc_plan, pc_args, None, ${n_args}):
         return None
 ${arguments("None")}\
     pc_run_ptr(${extent_values}${run_names})
