@@ -90,7 +90,7 @@ def test_templates_do_not_branch_on_backend_names():
 
 #: Templates whose ``${...}`` substitutions are names only (the templates rule in
 #: ARCHITECTURE.md: no logic beyond %if/%for); the others still join lists inline.
-PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako")
+PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako", "elementwise_opencl.mako")
 
 _LITERALS = r'\s*("[^"]*"|\'[^\']*\'|\d+)\s*'
 

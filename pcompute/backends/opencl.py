@@ -13,7 +13,7 @@ from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import (DeviceArrays, check_double, check_no_link, scalar_dtype,
                       uses_double)
-from . import scan_opencl, sort_opencl
+from . import index_text, scan_opencl, sort_opencl
 from .cl_args import KernelArgs, binder, own_kernel
 from .reduction_parts import device_record, reduction_programs, reduction_text
 from .base import Backend, is_serial
@@ -153,9 +153,14 @@ class OpenCLBackend(DeviceArrays, Backend):
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + names)
         serial = is_serial(func)
+        loops, body_pad = index_text.nest(dims)
         source = render("elementwise_opencl", entry=entry.name, double=uses_double(program),
                         serial=serial, unpack=unpack, dims=dims,
-                        runtime=runtime, functions=functions, params=params,
+                        runtime=runtime, functions=functions,
+                        signature=index_text.signature(dims, "long", params),
+                        loops=loops, body_pad=body_pad,
+                        global_ids=[(d, dims - 1 - d) for d in range(dims)],
+                        in_bounds=index_text.in_range(dims),
                         call="%s(%s);" % (entry.c_name, args))
         return GeneratedKernel("elementwise", entry.name, "opencl", source,
                                ("pc_elementwise",), tuple(entry.args[dims:]),

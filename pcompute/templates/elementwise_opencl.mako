@@ -8,7 +8,7 @@ ${runtime}
 ${functions}
 
 %if dims == 1:
-__kernel void pc_elementwise(long pc_n${"".join(", " + p for p in params)})
+__kernel void pc_elementwise(${signature})
 {
 %for line in unpack:
     ${line}
@@ -28,7 +28,7 @@ __kernel void pc_elementwise(long pc_n${"".join(", " + p for p in params)})
 %endif
 }
 %else:
-__kernel void pc_elementwise(${", ".join("long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)})
+__kernel void pc_elementwise(${signature})
 {
 %for line in unpack:
     ${line}
@@ -36,17 +36,17 @@ __kernel void pc_elementwise(${", ".join("long pc_n%d" % d for d in range(dims))
 %if serial:
     // @serial: one work-item runs every item in order.
     if (get_global_id(0) == 0) {
-%for d in range(dims):
-        ${"    " * d}for (long pc_i${d} = 0; pc_i${d} < pc_n${d}; pc_i${d}++)
+%for pad, d in loops:
+        ${pad}for (long pc_i${d} = 0; pc_i${d} < pc_n${d}; pc_i${d}++)
 %endfor
-        ${"    " * dims}${call}
+        ${body_pad}${call}
     }
 %else:
     // A ${dims}-D range: the last index on axis 0 (the fastest varying).
-%for d in range(dims):
-    long pc_i${d} = get_global_id(${dims - 1 - d});
+%for d, axis in global_ids:
+    long pc_i${d} = get_global_id(${axis});
 %endfor
-    if (${" && ".join("pc_i%d < pc_n%d" % (d, d) for d in range(dims))}) {
+    if (${in_bounds}) {
         ${call}
     }
 %endif
