@@ -90,7 +90,8 @@ def test_templates_do_not_branch_on_backend_names():
 
 #: Templates whose ``${...}`` substitutions are names only (the templates rule in
 #: ARCHITECTURE.md: no logic beyond %if/%for); the others still join lists inline.
-PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako", "elementwise_opencl.mako")
+PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako", "elementwise_opencl.mako",
+                       "elementwise_cuda.mako")
 
 _LITERALS = r'\s*("[^"]*"|\'[^\']*\'|\d+)\s*'
 

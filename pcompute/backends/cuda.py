@@ -15,7 +15,7 @@ from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
 from ._device import (CUDA_BLOCK, DeviceArrays, check_double, check_no_link,
                       reduction_groups, scalar_dtype)
-from . import scan_cuda, sort_cuda
+from . import index_text, scan_cuda, sort_cuda
 from .cl_args import binder
 from .cuda_args import Packed, PackedArgs, launch_format, launch_values, packable
 from .base import Backend, is_serial
@@ -120,9 +120,12 @@ class CUDABackend(DeviceArrays, Backend):
         params = [printer.param(entry.cname(n), t) for n, t in entry.args[dims:]]
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
+        nest, body_pad = index_text.nest(dims)
+        axes = "xyz"[:dims][::-1]       # the last index on x
         source = render("elementwise_cuda", entry=entry.name, runtime=runtime,
-                        serial=serial, functions=functions, params=params, dims=dims,
-                        axes="xyz"[:dims][::-1],
+                        serial=serial, functions=functions, dims=dims,
+                        signature=index_text.signature(dims, "long long", params),
+                        loops=[(pad, d, axes[d]) for pad, d in nest], body_pad=body_pad,
                         call="%s(%s);" % (entry.c_name, args))
         return GeneratedKernel("elementwise", entry.name, "cuda", source,
                                ("pc_elementwise",), tuple(entry.args[dims:]),

@@ -4,7 +4,7 @@ ${runtime}
 ${functions}
 
 %if dims == 1:
-extern "C" __global__ void pc_elementwise(long long pc_n${"".join(", " + p for p in params)})
+extern "C" __global__ void pc_elementwise(${signature})
 {
 %if serial:
     // @serial: one thread runs every item in order.
@@ -22,22 +22,22 @@ extern "C" __global__ void pc_elementwise(long long pc_n${"".join(", " + p for p
 %endif
 }
 %else:
-extern "C" __global__ void pc_elementwise(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)})
+extern "C" __global__ void pc_elementwise(${signature})
 {
 %if serial:
     // @serial: one thread runs every item in order.
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-%for d in range(dims):
-        ${"    " * d}for (long long pc_i${d} = 0; pc_i${d} < pc_n${d}; pc_i${d}++)
+%for pad, d, axis in loops:
+        ${pad}for (long long pc_i${d} = 0; pc_i${d} < pc_n${d}; pc_i${d}++)
 %endfor
-        ${"    " * dims}${call}
+        ${body_pad}${call}
     }
 %else:
     // A ${dims}-D grid: the last index on x (the fastest varying), grid-stride loops.
-%for d in range(dims):
-    ${"    " * d}for (long long pc_i${d} = blockIdx.${axes[d]} * (long long)blockDim.${axes[d]} + threadIdx.${axes[d]}; pc_i${d} < pc_n${d}; pc_i${d} += (long long)gridDim.${axes[d]} * blockDim.${axes[d]})
+%for pad, d, axis in loops:
+    ${pad}for (long long pc_i${d} = blockIdx.${axis} * (long long)blockDim.${axis} + threadIdx.${axis}; pc_i${d} < pc_n${d}; pc_i${d} += (long long)gridDim.${axis} * blockDim.${axis})
 %endfor
-    ${"    " * dims}${call}
+    ${body_pad}${call}
 %endif
 }
 %endif
