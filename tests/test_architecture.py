@@ -91,21 +91,21 @@ def test_templates_do_not_branch_on_backend_names():
 #: Templates whose ``${...}`` substitutions are names only (the templates rule in
 #: ARCHITECTURE.md: no logic beyond %if/%for); the others still join lists inline.
 PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako", "elementwise_opencl.mako",
-                       "elementwise_cuda.mako")
+                       "elementwise_cuda.mako", "reduction_device.mako")
 
-_LITERALS = r'\s*("[^"]*"|\'[^\']*\'|\d+)\s*'
+_DEF_ARGUMENT = r'\s*("[^"]*"|\'[^\']*\'|\w+)\s*'     # a literal or a name
 
 
 def _template_expression_logic(text):
     """Lines of a Mako template with a ``${...}`` that computes (a call, an
     operator or string formatting rather than a name; a ``| filter`` and a
-    call of one of the template's own ``<%def>`` blocks with literal
-    arguments are allowed) or with a Python block ``<% ... %>``."""
+    call of one of the template's own ``<%def>`` blocks with literals or
+    names as arguments are allowed) or with a Python block ``<% ... %>``."""
     defs = re.findall(r'<%def\s+name="(\w+)\(', text)
     plain = r"\s*\w+\s*(\|\s*\w+\s*)?"
     if defs:
-        plain = r"(%s|\s*(%s)\((%s(,%s)*)?\)\s*)" % (plain, "|".join(defs), _LITERALS,
-                                                     _LITERALS)
+        plain = r"(%s|\s*(%s)\((%s(,%s)*)?\)\s*)" % (plain, "|".join(defs), _DEF_ARGUMENT,
+                                                     _DEF_ARGUMENT)
     found = []
     for k, line in enumerate(text.splitlines(), 1):
         if re.search(r"<%(\s|!|$)", line) or any(
@@ -115,8 +115,9 @@ def _template_expression_logic(text):
 
 
 def test_templates_format_no_text_of_their_own():
-    """The statements of a Reduction's lanes are made in Python
-    (backends/reduction_lanes.py); its template pastes them by name."""
+    """The templates of PLAIN_SUBSTITUTIONS paste text made in Python (the
+    Reduction's lanes in backends/reduction_lanes.py, an index space's loops
+    in backends/index_text.py, ...) by name."""
     found = []
     for name in PLAIN_SUBSTITUTIONS:
         with open(os.path.join(PACKAGE, "templates", name), encoding="utf-8") as f:
@@ -128,7 +129,8 @@ def test_templates_format_no_text_of_their_own():
     assert _template_expression_logic('<%include file="p.mako"/>\n${x}') == []
     own = '<%def name="body(kw)">\n${kw}\n</%def>\n'
     assert _template_expression_logic(own + '${body("None")} ${body(\'a\', 2)}') == []
-    assert _template_expression_logic(own + '${body(x)}\n${other("a")}') == [4, 5]
+    assert _template_expression_logic(own + '${body(x)}\n${other("a")}') == [5]
+    assert _template_expression_logic(own + '${body(x + "a")}\n${body(f(x))}') == [4, 5]
 
 
 def test_device_preamble_is_only_for_device_dialects():

@@ -209,7 +209,7 @@ class CUDABackend(DeviceArrays, Backend):
                         expr=reduction_text(spec), coalesced=coalesced,
                         device=device_preamble(self.dialect), unpack=(), wg=wg,
                         prelude=runtime, functions=functions,
-                        params=params, cargs=cargs, **device_record(spec, printer))
+                        **device_record(spec, printer, params, cargs))
         return GeneratedKernel("reduction", spec.name, "cuda", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),
                                tuple(entry.args[1:]), (("wg", wg),))

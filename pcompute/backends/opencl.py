@@ -214,8 +214,7 @@ class OpenCLBackend(DeviceArrays, Backend):
                         coalesced=False,     # contiguous chunks suit CPU devices
                         device=device_preamble(self.dialect, double),
                         wg=reduction_wg(config), prelude=runtime,
-                        functions=functions, params=params, cargs=cargs,
-                        **device_record(spec, printer))
+                        functions=functions, **device_record(spec, printer, params, cargs))
         return GeneratedKernel("reduction", spec.name, "opencl", source,
                                ("pc_reduce_stage1", "pc_reduce_stage2"),
                                tuple(entry.args[1:]), (("wg", reduction_wg(config)),))

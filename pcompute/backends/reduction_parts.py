@@ -36,18 +36,33 @@ def tuple_fields(parts, printer):
             "flagged": parts.flagged, "neutrals": neutrals}
 
 
-def device_record(spec, printer):
-    """Template variables of a device reduction's accumulator: its type
-    ``T`` and ``neutral`` text, and for a tuple accumulator its record
-    (:func:`~.reduction_parts.tuple_fields`) and the parameters ``mparams``
-    and argument names ``margs`` of the record's ``pc_map``."""
+def device_record(spec, printer, params, cargs):
+    """Template variables of a device reduction (``reduction_device.mako``)
+    whose first stage takes the kernel parameters ``params`` and passes the
+    names ``cargs`` on to the map: the accumulator's type ``T`` and
+    ``neutral`` text; the first stage's parameter list ``stage1_params`` and
+    item ``stage1_item``; for a tuple accumulator its record
+    (:func:`~.reduction_parts.tuple_fields`; ``neutral_fields`` [(field,
+    neutral literal)], ``indexed_fields`` [(component, field)]) and its
+    ``pc_map``'s parameter list ``map_params``, the arguments ``map_args`` of
+    each component's map and ``reduce_args`` of each component's
+    operator (every field of two records)."""
     parts = spec.parts
     variables = tuple_fields(parts, printer)
+    fields = [name for name, _ in variables["fields"]]
+    variables.update(stage1_params=", ".join(["pc_idx pc_n"] + list(params)),
+                     stage1_item="pc_map(%s)" % ", ".join(["pc_i"] + list(cargs)),
+                     neutral_fields=list(zip(fields, variables["neutrals"])),
+                     indexed_fields=list(enumerate(fields)),
+                     reduce_args=", ".join(["pc_a." + f for f in fields] +
+                                           ["pc_b." + f for f in fields]))
     if parts is None:
-        variables.update(T=printer.type_name(spec.out_type), mparams=[], margs=[],
+        variables.update(T=printer.type_name(spec.out_type), map_params="", map_args="",
                          neutral=printer.literal(spec.neutral.item(), spec.out_type))
         return variables
     entry = spec.map_program.entry
-    variables.update(T="pc_tuple", neutral="pc_neutral()", margs=expanded_names(entry, 1),
-                     mparams=[printer.param(entry.cname(n), t) for n, t in entry.args[1:]])
+    mparams = [printer.param(entry.cname(n), t) for n, t in entry.args[1:]]
+    variables.update(T="pc_tuple", neutral="pc_neutral()",
+                     map_params=", ".join(["pc_idx pc_i"] + mparams),
+                     map_args=", ".join(["pc_i"] + expanded_names(entry, 1)))
     return variables

@@ -7,7 +7,11 @@ ${prelude}
 
 ${functions}
 %if fields:
-// The tuple accumulator: one field per component${", and a valid flag (no neutral elements: the operator sees items only)" if flagged else ""}.
+%if flagged:
+// The tuple accumulator: one field per component, and a valid flag (no neutral elements: the operator sees items only).
+%else:
+// The tuple accumulator: one field per component.
+%endif
 typedef struct {
 %for fname, ftype in fields:
     ${ftype} ${fname};
@@ -20,7 +24,7 @@ typedef struct {
 PC_INLINE pc_tuple pc_neutral(void)
 {
     pc_tuple pc_r;
-%for (fname, ftype), value in zip(fields, neutrals):
+%for fname, value in neutral_fields:
     pc_r.${fname} = ${value};
 %endfor
 %if flagged:
@@ -29,11 +33,11 @@ PC_INLINE pc_tuple pc_neutral(void)
     return pc_r;
 }
 
-PC_INLINE pc_tuple pc_map(pc_idx pc_i${"".join(", " + p for p in mparams)})
+PC_INLINE pc_tuple pc_map(${map_params})
 {
     pc_tuple pc_r;
-%for k, (fname, ftype) in enumerate(fields):
-    pc_r.${fname} = pc_map${k}(pc_i${"".join(", " + a for a in margs)});
+%for k, fname in indexed_fields:
+    pc_r.${fname} = pc_map${k}(${map_args});
 %endfor
 %if flagged:
     pc_r.valid = 1;
@@ -49,8 +53,8 @@ PC_INLINE pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b)
     if (!pc_b.valid) return pc_a;
     pc_r.valid = 1;
 %endif
-%for k, (fname, ftype) in enumerate(fields):
-    pc_r.${fname} = pc_reduce${k}(${", ".join(["pc_a." + f for f, _ in fields] + ["pc_b." + f for f, _ in fields])});
+%for k, fname in indexed_fields:
+    pc_r.${fname} = pc_reduce${k}(${reduce_args});
 %endfor
     return pc_r;
 }
@@ -105,12 +109,12 @@ PC_INLINE pc_tuple pc_reduce(pc_tuple pc_a, pc_tuple pc_b)
     }
 </%def>
 
-PC_GROUP_KERNEL pc_reduce_stage1(pc_idx pc_n${"".join(", " + p for p in params)}, PC_GLOBAL ${T}* pc_out)
+PC_GROUP_KERNEL pc_reduce_stage1(${stage1_params}, PC_GLOBAL ${T}* pc_out)
 {
 %for line in unpack:
     ${line}
 %endfor
-${reduce_body("pc_map(pc_i%s)" % "".join(", " + a for a in cargs))}
+${reduce_body(stage1_item)}
 }
 
 PC_GROUP_KERNEL pc_reduce_stage2(pc_idx pc_n, PC_GLOBAL const ${T}* pc_in, PC_GLOBAL ${T}* pc_out)
