@@ -91,7 +91,7 @@ def test_templates_do_not_branch_on_backend_names():
 #: Templates whose ``${...}`` substitutions are names only (the templates rule in
 #: ARCHITECTURE.md: no logic beyond %if/%for); the others still join lists inline.
 PLAIN_SUBSTITUTIONS = ("reduction_cython.mako", "fastcall_cython.mako", "elementwise_opencl.mako",
-                       "elementwise_cuda.mako", "reduction_device.mako")
+                       "elementwise_cuda.mako", "reduction_device.mako", "cython_function.mako")
 
 _DEF_ARGUMENT = r'\s*("[^"]*"|\'[^\']*\'|\w+)\s*'     # a literal or a name
 

@@ -290,7 +290,8 @@ class CythonBackend(Backend):
         openmp = self.use_openmp(config)
         source = render("cython_function", name=name, openmp=openmp,
                         cimports=printer.cimports(), runtime=runtime,
-                        functions=functions, params=params, unpack=unpack, call=call,
+                        functions=functions, signature=", ".join(params), unpack=unpack,
+                        call=call,
                         ret_type=printer.type_name(entry.ret))
         return GeneratedKernel("function", name, "cython", source, ("run",),
                                tuple(entry.args),

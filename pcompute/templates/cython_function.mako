@@ -11,7 +11,7 @@ ${runtime}
 ${functions}
 
 
-def run(${", ".join(params)}):
+def run(${signature}):
 %for line in unpack:
     ${line}
 %endfor
