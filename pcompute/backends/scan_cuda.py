@@ -13,12 +13,12 @@ import numpy as np
 from ..build import cuda_builder
 from ..codegen import device_preamble, print_programs
 from ..records import BuiltKernel, GeneratedKernel
-from ..templates import render
 from ._device import (CUDA_BLOCK as BLOCK, check_double, check_no_link, reduction_groups,
                       scalar_dtype)
 from .cl_args import binder
 from .cuda_args import Packed, PackedArgs, address, packable
 from .scan_opencl import kernel_params
+from .scan_device import scan_device_source
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
 
@@ -42,8 +42,8 @@ def generate_scan(backend, spec, config):
     segment_call = None
     if spec.segment is not None:
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
-    source = render(
-        "scan_device", dialect=backend.dialect, name=spec.name, expr=spec.expr,
+    source = scan_device_source(
+        dialect=backend.dialect, name=spec.name, expr=spec.expr,
         device=device_preamble(backend.dialect), wg=scan_block(config),
         prelude=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),

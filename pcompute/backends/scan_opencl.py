@@ -13,9 +13,9 @@ import numpy as np
 from ..build import opencl_builder
 from ..codegen import device_preamble, print_programs
 from ..records import BuiltKernel, GeneratedKernel
-from ..templates import render
 from ._device import check_double, check_no_link, uses_double
 from .cl_args import KernelArgs, binder, own_kernel, whole_buffer
+from .scan_device import scan_device_source
 
 KERNELS = ("pc_scan_pass1", "pc_scan_pass2", "pc_scan_pass3")
 #: work-items of passes 1 and 3 per compute unit on CPU devices, and on GPUs.
@@ -61,8 +61,8 @@ def generate_scan(backend, spec, config):
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     double = any(uses_double(f.program) for f in spec.functions) or \
         uses_double(spec.scan_program)
-    source = render(
-        "scan_device", dialect=backend.dialect, name=spec.name, expr=spec.expr,
+    source = scan_device_source(
+        dialect=backend.dialect, name=spec.name, expr=spec.expr,
         device=device_preamble(backend.dialect, double), wg=scan_wg(config),
         prelude=runtime, functions=functions, T=printer.type_name(spec.out_type),
         neutral=printer.literal(spec.neutral.item(), spec.out_type),

@@ -11,6 +11,7 @@ import numpy as np
 from ..codegen import device_preamble
 from ..errors import KernelTypeError, KernelValueError
 from ..templates import render
+from .scan_device import scan_device_source
 
 #: key dtype -> (unsigned dtype of the same size, sign bit to flip)
 KEY_TYPES = {
@@ -209,8 +210,8 @@ def generate_offsets_scan(dialect, layout, idx_dtype):
     ``pc_offsets[i] = counts[0] + ... + counts[i - 1]``): the tiled Scan's
     template with a sum of ``idx_dtype`` (needs no device)."""
     idx = _DEVICE_C_TYPES[np.dtype(idx_dtype)]
-    return render(
-        "scan_device", dialect=dialect, name="the radix sort's digit counts", expr="a+b",
+    return scan_device_source(
+        dialect=dialect, name="the radix sort's digit counts", expr="a+b",
         device=device_preamble(dialect), wg=layout.scan_wg, prelude="",
         functions="#define pc_scan_op(a, b) ((a) + (b))", T=idx, neutral="0",
         params=["PC_GLOBAL const %s* pc_counts" % idx, "PC_GLOBAL %s* pc_offsets" % idx],

@@ -19,10 +19,6 @@ ${prelude}
 
 ${functions}
 
-<%
-    extra = "".join(", " + p for p in params)
-    mapped = ", PC_GLOBAL %s* pc_mapped" % T if complex_map else ""
-%>
 // (value, segment-start flag) pairs: b after a, in order (o may be b).
 #define PC_PAIR_AFTER(av, af, bv, bf, ov, of) \
     do { if (bf) { ov = (bv); of = 1; } else { ov = pc_scan_op((av), (bv)); of = (af); } } while (0)
