@@ -230,13 +230,13 @@ def test_the_pool_stays_within_its_bound(backend, monkeypatch):
         want = np.zeros(n)
         want[1:-1] = 0.5 * (u[:-2].astype(np.float64) + u[2:])
         np.testing.assert_allclose(v, want, rtol=backend.rtol)
-        assert len(f._pool) == (min(2 * (call + 1), 3) if device else 0)
-        assert len(f._pool) == sum(len(v) for v in f._pool._free.values())
+        assert f._pool.size == (min(2 * (call + 1), 3) if device else 0)
+        assert f._pool.size == sum(len(v) for v in f._pool._free.values())
     made = _allocations(backend, monkeypatch)
     u, v = rng.random(8).astype(backend.dtype), np.zeros(8, backend.dtype)
     f(u, v, 8)                                      # the last call's lengths
     assert made == []
-    assert len(f._pool) == (3 if device else 0)
+    assert f._pool.size == (3 if device else 0)
     g = parallelize(four_arrays)
     for _ in range(2):
         args = [rng.random(7).astype(backend.dtype)] + \
@@ -246,7 +246,7 @@ def test_the_pool_stays_within_its_bound(backend, monkeypatch):
         g(*args)
         for got, ref in zip(args[1:4], want[1:4]):
             np.testing.assert_allclose(got, ref, rtol=backend.rtol, atol=1e-6)
-        assert len(g._pool) == (3 if device else 0)
+        assert g._pool.size == (3 if device else 0)
 
 
 @pytest.mark.filterwarnings("ignore::pcompute.errors.PrecisionWarning")
@@ -274,7 +274,7 @@ def test_a_dtype_stored_otherwise_is_allocated_once(backend, monkeypatch):
             assert len(made) == 2                   # u and v, converted
         else:
             assert len(made) == (2 if call == 0 else 0)
-    assert len(f._pool) == (2 if not be.on_host and not demoted else 0)
+    assert f._pool.size == (2 if not be.on_host and not demoted else 0)
     if be.on_host or demoted:
         return
     with use_config(use_double=False):              # the pooled float64 arrays do not serve

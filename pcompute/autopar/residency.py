@@ -80,7 +80,10 @@ class DevicePool:
         self._free = {}         # key -> device Arrays, the key last kept last
         self._count = 0         # the number of Arrays in ``_free``
 
-    def __len__(self):
+    @property
+    def size(self):
+        """The number of device Arrays kept (an empty pool stays truthy: no
+        ``__len__``)."""
         return self._count
 
     def take(self, backend, host):
