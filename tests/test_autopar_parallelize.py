@@ -281,3 +281,37 @@ def test_triangular_nest_is_balanced_and_rectangular_is_not():
         # items running an inner loop over the call's bounds are heavy: the
         # OpenMP loop starts at 16 items (syr2k at n = 192 ran serially before)
         assert options_of(kernel).get("serial_below") == 16
+
+
+def shift_add_one(x, y, n):
+    for i in range(n):
+        y[i + 1] = x[i] + 1.0
+
+
+def test_views_of_one_array_are_one_array(backend):
+    """``f(a, a[:])``: two NumPy views of the same memory are the same array
+    to the analysis (a flow dependence: sequential) and to a device backend
+    (one device copy), also after a replayed call with distinct arrays;
+    views that overlap otherwise are refused.  Every backend, against plain
+    Python."""
+    from pcompute.autopar.residency import same_memory
+    from pcompute.errors import KernelValueError
+    n = 40
+    want = np.zeros(n + 1, backend.dtype)
+    shift_add_one(want, want[:], n)
+    f = parallelize(shift_add_one)
+    x, y = np.zeros(n + 1, backend.dtype), np.zeros(n + 1, backend.dtype)
+    f(x, y, n)                                  # distinct arrays: parallel
+    f(x, y, n)
+    assert f.last_plans[0].kind == "launch"
+    np.testing.assert_allclose(y[1:], np.ones(n))
+    a = np.zeros(n + 1, backend.dtype)
+    with pytest.warns(SequentialLoopWarning, match="flow dependence"):
+        f(a, a[:], n)
+    assert f.last_plans[0].kind != "launch"
+    np.testing.assert_allclose(a, want, rtol=backend.rtol)
+    with pytest.raises(KernelValueError, match="overlap"):
+        f(a[:-1], a[1:], n - 1)
+    assert same_memory(a, a[:]) == 1 and same_memory(a[:], a[::1]) == 1
+    assert same_memory(a[:-1], a[1:]) == 2 and same_memory(a, a[::2]) == 2
+    assert same_memory(a, a.view(np.uint8)) == 2 and same_memory(a, want) == 0

@@ -104,3 +104,33 @@ def test_a_replayed_index_error_is_reported_as_on_the_full_path(backend):
             errors.append(str(info.value))
     assert errors[0] == errors[1]
     assert "line %d" % (shift_add.__code__.co_firstlineno + 3) in errors[0]
+
+
+def two_nests(a, b, c, n):
+    for i in range(n):
+        b[i] = a[i] * 2.0
+    for i in range(n):
+        c[i] = b[i] + 1.0
+
+
+def test_an_array_only_a_later_kernel_takes_is_checked_before_any_launch(backend,
+                                                                          monkeypatch):
+    """The first kernel's fast call checks the arrays it takes; an array
+    only the second kernel takes (here a strided view, which the full path
+    copies) is checked before the first launch, so the call takes the full
+    path and leaves the view with plain Python's values."""
+    f = parallelize(two_nests)
+    full = _full_path_calls(f, monkeypatch)
+    a = np.arange(6, dtype=backend.dtype)
+    b, c = np.zeros(6, backend.dtype), np.zeros(6, backend.dtype)
+    f(a, b, c, 6)
+    f(a, b, c, 6)
+    on_host = get_backend(backend.name).on_host
+    assert len(full) == (1 if on_host else 2)           # NumPy arguments replay on the host
+    wide = np.zeros(12, backend.dtype)
+    f(a, b, wide[::2], 6)
+    assert len(full) == (2 if on_host else 3)
+    want = np.zeros(12)
+    want[::2] = np.arange(6) * 2.0 + 1.0
+    np.testing.assert_allclose(wide, want, rtol=backend.rtol)
+    np.testing.assert_allclose(b, np.arange(6) * 2.0, rtol=backend.rtol)

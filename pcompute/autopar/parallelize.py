@@ -163,6 +163,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
             scope.update(bound.arguments)
+        self._one_object_per_array(scope)
         residency = Residency(self._pool)
         self.last_plans = []
         launches = []
@@ -186,6 +187,20 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
             raise
         finally:
             residency.sync()
+
+    def _one_object_per_array(self, scope):
+        """Give the parameters bound to NumPy views of one same array (the
+        same memory, shape, strides and dtype: ``f(a, a[:])``) that one
+        object, as if the array were passed twice: the analysis then sees
+        one array under two names, and a device backend wraps it once (two
+        device copies of it would each see only their own writes)."""
+        arrays = [(name, scope[name]) for name in self.params
+                  if isinstance(scope.get(name), np.ndarray)]
+        for x, (name, value) in enumerate(arrays):
+            for first, other in arrays[:x]:
+                if other is not value and same_memory(other, value) == 1:
+                    scope[name] = scope[first]
+                    break
 
     # ------------------------------------------------------------ one nest
     def _nest(self, index, step, scope, residency, record):

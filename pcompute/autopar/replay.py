@@ -19,6 +19,8 @@ through its Elementwise's compiled fast call) when it has
 Anything else takes the full path, which keeps a new Replay.  Each kernel's
 own fast call then checks dtypes and scalar types, as for any Elementwise.
 """
+import operator
+
 import numpy as np
 
 from ..array import Array
@@ -65,6 +67,16 @@ class Replay:
                            for a, k in zip(args, self.kinds))
         self.arrays = tuple(k for k, kind in enumerate(self.kinds) if kind == _ARRAY)
         position = {name: k for k, name in enumerate(owner.params)}
+        # The first kernel's fast call checks the arrays it takes (exact
+        # dtype object, rank, C-contiguous: what the full path passes as it
+        # is); when it declines, nothing has run and the call takes the full
+        # path.  The arrays only later kernels take are checked here, so that
+        # a later kernel's checked call gets what the full path would pass.
+        lead = next((plan for _, plan in launches if launch_extent(plan)[1] is not None),
+                    launches[0][1])
+        first = {position[p] for p in lead.kernel[1].params if p in position}
+        self.checks = tuple((k, self.ranks[k], args[k].dtype if self.types[k] is np.ndarray
+                             else None) for k in self.arrays if k not in first)
         self.globals = owner.func.__globals__
         # every global a nest reads (a bound, a kernel argument), as it was
         self.global_values = {name: scope[name] for step, _ in launches
@@ -75,7 +87,12 @@ class Replay:
             ew, text = plan.kernel
             sources = [position.get(p, p) for p in text.params]
             tail, shape = launch_extent(plan)
-            self.launches.append((step, ew, tuple(sources), tuple(tail), shape))
+            # the kernel's values: the call's arguments picked by position
+            # (globals by name), then the loops' starts and steps
+            pick = None if any(s.__class__ is not int for s in sources) else (
+                (lambda args, k=sources[0]: (args[k],)) if len(sources) == 1
+                else operator.itemgetter(*sources))
+            self.launches.append((step, ew, tuple(sources), tuple(tail), shape, pick))
         self.plans = [plan for _, plan in launches]
 
     @classmethod
@@ -106,19 +123,20 @@ class Replay:
         """True when a call with positional ``args`` may replay."""
         if GENERATION[0] != self.stamp or len(args) != len(self.types):
             return False
-        for a, t, kind, value, rank in zip(args, self.types, self.kinds, self.ints,
-                                           self.ranks):
-            if type(a) is not t:
+        for a, t, value in zip(args, self.types, self.ints):
+            if type(a) is not t or (value is not None and a != value):
                 return False
-            if kind == _INT:
-                if a != value:
-                    return False
-            elif kind == _ARRAY and (a.ndim != rank or not _passed_as_is(a, self.on_host)):
+        for k, rank, dtype in self.checks:
+            a = args[k]
+            if a.ndim != rank:
+                return False
+            if dtype is not None and (a.dtype is not dtype or not a.flags.c_contiguous
+                                      or not self.on_host):
                 return False
         arrays = self.arrays
         for x, k in enumerate(arrays):
             for m in arrays[x + 1:]:
-                if args[k] is args[m] or same_memory(args[k], args[m]):
+                if same_memory(args[k], args[m]):
                     return False
         g = self.globals
         for name, value in self.global_values.items():
@@ -130,14 +148,32 @@ class Replay:
         if not self.matches(args):
             return False
         owner = self.owner
-        owner.last_plans = list(self.plans)
         g = self.globals
-        for step, ew, sources, tail, shape in self.launches:
+        first = True
+        for step, ew, sources, tail, shape, pick in self.launches:
             if shape is None:
                 continue
-            values = [args[s] if s.__class__ is int else g[s] for s in sources]
+            if pick is None:
+                values = tuple(args[s] if s.__class__ is int else g[s] for s in sources)
+            else:
+                values = pick(args)
+            values += tail
             try:
-                ew(*values, *tail, shape=shape)
+                # the kernel's compiled fast call (Elementwise.__call__'s first
+                # step); declined by the first kernel: the full path (nothing
+                # has run); by a later one: its checked call (the values are
+                # those the full path passes)
+                fast = ew._fast_shaped
+                if fast is None or not fast(values, shape):
+                    if first:
+                        return False
+                    ew(*values, shape=shape)
+            except OverflowError:       # out of a C type's range: a located error
+                if first:
+                    return False
+                ew(*values, shape=shape)
             except KernelIndexError as error:
                 raise owner._user_index_error(error, step) from None
+            first = False
+        owner.last_plans = list(self.plans)
         return True
