@@ -6,15 +6,17 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import publish  # noqa: E402
+from benchmarks import publish, reference  # noqa: E402
 from benchmarks.peers.lammps_md import label, verify_log  # noqa: E402
 from benchmarks.results import Recorder  # noqa: E402
+from benchmarks.suites import sort as sort_suite  # noqa: E402
 from benchmarks.timing import Stats  # noqa: E402
 
 
@@ -59,6 +61,30 @@ def test_fastest_c_candidate_is_the_reference():
     assert {r.ref_impl for r in rows} == {"C 11-bit"}
     mine = rows[2]
     assert mine.ratio == pytest.approx(1.2) and mine.ratio_min == pytest.approx(1.1)
+
+
+def test_c_sort_candidates_include_the_narrowest_digits_of_the_fewest_passes():
+    assert sort_suite.c_digit_widths(32) == [8, 11]
+    assert sort_suite.c_digit_widths(20) == [7, 8, 11]       # 3 passes of 7 bits
+    assert sort_suite.c_digit_widths(16) == [8, 11]
+    assert sort_suite.c_digit_widths(10) == [5, 8, 11]
+
+
+@pytest.mark.parametrize("key_bits", [32, 20])
+def test_every_c_sort_candidate_sorts_like_numpy(key_bits):
+    """Each C radix sort candidate (digit width) of the sort suite gives
+    numpy's stable order, on 2 threads when OpenMP has them."""
+    n = 100003
+    low = -2 ** 31 if key_bits == 32 else 0
+    keys = np.random.default_rng(key_bits).integers(low, 2 ** key_bits + low, n,
+                                                    dtype=np.int32)
+    vals = np.arange(n, dtype=np.int32)
+    order = np.argsort(keys, kind="stable")
+    cref = reference.load()
+    for bits in sort_suite.c_digit_widths(key_bits):
+        out = [np.zeros_like(keys) for _ in range(4)]
+        cref.sort(keys, vals, *out, key_bits, 0, bits)
+        assert (out[0] == keys[order]).all() and (out[1] == order).all(), bits
 
 
 def test_summary_cells_give_median_and_best_ratios():

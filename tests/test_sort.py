@@ -268,7 +268,8 @@ def test_plan_passes():
 def test_plan_cpu_passes():
     plan = sort_common.plan_cpu_passes
     assert plan(0xFFFFFFFF, None) == ([0, 8, 16, 24], [8, 8, 8, 8])   # 4 x 8 < 3 x 11
-    assert plan(0xFFFFF, None) == ([0, 10], [10, 10])                  # 2 x 10 < 3 x 7
+    assert plan(0xFFFFF, None) == ([0, 7, 14], [7, 7, 6])              # 3 x 7 < 2 x 10
+    assert plan(0xFFFFF, None, wide_cost=1.4) == ([0, 10], [10, 10])
     assert plan(2**64 - 1, None) == (list(range(0, 64, 8)), [8] * 8)
     assert plan(0xFFFF, None) == ([0, 8], [8, 8])
     assert plan(0x3FF, None) == ([0], [10])                            # 1 pass, not 2

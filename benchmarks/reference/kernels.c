@@ -122,15 +122,15 @@ void scan_f64(int64_t n, const double *restrict x, double *restrict y, int nt, i
     }
 }
 
-/* ------------------------------------- LSD radix sort, 8- or 11-bit digits
+/* ------------------------------------- LSD radix sort, 1- to 11-bit digits
  * Stable sort of int32 keys carrying int32 values; ceil(key_bits / digit_bits)
  * passes (digit_bits 8: 4 passes of 256 buckets for 32-bit keys; 11: 3 passes
- * of 2048 buckets, as pcompute's sort uses).  With key_bits = 32 the keys are
- * signed (their sign bit is flipped before the digits are taken); with fewer
- * bits they must lie in [0, 2^key_bits).  The caller passes work arrays tk, tv
- * of n items; the result is in out_k, out_v.  Each pass: per-thread
- * histograms of contiguous blocks, a serial prefix over (digit, thread), then
- * a stable per-thread scatter. */
+ * of 2048 buckets; 7: 3 passes of 128 buckets for 20-bit keys).  With
+ * key_bits = 32 the keys are signed (their sign bit is flipped before the
+ * digits are taken); with fewer bits they must lie in [0, 2^key_bits).  The
+ * caller passes work arrays tk, tv of n items; the result is in out_k, out_v.
+ * Each pass: per-thread histograms of contiguous blocks, a serial prefix over
+ * (digit, thread), then a stable per-thread scatter. */
 #define MAX_DIGIT_BITS 11
 void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
                     int32_t *out_k, int32_t *out_v, int32_t *tk, int32_t *tv,

@@ -73,16 +73,19 @@ def plan_passes(varying, key_bits, max_width):
     return shifts, [min(width, top - s) for s in shifts]
 
 
-def plan_cpu_passes(varying, key_bits, narrow=8, wide=11, wide_cost=1.4):
+def plan_cpu_passes(varying, key_bits, narrow=8, wide=11, wide_cost=1.7):
     """``(shifts, widths)`` for a CPU radix sort: digits of at most
     ``narrow`` bits, or of up to ``wide`` bits when that is cheaper, a
     wide pass costing ``wide_cost`` narrow ones.  A pass scatters to
     2**width places per array: 256 write streams stay in the L1 cache, 2048
-    do not, so an 11-bit pass costs more than an 8-bit one: the C reference
-    sort (benchmarks/reference/kernels.c, 8- and 11-bit digits) measured
-    1.3-1.9 on AMD EPYC (2026-11-25, busy machine), and 4 passes of 8 bits
-    beat 3 of 11 on 32-bit keys in every run.  With 1.4: 32- and 64-bit keys
-    take 8-bit digits, 20-bit keys 2 passes of 10 bits rather than 3 of 7."""
+    do not, so a wide pass costs much more than a narrow one.  Measured on
+    AMD EPYC (2 cores): the C reference sort (benchmarks/reference/kernels.c)
+    at 2 threads on an idle machine, 10^7 int32 keys, an 11-bit pass 1.65-1.68
+    8-bit ones (ed547a1's ``make bench``); this sort at one thread, 10^7 keys
+    below 2**20, a 10-bit pass 1.8-2.1 8-bit ones (3 passes of 7, 7, 6 bits
+    77.7-78.2 ms CPU, 2 of 10 bits 109.4-112.1 ms, load 3.2-3.4).  With 1.7:
+    32- and 64-bit keys take 8-bit digits, 20-bit keys 3 passes of 7 bits
+    rather than 2 of 10, 9 to 11 varying bits one wide pass rather than 2."""
     small = plan_passes(varying, key_bits, narrow)
     large = plan_passes(varying, key_bits, wide)
     cost = sum(wide_cost if w > narrow else 1.0 for w in large[1])
