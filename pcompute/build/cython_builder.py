@@ -30,6 +30,7 @@ module by leaving out the CyFunction machinery.
 import concurrent.futures
 import functools
 import importlib.util
+import json
 import logging
 import os
 import re
@@ -168,6 +169,11 @@ def build_cython(source, name_hint, openmp, extra_key="",
             return module
         name = module_name(name_hint, key)
         store = cache.Cache()
+        module = group_member(store, key, name)
+        if module is not None:
+            with _memo_lock:
+                _memo[key] = module
+            return module
         if cache.save_source_enabled():
             store.save_source("cython", key, "pyx", source)
         path = store.get_or_build(
@@ -178,6 +184,73 @@ def build_cython(source, name_hint, openmp, extra_key="",
         with _memo_lock:
             _memo[key] = module
         return module
+
+
+# --------------------------------------------------------------------------
+# modules built as members of a group module (cython_group.py)
+
+#: The cache kind of the index from a member's key to its group module.
+INDEX_KIND = "cython-index"
+
+
+class MemberView:
+    """The names of member ``k`` of a group module (``run``, ``pc_fast``,
+    ...), as the module of that member built alone would have them (see
+    :func:`pcompute.build.cython_merge.member_name`)."""
+
+    def __init__(self, module, k, name):
+        self._module = module
+        self._suffix = "_pcm%d" % k
+        self.__name__ = "%s[%d]" % (module.__name__, k)
+        self.member_name = name       # the module name it would have alone
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return getattr(self._module, name + self._suffix)
+        except AttributeError:
+            raise AttributeError("%s has no %r" % (self.__name__, name)) from None
+
+    def __repr__(self):
+        return "<member %s>" % self.__name__
+
+
+def group_member(store, key, name):
+    """The view of the module of ``key`` in a group module the cache holds
+    (its index entry names the group), or None when there is none (or its
+    group module is gone: the member is then built alone)."""
+    index = store.lookup(INDEX_KIND, key, ".json")
+    if index is None:
+        return None
+    try:
+        entry = json.loads(index.read_text())
+        group_key, group_name, k = entry["group"], entry["name"], int(entry["member"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    with _memo_lock:
+        module = _memo.get(group_key)
+    if module is None:
+        path = store.lookup("cython", group_key, ext_suffix(), group_name)
+        if path is None:
+            return None
+        module = _load(group_name, path)
+        with _memo_lock:
+            _memo[group_key] = module
+    log.debug("module %s found as member %d of %s", name, k, group_name)
+    return MemberView(module, k, name)
+
+
+def write_index(store, key, group_key, group_name, k):
+    """Record in the cache that the module of ``key`` is member ``k`` of the
+    group module ``group_name`` (cache key ``group_key``)."""
+    text = json.dumps({"group": group_key, "name": group_name, "member": k})
+
+    def write(work):
+        path = work / "index.json"
+        path.write_text(text)
+        return path
+    store.get_or_build(INDEX_KIND, key, write, suffix=".json")
 
 
 def build_many(items):

@@ -1,0 +1,100 @@
+"""Several Cython modules built as one (a group module), ahead of their use.
+
+:func:`build_group` takes the modules a caller will ask
+:func:`~pcompute.build.cython_builder.build_cython` for soon (the kernels of
+one :func:`pcompute.parallelize` function), merges those built with the
+same flags into one module text (:mod:`.cython_merge`) and compiles it
+once: the C compiler's fixed cost per module (~0.28 CPU-s at -O0) is then
+paid once per group.  Each member's later ``build_cython`` call, with the
+same source and flags, finds its
+:class:`~pcompute.build.cython_builder.MemberView` in the process memo, and
+in a later process through the cache index (``cython-index`` entries: a
+member's own key -> the group module), so it is never built again.
+
+Cache correctness: a member's key is the key it has alone (its source, every
+flag, the compiler, Python, Cython and numpy identities, ...); the group key
+is made of its members' keys and the merger's version, so a group module is
+only found for exactly those members.  A group whose text cannot be merged
+or whose build fails is counted in ``stats`` and logged: its members are
+then built alone at their first use, as without the group (a member's own
+compile error is reported there, for its own source).
+"""
+import logging
+import threading
+
+from pcompute.build import cache, cython_builder, cython_merge
+from pcompute.errors import BuildError
+
+log = logging.getLogger("pcompute.build.cython")
+
+#: counters, for tests: group modules compiled, members they hold, groups
+#: not merged (a text the merger cannot take apart), group builds failed.
+stats = {"groups": 0, "members": 0, "unmerged": 0, "failed": 0}
+
+_lock = threading.Lock()
+
+
+def build_group(items):
+    """Build the modules of ``items`` (tuples ``(source, name_hint, openmp,
+    extra_compile_args, extra_link_args)``, as
+    :func:`~pcompute.build.cython_builder.build_cython` takes them) as few
+    group modules as their flags allow; members already built or cached are
+    left out.  Returns the number of group modules made or loaded."""
+    store = cache.Cache()
+    pending = {}                # (cflags, ldflags, header) -> {key: source}
+    for source, hint, openmp, cflags, ldflags in items:
+        key, cf, lf = cython_builder.build_key(source, openmp, "", cflags, ldflags)
+        with cython_builder._memo_lock:
+            if key in cython_builder._memo:
+                continue
+        name = cython_builder.module_name(hint, key)
+        if store.lookup("cython", key, cython_builder.ext_suffix(), name) is not None \
+                or store.lookup(cython_builder.INDEX_KIND, key, ".json") is not None:
+            continue
+        header = tuple(cython_merge.split(source)[0])
+        pending.setdefault((tuple(cf), tuple(lf), header), {})[key] = (source, name)
+    made = 0
+    for (cflags, ldflags, _), members in pending.items():
+        if len(members) > 1:
+            made += _build_one(store, members, list(cflags), list(ldflags))
+    return made
+
+
+def group_key(member_keys):
+    """The cache key of the group module of the members of ``member_keys``
+    (in the order given: the members' order in the module)."""
+    return cache.make_key("cython-group", cython_merge.MERGE_VERSION, list(member_keys))
+
+
+def _build_one(store, members, cflags, ldflags):
+    keys = sorted(members)
+    try:
+        text = cython_merge.merge([members[k][0] for k in keys])
+    except cython_merge.MergeError as exc:
+        stats["unmerged"] += 1
+        log.info("not merged (%s): %d modules built one by one", exc, len(keys))
+        return 0
+    gkey = group_key(keys)
+    name = cython_builder.module_name("group", gkey)
+    with _lock:
+        try:
+            path = store.get_or_build(
+                "cython", gkey,
+                lambda work: cython_builder._compile(text, name, work, cflags, ldflags),
+                suffix=cython_builder.ext_suffix(), name=name)
+        except BuildError as exc:
+            stats["failed"] += 1
+            log.warning("the group module of %s failed to build (%s); they are built "
+                        "one by one", ", ".join(members[k][1] for k in keys), exc)
+            return 0
+        module = cython_builder._load(name, path)
+    stats["groups"] += 1
+    stats["members"] += len(keys)
+    with cython_builder._memo_lock:
+        cython_builder._memo[gkey] = module
+        for k, key in enumerate(keys):
+            cython_builder._memo.setdefault(
+                key, cython_builder.MemberView(module, k, members[key][1]))
+    for k, key in enumerate(keys):
+        cython_builder.write_index(store, key, gkey, name, k)
+    return 1

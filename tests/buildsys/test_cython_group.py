@@ -1,0 +1,168 @@
+"""Group modules: several Cython module texts built as one
+(pcompute/build/cython_merge.py, cython_group.py)."""
+import textwrap
+
+import numpy as np
+import pytest
+
+from pcompute.build import cache, cython_builder, cython_group, cython_merge
+
+# Two modules with the same names everywhere (run, a helper, a module
+# variable, a C helper of the same name with a different body, a struct)
+# and a keyword name that equals a renamed name.
+HEAD = ("# cython: language_level=3, boundscheck=False, wraparound=False\n"
+        "from libc.math cimport sqrt\n")
+
+
+def module(factor, offset):
+    return HEAD + textwrap.dedent('''\
+        cdef extern from *:
+            """
+            static double pc_shift(double v) { return v + %(offset)r; }
+            """
+            double pc_shift(double)
+
+        cdef struct pair:
+            double scale
+
+        cdef double scale = %(factor)r
+
+        cdef inline double helper(double v) noexcept nogil:
+            return v * scale
+
+        # run(n, address of x, address of y)
+        def run(long long n, size_t pc_a_x, size_t pc_a_y):
+            cdef double* x = <double*>pc_a_x
+            cdef double* y = <double*>pc_a_y
+            cdef pair p
+            p.scale = 1.0
+            cdef long long i
+            for i in range(n):
+                y[i] = pc_shift(helper(x[i])) * p.scale + sqrt(4.0)
+
+        def names():
+            return ('scale', "helper", run.__name__)
+        ''') % {"factor": factor, "offset": offset}
+
+
+A, B = module(2.0, 0.5), module(3.0, 0.25)
+EXPECTED = {A: lambda x: x * 2.0 + 0.5 + 2.0, B: lambda x: x * 3.0 + 0.25 + 2.0}
+
+
+@pytest.fixture
+def group_cache(tmp_path, monkeypatch):
+    """An empty cache, and a process memo without this test's modules."""
+    monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cython_builder, "_memo", {})
+    return tmp_path / "cache"
+
+
+def run(mod, source, n=7):
+    x = np.arange(n, dtype=np.float64)
+    y = np.zeros(n)
+    mod.run(n, x.ctypes.data, y.ctypes.data)
+    np.testing.assert_array_equal(y, EXPECTED[source](x))
+
+
+def test_merge_renames_each_member_and_keeps_strings():
+    text = cython_merge.merge([A, B])
+    assert text.count("from libc.math cimport sqrt") == 1
+    assert text.startswith("# cython: language_level=3")
+    for k in (0, 1):
+        for name in ("run", "helper", "scale", "pair", "names"):
+            assert cython_merge.member_name(name, k) in text
+    # the C helpers differ: member 1's is renamed; keyword strings, struct
+    # fields reached through '.' and the C text of member 0 are not
+    assert "pc_shift_pcm1" in text and "pc_shift_pcm0" not in text
+    assert "('scale', \"helper\", run_pcm0.__name__)" in text
+    assert "p.scale = 1.0" in text
+
+
+def test_every_golden_cython_text_merges():
+    from pathlib import Path
+    texts = [p.read_text() for p in
+             sorted((Path(__file__).parents[1] / "golden" / "cython").glob("*.pyx"))]
+    text = cython_merge.merge(texts)
+    for k in range(len(texts)):
+        assert "def run_pcm%d(" % k in text
+    assert text.count("static int pc_fast_valid") == 1
+
+
+def test_identical_extern_blocks_once():
+    same = [module(2.0, 0.5), module(3.0, 0.5)]
+    text = cython_merge.merge(same)
+    assert text.count("static double pc_shift") == 1
+    assert "pc_shift_pcm" not in text
+
+
+def test_merge_refuses_unknown_statements_and_other_headers():
+    with pytest.raises(cython_merge.MergeError, match="top-level statement"):
+        cython_merge.merge([A, A.replace("def names", "if True:\n    pass\ndef names")])
+    with pytest.raises(cython_merge.MergeError, match="top-level statement"):
+        cython_merge.merge([A, A.replace("def names", "cdef enum colour:\n    red\ndef names")])
+    with pytest.raises(cython_merge.MergeError, match="headers differ"):
+        cython_merge.merge([A, B.replace("wraparound=False", "wraparound=True")])
+
+
+def test_group_members_run_as_alone_and_compile_once(group_cache):
+    compiled = cython_builder.stats["compiled"]
+    made = cython_group.build_group([(A, "a", False, (), ()), (B, "b", False, (), ())])
+    assert made == 1 and cython_builder.stats["compiled"] == compiled + 1
+    ma = cython_builder.build_cython(A, "a", False)
+    mb = cython_builder.build_cython(B, "b", False)
+    assert cython_builder.stats["compiled"] == compiled + 1
+    assert isinstance(ma, cython_builder.MemberView)
+    run(ma, A)
+    run(mb, B)
+    assert ma.names() == ("scale", "helper", "run" + ma._suffix)   # strings kept
+    assert getattr(ma, "pc_fast", None) is None
+
+
+def test_a_later_process_finds_the_group_through_the_index(group_cache, monkeypatch):
+    cython_group.build_group([(A, "a", False, (), ()), (B, "b", False, (), ())])
+    monkeypatch.setattr(cython_builder, "_memo", {})         # as a new process
+    compiled = cython_builder.stats["compiled"]
+    mb = cython_builder.build_cython(B, "b", False)
+    assert isinstance(mb, cython_builder.MemberView)
+    assert cython_builder.stats["compiled"] == compiled
+    run(mb, B)
+    kinds = sorted(e["kind"] for e in cache.list_entries())
+    assert kinds == ["cython", "cython-index", "cython-index"]
+
+
+def test_a_member_whose_group_is_gone_is_built_alone(group_cache, monkeypatch):
+    cython_group.build_group([(A, "a", False, (), ()), (B, "b", False, (), ())])
+    for entry in cache.list_entries("cython"):
+        entry["path"].unlink()
+    monkeypatch.setattr(cython_builder, "_memo", {})
+    compiled = cython_builder.stats["compiled"]
+    ma = cython_builder.build_cython(A, "a", False)
+    assert not isinstance(ma, cython_builder.MemberView)
+    assert cython_builder.stats["compiled"] == compiled + 1
+    run(ma, A)
+
+
+def test_members_built_with_other_flags_or_built_before_are_not_grouped(group_cache):
+    compiled = cython_builder.stats["compiled"]
+    made = cython_group.build_group([(A, "a", False, (), ()),
+                                     (B, "b", False, ("-DPC_OTHER=1",), ())])
+    assert made == 0 and cython_builder.stats["compiled"] == compiled
+    alone = cython_builder.build_cython(A, "a", False)
+    made = cython_group.build_group([(A, "a", False, (), ()), (B, "b", False, (), ())])
+    assert made == 0 and cython_builder.build_cython(A, "a", False) is alone
+
+
+def test_group_key_is_made_of_every_member_key(group_cache):
+    ka = cython_builder.build_key(A, False)[0]
+    kb = cython_builder.build_key(B, False)[0]
+    kb_flags = cython_builder.build_key(B, False, "", ["-DPC_OTHER=1"])[0]
+    assert len({cython_group.group_key([ka, kb]), cython_group.group_key([kb, ka]),
+                cython_group.group_key([ka, kb_flags])}) == 3
+
+
+def test_a_group_that_fails_to_build_is_counted_and_its_members_build_alone(group_cache):
+    bad = B.replace("return v * scale", "return v * undefined_name")
+    failed = cython_group.stats["failed"]
+    made = cython_group.build_group([(A, "a", False, (), ()), (bad, "b", False, (), ())])
+    assert made == 0 and cython_group.stats["failed"] == failed + 1
+    run(cython_builder.build_cython(A, "a", False), A)
