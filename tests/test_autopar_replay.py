@@ -134,3 +134,28 @@ def test_an_array_only_a_later_kernel_takes_is_checked_before_any_launch(backend
     want[::2] = np.arange(6) * 2.0 + 1.0
     np.testing.assert_allclose(wide, want, rtol=backend.rtol)
     np.testing.assert_allclose(b, np.arange(6) * 2.0, rtol=backend.rtol)
+
+
+def fill_then_locals(a, n):
+    for i in range(n):
+        a[i] = i * 2.0
+    for i in range(n):
+        t = i * 3          # a nest whose kernel takes no argument: bounds only
+        t = t + 1
+
+
+def test_a_kernel_without_arguments_is_replayed(backend, monkeypatch):
+    """A nest whose kernel takes none of the call's values (only its loop
+    bounds): the call is kept for replay and replayed (e37e58d picked its
+    values with operator.itemgetter(), which takes at least one position:
+    the first call raised TypeError after its kernels had run).  Against
+    plain Python."""
+    f = parallelize(fill_then_locals)
+    full = _full_path_calls(f, monkeypatch)
+    for call in range(3):
+        a = np.full(6, -1.0, backend.dtype)
+        a = a if get_backend(backend.name).on_host else pc.wrap(a)
+        f(a, 6)
+        got = a if isinstance(a, np.ndarray) else a.get()
+        np.testing.assert_array_equal(got, np.arange(6) * 2.0)
+    assert len(full) == 1                   # the second and third calls replayed

@@ -51,6 +51,20 @@ def _passed_as_is(value, on_host):
     return isinstance(value, Array)
 
 
+def _picker(sources):
+    """A function of a call's positional arguments giving the tuple of those
+    at the positions ``sources`` (a kernel's values), or None when a source
+    is a global's name (looked up at each call)."""
+    if any(s.__class__ is not int for s in sources):
+        return None
+    if len(sources) == 1:
+        k = sources[0]
+        return lambda args: (args[k],)
+    if not sources:
+        return lambda args: ()          # a kernel of the loops' bounds only
+    return operator.itemgetter(*sources)
+
+
 class Replay:
     """The launches of one call, for later calls with the same signature
     (see the module docstring).  ``replay(args)`` returns True when it ran
@@ -89,10 +103,8 @@ class Replay:
             tail, shape = launch_extent(plan)
             # the kernel's values: the call's arguments picked by position
             # (globals by name), then the loops' starts and steps
-            pick = None if any(s.__class__ is not int for s in sources) else (
-                (lambda args, k=sources[0]: (args[k],)) if len(sources) == 1
-                else operator.itemgetter(*sources))
-            self.launches.append((step, ew, tuple(sources), tuple(tail), shape, pick))
+            self.launches.append((step, ew, tuple(sources), tuple(tail), shape,
+                                  _picker(sources)))
         self.plans = [plan for _, plan in launches]
 
     @classmethod
