@@ -22,6 +22,9 @@ from .results import fmt_n, fmt_time, reference_of
 from .timing import Stats, calibrate, first_call, sample
 
 SLOW = 2.0       # seconds: an implementation this slow per sample gets 3 samples
+# In a group with ``min_samples``, an implementation this slow per sample
+# stops at the profile's ``min_reps``; the others get ``min_samples``.
+SLOW_PEER = 0.5
 
 
 class Context:
@@ -68,11 +71,13 @@ class Context:
                 self.rec.note("C reference unavailable: %s" % exc)
         return self._cref
 
-    def group(self, suite, case, n, warm=False):
+    def group(self, suite, case, n, warm=False, min_samples=None):
         """A :class:`Group`; ``warm=True``: every sample of every
-        implementation starts with one untimed call (see :class:`Group`)."""
+        implementation starts with one untimed call; ``min_samples``: the
+        samples each implementation faster than ``SLOW_PEER`` takes at least
+        (see :class:`Group`)."""
         print("\n[%s] %s, n = %s" % (suite, case, fmt_n(n)))
-        return Group(self, suite, case, n, warm=warm)
+        return Group(self, suite, case, n, warm=warm, min_samples=min_samples)
 
     def failed(self, suite, case, n, impl, kind, exc):
         msg = str(exc).strip()
@@ -110,13 +115,20 @@ class Group:
     steady state: the implementations sampled in turn leave the caches full
     of each other's data, and a sample of a few calls otherwise weighs its
     cold first call more for a slower implementation (fewer calls per
-    sample).  Applies to every implementation of the group alike."""
+    sample).  Applies to every implementation of the group alike.
 
-    def __init__(self, ctx, suite, case, n, warm=False):
+    ``min_samples``: every implementation whose samples last at most
+    ``SLOW_PEER`` takes at least this many (at most the profile's
+    ``max_reps``), slower ones the profile's ``min_reps``: a group whose slow
+    peers spend its time budget in 3 rounds would otherwise give its fast
+    rows (the reference and pcompute) a median of 3 samples."""
+
+    def __init__(self, ctx, suite, case, n, warm=False, min_samples=None):
         self.ctx = ctx
         self.key = (suite, case, n)
         self.entries = []
         self.warm = warm
+        self.min_samples = min_samples
 
     def _warm_up(self, fn, sync=None):
         """The untimed call before each sample, or None (``warm`` off)."""
@@ -207,18 +219,24 @@ class Group:
         return row_kw
 
     def run(self):
-        """Sample every entry in turn until each has ``min_reps`` samples and
-        the group's budget is spent (or ``max_reps``; 3 for samples slower
-        than ``SLOW``); record the rows."""
+        """Sample every entry in turn until each has ``min_reps`` samples
+        (``min_samples`` for the fast ones) and the group's budget is spent
+        (or ``max_reps``; 3 for samples slower than ``SLOW``); record the rows."""
         prof = self.ctx.profile
         budget = prof.budget * max(1, len(self.entries))
+        need = prof.min_reps
+        if self.min_samples:
+            need = max(need, min(self.min_samples, prof.max_reps))
         start = time.perf_counter()
         for rnd in range(prof.max_reps):
-            if rnd >= prof.min_reps and time.perf_counter() - start > budget:
+            if rnd >= need and time.perf_counter() - start > budget:
                 break
             for e in list(self.entries):
-                if rnd >= 3 and min(e.samples) * e.inner > SLOW:
+                cost = min(e.samples) * e.inner if e.samples else 0.0
+                if rnd >= 3 and cost > SLOW:
                     continue            # 3 samples of a call this slow will do
+                if rnd >= prof.min_reps and self.min_samples and cost > SLOW_PEER:
+                    continue            # a slow peer: min_reps samples
                 try:
                     with e.using():
                         if e.warm_up is not None:

@@ -3,6 +3,7 @@ from the committed results file, the strongest C version is each group's
 reference, the LAMMPS row states what LAMMPS's log reports, and the MD
 reference energies live in the repository."""
 import json
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -15,9 +16,10 @@ if str(ROOT) not in sys.path:
 
 from benchmarks import publish, reference  # noqa: E402
 from benchmarks.peers.lammps_md import label, verify_log  # noqa: E402
+from benchmarks.context import Context, _Entry  # noqa: E402
 from benchmarks.results import Recorder  # noqa: E402
 from benchmarks.suites import sort as sort_suite  # noqa: E402
-from benchmarks.timing import Stats  # noqa: E402
+from benchmarks.timing import QUICK, SMOKE, Stats  # noqa: E402
 
 
 def test_published_tables_match_the_results_file(capsys):
@@ -85,6 +87,22 @@ def test_every_c_sort_candidate_sorts_like_numpy(key_bits):
         out = [np.zeros_like(keys) for _ in range(4)]
         cref.sort(keys, vals, *out, key_bits, 0, bits)
         assert (out[0] == keys[order]).all() and (out[1] == order).all(), bits
+
+
+@pytest.mark.parametrize("profile, fast, slow", [(QUICK, 9, 3), (SMOKE, 2, 2)])
+def test_group_min_samples_apply_to_fast_rows_only(profile, fast, slow, capsys):
+    """With min_samples, the rows faster than SLOW_PEER get that many
+    samples (at most max_reps), a slow peer the profile's min_reps; without,
+    every row stops at min_reps once the budget (none here) is spent."""
+    for min_samples, want in ((9, {"fast": fast, "slow": slow}),
+                              (None, {"fast": profile.min_reps, "slow": profile.min_reps})):
+        ctx = Context(dataclasses.replace(profile, budget=0.0), Recorder())
+        with ctx.group("sort", "keys", 10, min_samples=min_samples) as g:
+            for impl, seconds in (("fast", 0.01), ("slow", 1.0)):
+                row = dict(impl=impl, kind="peer", is_ref=impl == "fast")
+                g.entries.append(_Entry(row, lambda k, s=seconds: s, 1))
+        assert {e.row_kw["impl"]: len(e.samples) for e in g.entries} == want
+    capsys.readouterr()
 
 
 def test_summary_cells_give_median_and_best_ratios():
