@@ -1,4 +1,5 @@
-"""The OpenMP loop of a Cython Elementwise: under the default (static)
+"""The OpenMP loop of a Cython Elementwise (and the per-thread blocks of a
+Cython Reduction): under the default (static)
 schedule every thread runs its contiguous share of the items in a parallel
 block (``pc_share`` in templates/elementwise_cython.mako) instead of a
 ``prange``, whose loop-variable copies cost a barrier per launch.  Every item
@@ -8,7 +9,7 @@ and the collapsed index space of a short one)."""
 import numpy as np
 import pytest
 
-from pcompute import Elementwise, build_options, use_config, wrap
+from pcompute import Elementwise, Reduction, build_options, use_config, wrap
 from pcompute.build import toolchain
 
 
@@ -79,3 +80,45 @@ def _copy(func):
     """A new function object of ``func`` (build options stay on the copy)."""
     import types
     return types.FunctionType(func.__code__, func.__globals__, func.__name__)
+
+
+@pytest.mark.parametrize("n", [2049, 4099, 10007])
+def test_every_block_of_a_reduction_runs_once_in_order(backend, n):
+    """A Reduction's per-thread blocks (a parallel block, not prange, on
+    cython with OpenMP): a sum of distinct integers misses no block and
+    counts none twice; the last and the first nonzero item (operators that
+    do not commute) keep the blocks' order."""
+    x = wrap(np.arange(1, n + 1, dtype=np.int64))
+    assert Reduction("a+b", dtype_out=np.int64)(x) == n * (n + 1) // 2
+    assert Reduction("b if b != 0 else a", dtype_out=np.int64)(x) == n
+    assert Reduction("a if a != 0 else b", dtype_out=np.int64)(x) == 1
+
+
+_SMALL_TEAM = """
+import numpy as np
+from pcompute import Reduction, use_config
+x = np.arange(1, 10008, dtype=np.int64)
+with use_config(backend="cython", use_openmp=True):
+    red = Reduction("a+b", dtype_out=np.int64)
+    last = Reduction("b if b != 0 else a", dtype_out=np.int64)
+    assert "with parallel(num_threads=pc_nt):" in red.source if red(x) else False
+    print("ok" if (red(x), last(x)) == (10007 * 10008 // 2, 10007) else (red(x), last(x)))
+"""
+
+
+def test_a_reduction_team_smaller_than_asked_runs_every_block():
+    """OMP_THREAD_LIMIT=1 under OMP_NUM_THREADS=3: the parallel block asks
+    for 3 threads and gets 1, which then runs the three blocks in turn."""
+    import os
+    import subprocess
+    import sys
+    if toolchain.openmp_flags() is None:
+        pytest.skip("no OpenMP here")
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, OMP_NUM_THREADS="3", OMP_THREAD_LIMIT="1",
+               PYTHONPATH=os.pathsep.join([os.path.dirname(here),
+                                           os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", _SMALL_TEAM], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", \
+        (done.stdout + done.stderr)[-3000:]
