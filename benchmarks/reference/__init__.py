@@ -104,6 +104,7 @@ class CRef:
         self.lib.scan_f64(len(x), _ptr(x), _ptr(y), nt, chains)
 
     def sort(self, keys, vals, out_k, out_v, tk, tv, key_bits=32, nt=0, digit_bits=8):
+        _sortable(keys)
         self.lib.radix_sort_i32(len(keys), _ptr(keys), _ptr(vals), _ptr(out_k),
                                 _ptr(out_v), _ptr(tk), _ptr(tv), key_bits, nt, digit_bits)
 
@@ -145,6 +146,7 @@ class CRef:
             return "time_scan_f64", (len(x), _ptr(x), _ptr(y), nt, chains)
         if kernel == "sort":
             keys, vals, ok, ov, tk, tv, bits, nt, digit_bits = args
+            _sortable(keys)
             return "time_radix_sort_i32", (len(keys),) + tuple(
                 _ptr(a) for a in (keys, vals, ok, ov, tk, tv)) + (bits, nt, digit_bits)
         if kernel == "map":
@@ -161,6 +163,13 @@ class CRef:
             return "time_gather3_f64", (len(idx),) + tuple(_ptr(v) for v in args[:7]) + \
                 (args[7],)
         raise ValueError("unknown reference kernel %r" % kernel)
+
+
+def _sortable(keys):
+    """The C radix sort counts in signed 32 bits: refuse more keys."""
+    if len(keys) >= 2 ** 31:
+        raise ValueError("the C radix sort counts in 32 bits: %d keys are too many"
+                         % len(keys))
 
 
 def _dtype_code(x):

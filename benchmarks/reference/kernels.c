@@ -130,7 +130,12 @@ void scan_f64(int64_t n, const double *restrict x, double *restrict y, int nt, i
  * digits are taken); with fewer bits they must lie in [0, 2^key_bits).  The
  * caller passes work arrays tk, tv of n items; the result is in out_k, out_v.
  * Each pass: per-thread histograms of contiguous blocks, a serial prefix over
- * (digit, thread), then a stable per-thread scatter. */
+ * (digit, thread), then a stable per-thread scatter.  Counts and positions are
+ * signed 32-bit (n < 2^31, checked by the Python caller), as in pcompute's
+ * sort: on AMD EPYC (Zen 3) the scatter with 64-bit or unsigned 32-bit
+ * counters took 1.6x as long on one thread, the loops differing only in the
+ * counter's load (movslq vs mov; 10^7 keys, 4 passes: 165-175 vs 104-106 ms
+ * thread CPU, load 7.5). */
 #define MAX_DIGIT_BITS 11
 void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
                     int32_t *out_k, int32_t *out_v, int32_t *tk, int32_t *tv,
@@ -149,12 +154,12 @@ void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
         memcpy(out_v, vals, n * sizeof(int32_t));
         return;
     }
-    static int64_t hist[64][1 << MAX_DIGIT_BITS];
+    static int32_t hist[64][1 << MAX_DIGIT_BITS];
     #pragma omp parallel num_threads(T)
     {
         int t = omp_get_thread_num();
         int64_t lo = n * t / T, hi = n * (t + 1) / T;
-        int64_t *h = hist[t];
+        int32_t *h = hist[t];
         for (int p = 0; p < passes; p++) {
             /* the last pass writes into out_*, earlier ones alternate */
             int to_out = (passes - 1 - p) % 2 == 0;
@@ -162,23 +167,23 @@ void radix_sort_i32(int64_t n, const int32_t *keys, const int32_t *vals,
             const int32_t *sv = p == 0 ? vals : (to_out ? tv : out_v);
             int32_t *dk = to_out ? out_k : tk, *dv = to_out ? out_v : tv;
             int shift = digit_bits * p;
-            memset(h, 0, buckets * sizeof(int64_t));
+            memset(h, 0, buckets * sizeof(int32_t));
             for (int64_t i = lo; i < hi; i++)
                 h[(((uint32_t)sk[i] ^ flip) >> shift) & mask]++;
             #pragma omp barrier
             #pragma omp single
             {
-                int64_t run = 0;
+                int32_t run = 0;
                 for (int d = 0; d < buckets; d++)
                     for (int u = 0; u < T; u++) {
-                        int64_t c = hist[u][d];
+                        int32_t c = hist[u][d];
                         hist[u][d] = run;
                         run += c;
                     }
             }
             for (int64_t i = lo; i < hi; i++) {
                 int32_t k = sk[i];
-                int64_t pos = h[(((uint32_t)k ^ flip) >> shift) & mask]++;
+                int32_t pos = h[(((uint32_t)k ^ flip) >> shift) & mask]++;
                 dk[pos] = k;
                 dv[pos] = sv[i];
             }
