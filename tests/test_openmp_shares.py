@@ -82,6 +82,7 @@ def _copy(func):
     return types.FunctionType(func.__code__, func.__globals__, func.__name__)
 
 
+@pytest.mark.integer_data
 @pytest.mark.parametrize("n", [2049, 4099, 10007])
 def test_every_block_of_a_reduction_runs_once_in_order(backend, n):
     """A Reduction's per-thread blocks (a parallel block, not prange, on
