@@ -341,3 +341,44 @@ def test_serial_below_sets_where_the_openmp_loop_starts():
         # the default for items running an inner loop
         assert "if pc_n < 256:" in Elementwise(_fresh(triangle)).generate(
             "cython", x, out, 100)
+
+
+
+def exp_log(i, x, y):
+    y[i] = exp(x[i]) + log(x[i])
+
+
+def test_cython_modules_bind_the_current_libm_versions():
+    """Every Cython module is linked with libm: its exp and log references
+    carry glibc's current symbol versions (GLIBC_2.29), not none, which the
+    dynamic linker binds to the oldest (GLIBC_2.2.5, a compatibility
+    wrapper around the same function).  The results do not change: the
+    module equals Python's math.exp and math.log bit for bit."""
+    import platform
+    import shutil
+    import subprocess
+    import pcompute.build.cython_builder as cb
+    from pcompute import use_config
+    from pcompute.backends.cython import module_flags
+    if get_backend("cython").why_unavailable():
+        pytest.skip(get_backend("cython").why_unavailable())
+    libc, version = platform.libc_ver()
+    if libc != "glibc" or tuple(int(v) for v in version.split(".")[:2]) < (2, 29) \
+            or shutil.which("readelf") is None:
+        pytest.skip("versioned exp/log: glibc >= 2.29 and readelf only")
+    x = np.random.default_rng(3).uniform(0.5, 30.0, 64)
+    y = np.zeros_like(x)
+    with use_config(backend="cython", use_openmp=False):
+        k = Elementwise(_fresh(exp_log))
+        k(x, y)
+    np.testing.assert_array_equal(y, [exp(v) + log(v) for v in x])
+    gen = k.built.generated
+    cflags, ldflags = module_flags(gen)
+    key = cb.build_key(gen.source, False, extra_compile_args=cflags,
+                       extra_link_args=ldflags)[0]
+    text = subprocess.run(["readelf", "--dyn-syms", "-W", cb._memo[key].__file__],
+                          capture_output=True, text=True, check=True).stdout
+    # "UND exp@GLIBC_2.29 (3)" with the version, "UND exp" without
+    refs = [word for line in text.splitlines() if " UND " in line
+            for word in line.split() if word.split("@")[0] in ("exp", "log")]
+    assert len(refs) == 2 and all("@GLIBC_2.29" in r for r in refs), refs

@@ -100,7 +100,8 @@ def module_flags(generated):
         cflags = cflags + ["-funroll-loops"]
     if generated.option("fma"):
         cflags = cflags + toolchain.fma_flags()     # last: overrides -ffp-contract=off
-    return cflags, list(generated.option("link", ())) + ldflags
+    link = list(generated.option("link", ()))
+    return cflags, link + [flag for flag in ldflags if flag not in link]
 
 
 def kernel_build_options(func):

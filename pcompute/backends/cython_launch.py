@@ -2,6 +2,7 @@
 cython backend's Elementwise, Reduction and Scan."""
 import os
 
+from ..build import toolchain
 from ..codegen.arrays import meta_values
 from ..codegen.work import has_inner_loops
 from ..kernel_options import options_of
@@ -87,10 +88,17 @@ def pointer_launcher(kernel, generated, index_dims=1):
 
 def extern_link_args(printer):
     """The linker arguments the Extern functions printed by ``printer`` ask
-    for (``Extern.link('cython')``), in order, each once."""
+    for (``Extern.link('cython')``), in order, each once; then ``-lm`` when
+    the printed code calls C math functions (but with MSVC): named at link
+    time, libm's functions bind to the library's current versions (glibc:
+    ``exp@GLIBC_2.29``), where a module linked without it, its references
+    unversioned, gets the oldest (``exp@GLIBC_2.2.5``, a compatibility
+    wrapper around the same function: ~2 % of black-scholes' time)."""
     args = []
     for ext in printer.externs.values():
         for arg in ext.link("cython") or ():
             if str(arg) not in args:
                 args.append(str(arg))
+    if getattr(printer, "math", None) and "-lm" not in args and not toolchain.is_msvc():
+        args.append("-lm")
     return tuple(args)
