@@ -40,6 +40,35 @@ def launch_extent(plan):
     return tail, counts[0] if len(counts) == 1 else tuple(counts)
 
 
+def box_arrays(plan, scope):
+    """The one-element arrays through which the sequential kernel of a
+    "serial" plan reads and writes its scalars (float64 for a float value
+    or a name the nest sets first, else int64)."""
+    boxes = []
+    for name in plan.kernel[1].boxes:
+        value = scope.get(name, 0)
+        dtype = np.float64 if isinstance(value, (float, np.floating)) else np.int64
+        if name not in scope and not _is_loop_var(plan.loop, name):
+            dtype = np.float64
+        boxes.append(np.array([value], dtype=dtype))
+    return boxes
+
+
+def reduction_parts(plan, scope):
+    """``(dtypes, inits)`` of the per-item partials of a "reduce" plan's
+    scalars: float64 for a float or new scalar, else int64, and each
+    operator's neutral value."""
+    dtypes = [np.dtype(np.float64) if isinstance(scope.get(r), (float, np.floating))
+              or r not in scope else np.dtype(np.int64) for r, _ in plan.reductions]
+    inits = [REDUCE[op][2](dt) for (r, op), dt in zip(plan.reductions, dtypes)]
+    return dtypes, [float(v) if dt.kind == "f" else int(v) for v, dt in zip(inits, dtypes)]
+
+
+def _is_loop_var(loop, name):
+    return any(isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+               and n.target.id == name for n in ast.walk(loop.node))
+
+
 class ExecutorMixin:
     """Running the plans of :class:`~pcompute.autopar.Parallelized`."""
 
@@ -70,13 +99,7 @@ class ExecutorMixin:
             if shape is not None:
                 ew(*values, *tail, shape=shape)
             return
-        boxes = []
-        for name in text.boxes:
-            value = scope.get(name, 0)
-            dtype = np.float64 if isinstance(value, (float, np.floating)) else np.int64
-            if name not in scope and not self._is_loop_var(loop, name):
-                dtype = np.float64
-            boxes.append(residency.device(np.array([value], dtype=dtype)))
+        boxes = [residency.device(box) for box in box_arrays(plan, scope)]
         ew(*(values + boxes), shape=1)
         for name, box in zip(text.boxes, boxes):
             scope[name] = box.get()[0].item()
@@ -87,10 +110,7 @@ class ExecutorMixin:
         loop, (ew, _) = plan.loop, plan.kernel
         if loop.count == 0:
             return
-        dtypes = [np.dtype(np.float64) if isinstance(scope.get(r), (float, np.floating))
-                  or r not in scope else np.dtype(np.int64) for r, _ in plan.reductions]
-        inits = [REDUCE[op][2](dt) for (r, op), dt in zip(plan.reductions, dtypes)]
-        inits = [float(v) if dt.kind == "f" else int(v) for v, dt in zip(inits, dtypes)]
+        dtypes, inits = reduction_parts(plan, scope)
         parts = [residency.device(np.empty(loop.count, dtype=dt)) for dt in dtypes]
         ew(*(values + [loop.lo.const, loop.step] + inits + parts), shape=loop.count)
         for (r, op), dt, part in zip(plan.reductions, dtypes, parts):
@@ -104,8 +124,3 @@ class ExecutorMixin:
             total = red(part)
             total = total.item() if hasattr(total, "item") else total
             scope[r] = combine(scope[r], total) if r in scope else total
-
-    @staticmethod
-    def _is_loop_var(loop, name):
-        return any(isinstance(n, ast.For) and isinstance(n.target, ast.Name)
-                   and n.target.id == name for n in ast.walk(loop.node))

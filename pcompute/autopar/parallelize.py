@@ -39,6 +39,7 @@ from .execute import ExecutorMixin
 from .nest import assigned_names, range_args
 from .planner import PlannerMixin, global_numbers
 from .plans import Step
+from .prebuild import PrebuildMixin
 from .replay import Replay
 from .report import ReportMixin
 from .residency import DevicePool, Residency, is_array, same_memory, written_arrays
@@ -46,7 +47,7 @@ from .scalars import live_after
 from .specplan import SpeculativeMixin
 
 
-class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
+class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, PrebuildMixin):
     """A function whose loop nests run as kernels (see :func:`parallelize`)."""
 
     def __init__(self, func, strict=False, speculate=None, vector_math=False):
@@ -72,6 +73,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
         self.last_plans = []
         self._replay = None         # the quick path of the next call (replay.py)
         self._pool = DevicePool()   # device arrays kept for the next call (residency.py)
+        self._prebuilt = {}         # (backend, codegen key) -> nests planned ahead
 
     # ------------------------------------------------------------ static stage
     def _parse(self):
@@ -170,6 +172,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin):
         try:
             for index, step in enumerate(self.steps):
                 if step.kind == "nest":
+                    self._prebuild(index, scope)    # kernels of later nests too (prebuild.py)
                     residency.wrote(scope.get(name) for name in step.writes)
                     launches.append((step, self._nest(index, step, scope, residency, record)))
                     continue

@@ -139,6 +139,15 @@ class Backend:
         (``n`` a tuple of extents over an n-D index space)."""
         raise self._missing("Elementwise")
 
+    def prebuild_elementwise(self, items, config):
+        """Build ahead the Elementwise kernels ``items`` (``(program, func)``
+        pairs, as :meth:`build_elementwise` takes them) that a caller will
+        ask for soon, together where the backend can (the cython backend
+        compiles them as one module); their later :meth:`build_elementwise`
+        calls then find them.  Returns the number of modules made.  This
+        default builds nothing ahead: each kernel is built at its first call."""
+        return 0
+
     def generate_reduction(self, spec, config):
         """The generated Reduction described by ``spec`` (a ReductionSpec)."""
         raise self._missing("Reduction")

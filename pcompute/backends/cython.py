@@ -6,6 +6,7 @@ import numpy as np
 
 from ..build import toolchain
 from ..build.cython_builder import build_cython
+from ..build.cython_group import build_group
 from ..config import DEFAULT_SCHEDULE
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names
@@ -214,6 +215,18 @@ class CythonBackend(Backend):
         cflags, ldflags = module_flags(generated)
         return build_cython(generated.source, module_name, generated.option("openmp"),
                             extra_compile_args=cflags, extra_link_args=ldflags)
+
+    def prebuild_elementwise(self, items, config):
+        """Build the Elementwise kernels of ``items`` (``(program, func)``
+        pairs) as group modules (:mod:`pcompute.build.cython_group`): one
+        module per set of build flags instead of one per kernel."""
+        modules = []
+        for program, func in items:
+            generated = self.generate_elementwise(program, func, config)
+            cflags, ldflags = module_flags(generated)
+            modules.append((generated.source, program.entry.name,
+                            generated.option("openmp"), cflags, ldflags))
+        return build_group(modules)
 
     def build_elementwise(self, program, func, config):
         generated = self.generate_elementwise(program, func, config)

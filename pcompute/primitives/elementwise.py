@@ -117,11 +117,16 @@ class Elementwise(Primitive):
                      "Elementwise the index i identifies the item")
         return program
 
+    @staticmethod
+    def _build_key(types, backend, config, dims):
+        """The key of :attr:`_built` for a kernel of argument ``types``."""
+        return (backend, backend.device_key(), config.codegen_key(), dims, tuple(sorted(
+            (k, str(v), v.struct) for k, v in types.items())))
+
     def _build(self, args, backend, config):
         dims = self._index_dims(args)
         types = self._types(args, backend, config, dims)
-        key = (backend, backend.device_key(), config.codegen_key(), dims, tuple(sorted(
-            (k, str(v), v.struct) for k, v in types.items())))
+        key = self._build_key(types, backend, config, dims)
         built = self._built.get(key)
         if built is None:
             program = self._program(types, backend, config, dims)
@@ -176,6 +181,19 @@ class Elementwise(Primitive):
         config = get_config()
         dims = self._index_dims(args)
         return self._program(self._types(args, be, config, dims), be, config, dims)
+
+    def program_for(self, backend, config, args):
+        """``(program, func)``: what a call with ``args`` (numpy arrays and
+        numbers stand for the real ones) builds on the Backend ``backend``
+        under ``config``, or None when that kernel is built already (for
+        :meth:`~pcompute.backends.base.Backend.prebuild_elementwise`).  Runs
+        no checks and builds nothing."""
+        dims = self._index_dims(args)
+        types = self._types(args, backend, config, dims)
+        key = self._build_key(types, backend, config, dims)
+        if key in self._built:
+            return None
+        return self._program(types, backend, config, dims), self.func
 
     def __call__(self, *args, shape=None):
         fast = self._fast
