@@ -5,8 +5,11 @@
 #
 # Stable: every pass splits the input into one contiguous block per thread,
 # counts the digits of each block, turns the counts into write offsets by a
-# scan over (digit, block) and scatters each block in order.  The passes to
-# run (their shifts and digit widths) are planned by the caller from the bits
+# scan over (digit, block) and scatters each block in order.  Every pass runs
+# in one OpenMP parallel region, with barriers between the phases (a region
+# per phase took 1.14-1.25x the wall and 1.2-1.3x the CPU time at 2 threads,
+# AMD EPYC at load 8.5-9).  The passes to run (their shifts and digit
+# widths) are planned by the caller from the bits
 # in which the keys differ (see key_bits_varying), so a pass whose digit is
 # the same for every key never runs and the last pass writes the output.
 # The payload moved with the keys is either their original positions (the
@@ -16,7 +19,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 %if openmp:
 cimport openmp
-from cython.parallel import prange
+from cython.parallel import parallel, prange
 %endif
 
 ctypedef ${key} pc_key_t
@@ -30,6 +33,18 @@ cdef extern from *:
     #define PC_SIGN ${sign}
     """
     const unsigned long long PC_SIGN
+
+# A barrier of the enclosing OpenMP team (an orphaned directive; nothing in a
+# build without OpenMP, where one thread runs every block).
+cdef extern from *:
+    """
+    static void pc_barrier(void) {
+    #ifdef _OPENMP
+    #pragma omp barrier
+    #endif
+    }
+    """
+    void pc_barrier() noexcept nogil
 
 
 cdef inline size_t pc_digit(pc_key_t k, int shift, size_t mask) noexcept nogil:
@@ -94,6 +109,65 @@ cdef void pc_offsets(pc_idx_t *hist, int nblocks, size_t radix) noexcept nogil:
             run = run + c
 
 
+# pc_passes calls the loops through these pointers so that the compiler
+# keeps each loop a function of its own: inlined into pc_passes (one OpenMP
+# region for every pass), the scatter loop ran out of registers and reloaded
+# its shift and output pointer from the stack on every item (1.8x the time
+# on one thread, AMD EPYC).
+cdef void (*pc_count_ptr)(const pc_key_t *, size_t, size_t, int, size_t,
+                          pc_idx_t *) noexcept nogil
+cdef void (*pc_scatter_ptr)(const pc_key_t *, const pc_pay_t *, pc_key_t *, pc_pay_t *,
+                            size_t, size_t, int, size_t, pc_idx_t *) noexcept nogil
+pc_count_ptr = pc_count
+pc_scatter_ptr = pc_scatter
+
+
+cdef void pc_passes(size_t n, const pc_key_t *keys, const pc_pay_t *vals, pc_key_t *out_k,
+                    pc_pay_t *out_i, pc_key_t *tmp_k, pc_pay_t *tmp_i, int npass,
+                    const int *shifts, const int *widths, int nblocks,
+                    pc_idx_t *hist) noexcept nogil:
+    # Every pass, run by each thread of the team: thread t counts and
+    # scatters blocks t, t + T, ... (any team size sorts the same blocks).
+%if openmp:
+    cdef int t = openmp.omp_get_thread_num(), nt = openmp.omp_get_num_threads()
+%else:
+    cdef int t = 0, nt = 1
+%endif
+    cdef size_t chunk = (n + nblocks - 1) // nblocks, radix, mask
+    cdef int p, b
+    cdef const pc_key_t *src_k = keys
+    cdef const pc_pay_t *src_i = vals
+    cdef pc_key_t *dst_k
+    cdef pc_pay_t *dst_i
+    for p in range(npass):
+        radix = <size_t>1 << widths[p]
+        mask = radix - 1
+        # The last pass writes the output; passes alternate before it.
+        if (npass - 1 - p) % 2 == 0:
+            dst_k = out_k
+            dst_i = out_i
+        else:
+            dst_k = tmp_k
+            dst_i = tmp_i
+        b = t
+        while b < nblocks:
+            pc_count_ptr(src_k, min(n, b * chunk), min(n, (b + 1) * chunk), shifts[p], mask,
+                         &hist[b * radix])
+            b += nt
+        pc_barrier()
+        if t == 0:
+            pc_offsets(hist, nblocks, radix)
+        pc_barrier()
+        b = t
+        while b < nblocks:
+            pc_scatter_ptr(src_k, src_i, dst_k, dst_i, min(n, b * chunk),
+                           min(n, (b + 1) * chunk), shifts[p], mask, &hist[b * radix])
+            b += nt
+        pc_barrier()            # the next pass reads every block's output
+        src_k = dst_k
+        src_i = dst_i
+
+
 cdef void pc_identity(const pc_key_t *src, const pc_pay_t *src_i, pc_key_t *dst_k,
                       pc_pay_t *dst_i, size_t start, size_t end) noexcept nogil:
     # No pass needed: the keys are copied, the payload too (or counted).
@@ -143,22 +217,27 @@ def sort(size_t n, size_t keys_addr, size_t vals_addr, size_t out_k_addr, size_t
          size_t tmp_k_addr, size_t tmp_i_addr, shifts, widths):
     """Sort ``n`` keys into out_k, and the payload into out_i: the values at
     vals_addr, or with vals_addr 0 the keys' original positions.  One pass
-    per (shift, width) digit; tmp_* hold intermediate passes."""
+    per (shift, width) digit, all in one parallel region; tmp_* hold
+    intermediate passes."""
     cdef const pc_key_t *keys = <const pc_key_t *>keys_addr
     cdef const pc_pay_t *vals = <const pc_pay_t *>vals_addr
     cdef pc_key_t *out_k = <pc_key_t *>out_k_addr
     cdef pc_pay_t *out_i = <pc_pay_t *>out_i_addr
     cdef pc_key_t *tmp_k = <pc_key_t *>tmp_k_addr
     cdef pc_pay_t *tmp_i = <pc_pay_t *>tmp_i_addr
-    cdef int npass = len(shifts), p, b, shift
+    cdef int npass = len(shifts), p, b
+    cdef int pshift[64]
+    cdef int pwidth[64]
     cdef int nblocks = pc_threads(n)
-    cdef size_t chunk = (n + nblocks - 1) // nblocks, radix, mask
-    cdef const pc_key_t *src_k = keys
-    cdef const pc_pay_t *src_i = vals
-    cdef pc_key_t *dst_k
-    cdef pc_pay_t *dst_i
+    cdef size_t chunk = (n + nblocks - 1) // nblocks
     cdef pc_idx_t *hist
     cdef int maxwidth = max(widths) if npass else 1
+    if npass > 64 or len(widths) != npass:
+        raise ValueError("radix sort: %d shifts and %d widths (at most 64 passes)" % (
+            npass, len(widths)))
+    for p in range(npass):
+        pshift[p] = shifts[p]
+        pwidth[p] = widths[p]
     hist = <pc_idx_t *>malloc(nblocks * (<size_t>1 << maxwidth) * sizeof(pc_idx_t))
     if hist == NULL:
         raise MemoryError("radix sort: no memory for the digit counts")
@@ -172,29 +251,15 @@ def sort(size_t n, size_t keys_addr, size_t vals_addr, size_t out_k_addr, size_t
 %else:
                 pc_identity(keys, vals, out_k, out_i, 0, n)
 %endif
-        for p in range(npass):
-            shift = shifts[p]
-            radix = <size_t>1 << <int>widths[p]
-            mask = radix - 1
-            # The last pass writes the output; passes alternate before it.
-            if (npass - 1 - p) % 2 == 0:
-                dst_k, dst_i = out_k, out_i
-            else:
-                dst_k, dst_i = tmp_k, tmp_i
-            with nogil:
+        else:
 %if openmp:
-                for b in prange(nblocks, schedule='static', chunksize=1, num_threads=nblocks):
-                    pc_count(src_k, min(n, b * chunk), min(n, (b + 1) * chunk), shift, mask,
-                             &hist[b * radix])
-                pc_offsets(hist, nblocks, radix)
-                for b in prange(nblocks, schedule='static', chunksize=1, num_threads=nblocks):
-                    pc_scatter(src_k, src_i, dst_k, dst_i, min(n, b * chunk),
-                               min(n, (b + 1) * chunk), shift, mask, &hist[b * radix])
+            with nogil, parallel(num_threads=nblocks):
+                pc_passes(n, keys, vals, out_k, out_i, tmp_k, tmp_i, npass, pshift, pwidth,
+                          nblocks, hist)
 %else:
-                pc_count(src_k, 0, n, shift, mask, hist)
-                pc_offsets(hist, 1, radix)
-                pc_scatter(src_k, src_i, dst_k, dst_i, 0, n, shift, mask, hist)
+            with nogil:
+                pc_passes(n, keys, vals, out_k, out_i, tmp_k, tmp_i, npass, pshift, pwidth,
+                          nblocks, hist)
 %endif
-            src_k, src_i = dst_k, dst_i
     finally:
         free(hist)
