@@ -315,3 +315,21 @@ def test_views_of_one_array_are_one_array(backend):
     assert same_memory(a, a[:]) == 1 and same_memory(a[:], a[::1]) == 1
     assert same_memory(a[:-1], a[1:]) == 2 and same_memory(a, a[::2]) == 2
     assert same_memory(a, a.view(np.uint8)) == 2 and same_memory(a, want) == 0
+
+
+def test_explain_sees_views_as_the_call_does():
+    """explain() runs on copies that share memory as the arguments do: views
+    of one array are one array there too (a flow dependence: sequential),
+    overlapping views are refused, and the arguments are left alone."""
+    from pcompute.errors import KernelValueError
+    f = parallelize(shift_add_one)
+    a = np.zeros(9)
+    with use_config(backend="python"):
+        assert "parallel" in f.explain(a, np.zeros(9), 8)
+        text = f.explain(a, a[:], 8)
+        assert "sequential" in text and "flow dependence" in text
+        with pytest.raises(KernelValueError, match="overlap"):
+            f.explain(a[:-1], a[1:], 7)
+        b = np.arange(12.0).reshape(3, 4)
+        f.explain(b[0], b[0, ::1], 3)
+    assert np.all(a == 0.0) and np.array_equal(b, np.arange(12.0).reshape(3, 4))

@@ -140,10 +140,9 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         reduction or sequential and the dependence that decided it, with file
         and lines, and how each nest runs.  The function runs on copies of the
         array arguments (the arguments are not changed).  Returns the text."""
-        memo = {}           # one memo: an array passed twice stays one array
-        args = [copy.deepcopy(a, memo) if isinstance(a, np.ndarray) else a for a in args]
-        kwargs = {k: copy.deepcopy(v, memo) if isinstance(v, np.ndarray) else v
-                  for k, v in kwargs.items()}
+        memo = {}           # one memo: arrays sharing memory keep sharing it
+        args = [_copy_array(a, memo) for a in args]
+        kwargs = {k: _copy_array(v, memo) for k, v in kwargs.items()}
         record = []
         self._explaining = True
         try:
@@ -267,6 +266,28 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         plan = self._plan(report.root, report, scope, step, canon)
         self._analyses[key] = (report, plan)
         return report, plan
+
+
+def _copy_array(value, memo):
+    """A copy of the NumPy array ``value`` for :meth:`Parallelized.explain`
+    (anything else as it is): the array owning its memory is copied once per
+    ``memo`` and ``value`` rebuilt as the same view of that copy, so
+    arguments that share memory (``a`` and ``a[:]``, ``a[:-1]`` and
+    ``a[1:]``) share it in the copies as they do in the call."""
+    if not isinstance(value, np.ndarray):
+        return value
+    owner = value
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner.base is not None or not (owner.flags.c_contiguous or owner.flags.f_contiguous):
+        return copy.deepcopy(value, memo)       # memory not owned by a NumPy array
+    twin = memo.get(id(owner))
+    if twin is None:
+        twin = memo[id(owner)] = owner.copy(order="K")      # the same layout
+        memo.setdefault("keep", []).append(owner)   # its id stays its own
+    offset = value.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return np.ndarray(value.shape, value.dtype, buffer=twin.data, offset=offset,
+                      strides=value.strides)
 
 
 def parallelize(func=None, *, strict=False, speculate=None, vector_math=False):
