@@ -37,6 +37,8 @@ class PrebuildMixin:
         known from ``scope`` together (each nest once per backend and
         configuration)."""
         backend, config = get_backend(), get_config()
+        if not backend.builds_together:
+            return
         tried = self._prebuilt.setdefault((backend.name, config.codegen_key()), set())
         if start in tried:
             return

@@ -139,6 +139,10 @@ class Backend:
         (``n`` a tuple of extents over an n-D index space)."""
         raise self._missing("Elementwise")
 
+    #: True if :meth:`prebuild_elementwise` builds kernels together (callers
+    #: then collect what they will need ahead; else they need not).
+    builds_together = False
+
     def prebuild_elementwise(self, items, config):
         """Build ahead the Elementwise kernels ``items`` (``(program, func)``
         pairs, as :meth:`build_elementwise` takes them) that a caller will

@@ -216,6 +216,8 @@ class CythonBackend(Backend):
         return build_cython(generated.source, module_name, generated.option("openmp"),
                             extra_compile_args=cflags, extra_link_args=ldflags)
 
+    builds_together = True
+
     def prebuild_elementwise(self, items, config):
         """Build the Elementwise kernels of ``items`` (``(program, func)``
         pairs) as group modules (:mod:`pcompute.build.cython_group`): one
