@@ -14,8 +14,10 @@ functions and variables, structs, ctypedefs, assignments) with
 ``cdef extern from *`` blocks (C helpers in verbatim C) are emitted once
 when several members carry the same text; a C name that two different
 blocks declare is suffixed in the members that carry the second and later
-of them.  Names inside one-line string literals (keyword names) and after
-a ``.`` (attributes, struct fields) are never renamed.
+of them, and only such names (and the member's struct types) are renamed
+in an extern block.  Names inside one-line string literals, after a ``.``
+(attributes, struct fields) and naming a keyword argument are never
+renamed.
 
 Members whose ``# cython:`` directive headers differ cannot share a module;
 a text with a top-level statement the merger does not know gives
@@ -40,7 +42,8 @@ _ASSIGN = re.compile(r"^(\w+)\s*(?::[^=]*)?=(?!=)")
 _C_STATIC = re.compile(r"\bstatic\b[^;{(=]*?\b(\w+)\s*\(")
 _C_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 _EXTERN_DECL = re.compile(r"\b(\w+)\s*(?:\(|$|\[)")
-_TOKENS = re.compile(r'"""|\'[^\'\n]*\'|"[^"\n]*"|\.\s*\w+|\b[A-Za-z_]\w*\b')
+_TOKENS = re.compile(r'(""")|\'[^\'\n]*\'|"[^"\n]*"|\.\s*\w+|([()])'
+                     r'|\b([A-Za-z_]\w*)\b(\s*=(?!=))?')
 
 
 class MergeError(ValueError):
@@ -146,15 +149,24 @@ def extern_names(block):
 
 def rename(text, names, k):
     """``text`` with every identifier in ``names`` renamed for member ``k``
-    (see :func:`member_name`), but inside one-line string literals and after
-    a ``.``."""
+    (see :func:`member_name`), but inside one-line string literals, after a
+    ``.`` and where it names a keyword argument of a Cython call
+    (``prange(..., chunksize=4)``: the name followed by ``=`` inside
+    parentheses, outside triple-quoted text, which is verbatim C or a
+    docstring)."""
     if not names:
         return text
-
-    def sub(m):
-        tok = m.group(0)
-        return member_name(tok, k) if tok in names else tok
-    return _TOKENS.sub(sub, text)
+    out, last, depth, quoted = [], 0, 0, False
+    for m in _TOKENS.finditer(text):
+        triple, paren, name, assign = m.groups()
+        if triple:
+            quoted = not quoted
+        elif paren and not quoted:
+            depth += 1 if paren == "(" else -1
+        elif name in names and not (assign and depth > 0 and not quoted):
+            out.append(text[last:m.start(3)] + member_name(name, k))
+            last = m.end(3)
+    return "".join(out) + text[last:]
 
 
 _FIELD = re.compile(r"^(.*?)(\w+)(\s*(?:\[[^\]]*\])?\s*)$")
@@ -193,14 +205,23 @@ def merge(texts):
         kinds = [block_names(b) for b in blocks]
         own = {n for kind, names in kinds if kind in ("code", "assign", "struct")
                for n in names}
+        types = {n for kind, names in kinds if kind == "struct" for n in names}
+        c_own = set()           # C names another extern block declares too
         for block, (kind, names) in zip(blocks, kinds):
             if kind != "extern":
                 continue
             for n in names:
                 if extern_text.setdefault(n, block) != block:
-                    own.add(n)          # another block declares it: this member's own
+                    c_own.add(n)        # another block declares it: this member's own
+        own |= c_own
         for block, (kind, names) in zip(blocks, kinds):
-            text = (rename_struct if kind == "struct" else rename)(block, own, k)
+            if kind == "extern":
+                # its C and declarations: only the C names renamed above and
+                # the member's struct types (a Cython name there, e.g. a C
+                # local named like a member's helper, is not that name)
+                text = rename(block, c_own | types, k)
+            else:
+                text = (rename_struct if kind == "struct" else rename)(block, own, k)
             if kind == "extern":
                 if text in emitted:
                     continue

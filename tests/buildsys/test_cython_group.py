@@ -78,6 +78,50 @@ def test_merge_renames_each_member_and_keeps_strings():
     assert "p.scale = 1.0" in text
 
 
+def test_keyword_argument_names_are_not_renamed(group_cache):
+    """A member's top-level name that is also the name of a keyword argument
+    (a user helper called ``schedule`` in a module that calls
+    ``prange(..., schedule=..., chunksize=...)``) is renamed where it is the
+    helper, never where it names the argument; nor in an extern block
+    (a C local of that name is not the helper), which two members then
+    share."""
+    text = HEAD + textwrap.dedent('''\
+        from cython.parallel import prange
+        cdef extern from *:
+            """
+            static long pc_count(long n) { long schedule; for (schedule = 0; schedule < n; schedule++) {} return schedule; }
+            """
+            long pc_count(long) nogil
+
+        cdef inline double schedule(double v) noexcept nogil:
+            return v * 2.0
+
+        def run(long long n, size_t pc_a_y):
+            cdef double* y = <double*>pc_a_y
+            cdef long long i
+            for i in prange(n, nogil=True, schedule='dynamic', chunksize=4):
+                y[i] = schedule(i * 1.0) + pc_count(2)
+            return dict(schedule=schedule(1.0), other=(schedule == schedule))
+        ''')
+    merged = cython_merge.merge([text, text.replace("v * 2.0", "v * 3.0")])
+    for k in (0, 1):
+        assert "y[i] = schedule_pcm%d(i * 1.0)" % k in merged
+        assert "dict(schedule=schedule_pcm%d(1.0), other=(schedule_pcm%d == schedule_pcm%d))" \
+            % (k, k, k) in merged
+    assert merged.count("prange(n, nogil=True, schedule='dynamic', chunksize=4)") == 2
+    # the C local named like the helper is not the helper: one copy of the block
+    assert merged.count("static long pc_count") == 1 and "schedule_pcm" not in \
+        merged[:merged.index("long pc_count(long) nogil")]
+    # and the group compiles (once) and runs as the members alone would
+    members = [text, text.replace("v * 2.0", "v * 3.0")]
+    assert cython_group.build_group([(t, "kw", False, (), ()) for t in members]) == 1
+    for factor, t in zip((2.0, 3.0), members):
+        y = np.zeros(5)
+        out = cython_builder.build_cython(t, "kw", False).run(5, y.ctypes.data)
+        np.testing.assert_array_equal(y, np.arange(5) * factor + 2)
+        assert out == {"schedule": factor, "other": True}
+
+
 def test_every_golden_cython_text_merges():
     from pathlib import Path
     texts = [p.read_text() for p in
