@@ -1,5 +1,8 @@
 """sort_by_keys and argsort on every backend, against numpy's stable argsort."""
 import importlib
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -283,6 +286,38 @@ def test_cython_source_is_generated_without_compiling():
     assert "0x8000000000000000ULL" in source
     gather = sort_cython.generate_gather(np.int32, [np.float64, np.int8], openmp=False)
     assert "uint64_t" in gather and "uint8_t" in gather and "prange" not in gather
+
+
+_TEAM_SCRIPT = """
+import numpy as np
+import pcompute as pc
+from pcompute.array.sorting import sort_by_keys
+keys = np.random.default_rng(5).integers(-2**31, 2**31, 100003, dtype=np.int32)
+vals = np.arange(len(keys), dtype=np.int32)
+with pc.use_config(backend="cython", use_openmp=True):
+    k, v = sort_by_keys([pc.wrap(keys), pc.wrap(vals)])
+order = np.argsort(keys, kind="stable")
+assert (k.get() == keys[order]).all() and (v.get() == order).all()
+print("sorted")
+"""
+
+
+@pytest.mark.parametrize("threads, limit", [("2", "1"), ("3", "")])
+def test_cython_sort_blocks_whatever_the_team(request, threads, limit):
+    """The OpenMP sort splits the keys into omp_get_max_threads() blocks and
+    runs every pass in one parallel region whose threads share the blocks:
+    a team smaller than the blocks (OMP_THREAD_LIMIT=1 under 2 threads) or
+    3 uneven blocks still sort like numpy.  In a fresh process, as OpenMP
+    reads these variables once."""
+    from conftest import require_backend
+    require_backend(request, "cython")
+    env = dict(os.environ, OMP_NUM_THREADS=threads)
+    env.pop("OMP_THREAD_LIMIT", None)
+    if limit:
+        env["OMP_THREAD_LIMIT"] = limit
+    out = subprocess.run([sys.executable, "-c", _TEAM_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and "sorted" in out.stdout, out.stderr[-3000:]
 
 
 def _opencl_or_skip():
