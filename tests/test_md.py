@@ -153,6 +153,33 @@ def test_trajectory_matches_numpy(backend, geometry):
     np.testing.assert_allclose(sim.host_positions(), ref_pos, rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("nnps,skin", [("count", 0.3), ("cells", 0.0)])
+def test_replaced_state_arrays_are_the_ones_used(backend, nnps, skin):
+    """Velocities, accelerations and potential energies given as new arrays
+    between steps (here the velocities halved into new arrays) are the ones
+    the kernels read and write from then on: the run follows the NumPy
+    reference started from the new velocities.  The kernels' argument tuples
+    are kept while their arrays are the same objects
+    (examples/md/arguments.py); a key without them launched on the old
+    arrays."""
+    need_double(backend)
+    pos = jittered(100, 2, False)
+    vel = np.random.default_rng(5).normal(0.0, 0.5, pos.shape)
+    sim = make("2d", nnps, positions=pos, velocities=vel, skin=skin)
+    sim.step(5)
+    start, halved = sim.host_positions(), 0.5 * sim.host_velocities()
+    sim.velocities = tuple(wrap(halved[:, d].copy(), backend=sim.backend) for d in range(2))
+    sim.accelerations = tuple(wrap(a.get(), backend=sim.backend) for a in sim.accelerations)
+    sim.pe = wrap(sim.pe.get(), backend=sim.backend)
+    sim.step(10)
+    ref_e, ref_pos = _reference_from(start, halved, sim.side, sim.periodic, 10)
+    ref_acc, ref_pe = ref.forces(ref_pos, sim.side, sim.periodic)
+    np.testing.assert_allclose(sim.host_positions(), ref_pos, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(sim.host_accelerations(), ref_acc, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(sim.pe.get(), ref_pe, rtol=1e-8, atol=1e-8)
+    assert sim.energy()[2] == pytest.approx(ref_e, rel=1e-9)
+
+
 def _reference_from(pos, vel, side, periodic, steps, dt=0.02):
     pos, vel = pos.copy(), vel.copy()
     acc, _ = ref.forces(pos, side, periodic)

@@ -6,10 +6,9 @@ first half-kick and drift of the next are one kernel (``kick_kick_drift``):
 the same operations in the same order, so the trajectory is bit-for-bit the
 one of separate kernels, with one pass over the particles less per step.
 """
-import numpy as np
-
 from pcompute import Elementwise, Reduction
 
+from .arguments import Kept, geometry
 from .physics import min_image
 
 
@@ -124,12 +123,12 @@ def displacement2_3d(i, x, y, z, x0, y0, z0, side, periodic):
 class Integrator:
     """The two halves of a velocity Verlet step, and the rebuild test of the skin.
 
-    The kernels' argument tuples are made once and kept while the
-    simulation's ``positions`` (the sequence object) and ``dt`` are the same
-    objects: a step then builds no argument list and no numpy scalar (at
-    N = 1000 these were a tenth of pcompute's Python time per step).  The
-    decomposed run gives its owned particles a new positions list at every
-    rebuild, which makes the tuples again."""
+    The kernels' argument tuples are kept (:class:`examples.md.arguments.Kept`)
+    while the simulation's ``positions``, ``velocities`` and
+    ``accelerations`` (the sequence objects) and ``dt`` are the same objects:
+    a step then builds no argument list and no numpy scalar.  Replacing any
+    of them makes the tuples again (the decomposed run gives its owned
+    particles a new positions list at every rebuild)."""
 
     def __init__(self, sim):
         self.sim = sim
@@ -142,23 +141,24 @@ class Integrator:
         self._max_disp2 = Reduction(
             "max(a, b)", map_func=displacement2_2d if two else displacement2_3d,
             dtype_out=sim.dtype, neutral="0", backend=be)
-        self._made_from = (None, None)
-        self._drift = self._second = self._geometry = ()
+        self._geometry = geometry(sim)
+        self._drift = Kept("drift", self._drift_args)
+        self._second = Kept("kick", self._kick_args)
+
+    def _drift_args(self):
+        sim = self.sim
+        return tuple(sim.positions) + tuple(sim.velocities) + tuple(sim.accelerations) \
+            + (sim.real(sim.dt),) + self._geometry
+
+    def _kick_args(self):
+        sim = self.sim
+        return tuple(sim.velocities) + tuple(sim.accelerations) + (sim.real(sim.dt),)
 
     def drift_args(self):
-        """The drift arguments (the kick's are a part of them), made again
-        when the positions or the time step are not those they were made from."""
+        """The arguments of the drift kernels (positions, velocities,
+        accelerations, dt and, in 3-D, side and periodic)."""
         sim = self.sim
-        made_from = self._made_from
-        if made_from[0] is not sim.positions or made_from[1] is not sim.dt:
-            self._made_from = (sim.positions, sim.dt)
-            dt = sim.real(sim.dt)
-            self._geometry = (sim.real(sim.side), np.int32(sim.periodic)) \
-                if sim.dim == 3 else ()
-            self._drift = tuple(sim.positions) + tuple(sim.velocities) \
-                + tuple(sim.accelerations) + (dt,) + self._geometry
-            self._second = tuple(sim.velocities) + tuple(sim.accelerations) + (dt,)
-        return self._drift
+        return self._drift(sim.positions, sim.velocities, sim.accelerations, sim.dt)
 
     def first_half(self):
         """v += dt/2 a; x += dt v (and wrap)."""
@@ -171,8 +171,8 @@ class Integrator:
 
     def second_half(self):
         """v += dt/2 a with the new accelerations."""
-        self.drift_args()
-        self._kick(*self._second)
+        sim = self.sim
+        self._kick(*self._second(sim.velocities, sim.accelerations, sim.dt))
 
     def remember_positions(self, saved):
         """Copy the positions into ``saved`` (one array per coordinate)."""
@@ -181,5 +181,4 @@ class Integrator:
 
     def max_displacement2(self, saved):
         """The largest squared distance moved since ``saved`` (a host number)."""
-        positions = self.drift_args()[:self.sim.dim]
-        return float(self._max_disp2(*positions, *saved, *self._geometry))
+        return float(self._max_disp2(*self.sim.positions, *saved, *self._geometry))

@@ -62,8 +62,10 @@ class Simulation:
             else self._columns(positions, "positions")
         velocities = initial_velocities(n, dim, temperature, seed) if velocities is None \
             else self._columns(velocities, "velocities")
-        # Tuples: the kernels' argument tuples are made from them once (see
-        # Integrator); put new values into the arrays (``.set``), not new arrays.
+        # Tuples, replaced only as a whole: the kernels' argument tuples are
+        # kept while these are the same objects (examples/md/arguments.py);
+        # new values put into the arrays (``.set``) cost nothing, a new tuple
+        # makes the argument tuples again at the next launch.
         self.positions = tuple(wrap(p.astype(dtype), backend=self.backend)
                                for p in positions)
         self.dtype = self.positions[0].dtype

@@ -10,15 +10,17 @@ Lists and cells are built with a reach of cut-off + skin; the simulation calls
 :meth:`Strategy.rebuild` when they are stale (every step without a skin).
 
 The kernels' argument tuples are made once and kept while the arrays they
-hold are the same objects (:meth:`Strategy._kept`; the simulation's
-positions are a tuple, replaced only as a whole): the neighbour list's
-``nbrs`` is replaced when the list outgrows it, ``sort_by_keys`` gives the
-``sort`` strategy a new ``cell_particles`` at every rebuild.
+hold are the same objects (:class:`examples.md.arguments.Kept`): the
+simulation's positions, accelerations and potential energies, the neighbour
+list's ``nbrs`` (replaced when the list outgrows it) and the cells'
+``cell_particles`` (``sort_by_keys`` gives the ``sort`` strategy a new one at
+every rebuild).
 """
 import numpy as np
 
 from pcompute import Elementwise
 
+from .arguments import Kept, geometry
 from .binning import CellGrid, CountingSortBinning, SortBinning
 from .forces import forces_cells_2d, forces_cells_3d, forces_list_2d, forces_list_3d
 from .neighbours import (NeighbourList, all_pairs_2d, all_pairs_3d, cell_pairs_2d,
@@ -33,21 +35,8 @@ class Strategy:
     def __init__(self, sim, reach):
         self.sim = sim
         self.reach = reach
-        self._made = {"forces": (None, None, ()), "pairs": (None, None, ())}
-
-    def _geometry(self):
-        """Trailing (side, periodic) arguments of the 3-D kernels."""
-        sim = self.sim
-        return (sim.real(sim.side), np.int32(sim.periodic)) if sim.dim == 3 else ()
-
-    def _kept(self, name, a, b, make):
-        """The argument tuple ``name``, made by ``make()`` when the objects
-        ``a`` or ``b`` it depends on (compared by identity) are not the last
-        time's."""
-        made = self._made[name]
-        if made[0] is not a or made[1] is not b:
-            made = self._made[name] = (a, b, tuple(make()))
-        return made[2]
+        self._force_args = Kept("forces", self._make_force_args)
+        self._pair_args = Kept("pairs", self._make_pair_args)
 
 
 class ListStrategy(Strategy):
@@ -60,7 +49,7 @@ class ListStrategy(Strategy):
         self._forces = Elementwise(forces_list_2d if sim.dim == 2 else forces_list_3d,
                                    backend=be)
 
-    def _force_args(self):
+    def _make_force_args(self):
         sim, nlist = self.sim, self.list
         args = list(sim.positions) + list(sim.accelerations) + [
             sim.pe, nlist.offsets, nlist.nbrs, sim.real(sim.rc * sim.rc),
@@ -70,8 +59,9 @@ class ListStrategy(Strategy):
         return args
 
     def forces(self):
-        self._forces(*self._kept("forces", self.sim.positions, self.list.nbrs,
-                                 self._force_args))
+        sim = self.sim
+        self._forces(*self._force_args(sim.positions, sim.accelerations, sim.pe,
+                                       self.list.nbrs))
 
     def neighbour_lists(self):
         """Host copy of the lists (built with the reach), each sorted."""
@@ -86,14 +76,14 @@ class SimpleStrategy(ListStrategy):
         self._pairs = Elementwise(all_pairs_2d if sim.dim == 2 else all_pairs_3d,
                                   backend=sim.backend)
 
-    def _pair_args(self):
+    def _make_pair_args(self):
         sim = self.sim
         return list(sim.positions) + [np.int32(sim.n), sim.real(self.reach ** 2)] \
-            + list(self._geometry())
+            + list(geometry(sim))
 
     def pair_args(self):
         """The arguments of the pair kernel before ``counts, offsets, nbrs, fill``."""
-        return self._kept("pairs", self.sim.positions, None, self._pair_args)
+        return self._pair_args(self.sim.positions)
 
     def rebuild(self):
         self.list.build(self._pairs, self.pair_args())
@@ -117,15 +107,14 @@ class CellMixin:
         b = self.binning
         return [b.cell_start, b.cell_particles] + list(b.grid_args)
 
-    def _cells_pair_args(self):
+    def _make_pair_args(self):
         sim = self.sim
         return list(sim.positions) + self.cell_args() + [sim.real(self.reach ** 2)] \
-            + list(self._geometry())
+            + list(geometry(sim))
 
     def pair_args(self):
         """The arguments of the pair kernel before ``counts, offsets, nbrs, fill``."""
-        return self._kept("pairs", self.sim.positions, self.binning.cell_particles,
-                          self._cells_pair_args)
+        return self._pair_args(self.sim.positions, self.binning.cell_particles)
 
 
 class CellListStrategy(CellMixin, ListStrategy):
@@ -174,7 +163,7 @@ class CellsStrategy(CellMixin, Strategy):
         else:
             self.binning()
 
-    def _force_args(self):
+    def _make_force_args(self):
         sim = self.sim
         args = list(sim.positions) + list(sim.accelerations) + [sim.pe] \
             + self.cell_args() + [sim.real(sim.rc * sim.rc), sim.real(sim.energy_shift),
@@ -184,8 +173,9 @@ class CellsStrategy(CellMixin, Strategy):
         return args
 
     def forces(self):
-        self._forces(*self._kept("forces", self.sim.positions,
-                                 self.binning.cell_particles, self._force_args))
+        sim = self.sim
+        self._forces(*self._force_args(sim.positions, sim.accelerations, sim.pe,
+                                       self.binning.cell_particles))
 
     def neighbour_lists(self):
         """Lists built from the current cells with the reach (for checks)."""
