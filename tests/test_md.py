@@ -6,6 +6,7 @@ against the python backend; the command line.
 """
 import functools
 import os
+import re
 import subprocess
 import sys
 
@@ -348,6 +349,10 @@ def test_cli_runs_and_writes_output(tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "steps/s" in text and "kick_drift" in text
+    # every step's phases are timed when profiling (Phases.run), the fused
+    # ones of the steps after the first included
+    assert re.search(r"md: forces +6 ", text), text
+    assert re.search(r"md: kick \+ kick \+ drift \+ skin check +3 ", text), text
     rows = (out / "energies.csv").read_text().splitlines()
     assert rows[0] == "step,time,kinetic,potential,total"
     assert [int(r.split(",")[0]) for r in rows[1:]] == [0, 2, 4, 6]

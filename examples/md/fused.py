@@ -48,7 +48,8 @@ def kick_kick_drift_bin_3d(i, x, y, z, vx, vy, vz, ax, ay, az, dt, side, periodi
 
 
 def fused_advance(sim):
-    """``advance()`` of the simulation's steps after the first: kick-kick-drift
+    """``advance(timed)`` of the simulation's steps after the first
+    (``timed``: see :meth:`examples.md.profiling.Phases.run`): kick-kick-drift
     with what follows it, in one launch; it returns True when the neighbour
     structures must still be rebuilt.  None where nothing fuses (no skin and
     a key-sort binning or no cells: ``sort``, ``simple``)."""
@@ -70,11 +71,13 @@ class MovedAdvance:
             else kick_kick_drift_moved_3d, dtype_out=sim.dtype, neutral="0",
             backend=sim.backend)
 
-    def advance(self):
+    def advance(self, timed):
+        return self.sim.phase.run(timed, "md: kick + kick + drift + skin check",
+                                  self._moved2) > self._limit
+
+    def _moved2(self):
         sim = self.sim
-        with sim.phase("md: kick + kick + drift + skin check"):
-            moved2 = float(self._kernel(*sim.integrator.drift_args(), *sim.saved_positions))
-        return moved2 > self._limit
+        return float(self._kernel(*sim.integrator.drift_args(), *sim.saved_positions))
 
 
 class BinnedAdvance:
@@ -86,13 +89,17 @@ class BinnedAdvance:
         self._kernel = Elementwise(kick_kick_drift_bin_2d if sim.dim == 2
                                    else kick_kick_drift_bin_3d, backend=sim.backend)
 
-    def advance(self):
+    def advance(self, timed):
         sim = self.sim
-        binning = sim.strategy.binning
-        binning.start()
-        with sim.phase("md: kick + kick + drift + binning"):
-            self._kernel(*sim.integrator.drift_args(), *binning.count_args)
-        with sim.phase("md: neighbour search"):
-            sim.strategy.rebuild(binned=True)
-            sim.rebuilds += 1
+        sim.strategy.binning.start()
+        sim.phase.run(timed, "md: kick + kick + drift + binning", self._count)
+        sim.phase.run(timed, "md: neighbour search", self._rebuild)
+        sim.rebuilds += 1
         return False
+
+    def _count(self):
+        sim = self.sim
+        self._kernel(*sim.integrator.drift_args(), *sim.strategy.binning.count_args)
+
+    def _rebuild(self):
+        self.sim.strategy.rebuild(binned=True)

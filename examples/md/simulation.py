@@ -109,14 +109,17 @@ class Simulation:
             if self.saved_positions is not None:
                 self.integrator.remember_positions(self.saved_positions)
 
-    def _stale(self):
-        """True if the neighbour structures must be rebuilt before the forces."""
+    def _stale(self, timed):
+        """True if the neighbour structures must be rebuilt before the forces
+        (``timed``: see :meth:`examples.md.profiling.Phases.run`)."""
         if self.saved_positions is None:
             return True
         half = 0.5 * self.skin
-        with self.phase("md: skin check"):
-            moved2 = self.integrator.max_displacement2(self.saved_positions)
+        moved2 = self.phase.run(timed, "md: skin check", self._moved2)
         return moved2 > half * half
+
+    def _moved2(self):
+        return self.integrator.max_displacement2(self.saved_positions)
 
     def step(self, steps=1):
         """Advance ``steps`` velocity Verlet steps.
@@ -125,30 +128,30 @@ class Simulation:
         drift are one kernel (see :mod:`examples.md.integrator`), with the
         skin's rebuild test or the binning's count pass where they fuse
         (:mod:`examples.md.fused`); after the last one the velocities are
-        those of the full step."""
+        those of the full step.  Whether the phases are timed (``--profile``)
+        is decided once, at the start."""
         phase = self.phase
+        timed = phase.on()
         for k in range(steps):
             if k == 0:
                 with phase("md: kick + drift"):
                     self.integrator.first_half()
-                stale = self._stale()
+                stale = self._stale(timed)
             else:
-                stale = self._advance()
+                stale = self._advance(timed)
             if stale:
                 self._rebuild()
-            with phase("md: forces"):
-                self.strategy.forces()
+            phase.run(timed, "md: forces", self.strategy.forces)
             self.steps_done += 1
         if steps > 0:
             with phase("md: kick"):
                 self.integrator.second_half()
 
-    def _advance_apart(self):
+    def _advance_apart(self, timed):
         """Kick-kick-drift, then the rebuild test, as separate launches (where
         :func:`examples.md.fused.fused_advance` has no fused kernel)."""
-        with self.phase("md: kick + kick + drift"):
-            self.integrator.second_and_first_half()
-        return self._stale()
+        self.phase.run(timed, "md: kick + kick + drift", self.integrator.second_and_first_half)
+        return self._stale(timed)
 
     def energy(self):
         """``(kinetic, potential, total)`` energy now, as host floats."""
