@@ -20,6 +20,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from examples.md import cli  # noqa: E402
+from examples.md.arguments import Kept  # noqa: E402
 from pcompute import wrap  # noqa: E402
 from examples.md.simulation import NNPS, Simulation  # noqa: E402
 
@@ -179,6 +180,24 @@ def test_replaced_state_arrays_are_the_ones_used(backend, nnps, skin):
     np.testing.assert_allclose(sim.host_accelerations(), ref_acc, rtol=1e-8, atol=1e-8)
     np.testing.assert_allclose(sim.pe.get(), ref_pe, rtol=1e-8, atol=1e-8)
     assert sim.energy()[2] == pytest.approx(ref_e, rel=1e-9)
+
+
+def test_kept_tuple_is_made_again_when_any_of_its_objects_is_replaced():
+    """examples/md/arguments.Kept: the tuple is made once while the four
+    objects are the same (equal but new ones count as replaced), again when
+    any one of them is another object."""
+    made = []
+    kept = Kept("test", lambda: made.append(1) or (len(made),))
+    objs = [np.zeros(2), (np.ones(1),), [3], 0.5]
+    assert kept(*objs) == (1,) and kept(*objs) == (1,) and len(made) == 1
+    copies = [objs[0].copy(), tuple(list(objs[1])), list(objs[2]), objs[3] * 1.0]
+    for k in range(4):
+        assert copies[k] is not objs[k]
+        objs[k] = copies[k]                         # an equal copy, a new object
+        assert kept(*objs) == (k + 2,), k
+        assert kept(*objs) == (k + 2,), k
+    assert len(made) == 5
+    assert kept(objs[0]) == (6,)                    # fewer objects: the others None
 
 
 def _reference_from(pos, vel, side, periodic, steps, dt=0.02):
