@@ -71,6 +71,17 @@ part of the cache key).  Options:
     for nests whose items run loops of non-constant length, as the items are
     then heavy (Numba's ``prange`` starts its threads at any size).
 
+``align_rows``
+    ``(name, row_start, column_start)``: in a 2-D Elementwise whose item
+    ``(i0, i1)`` stores to ``name[row_start + i0, column_start + i1]`` (a
+    C-ordered 2-D array argument), the cython backend splits each row's loop
+    where that store's address is a multiple of 64 bytes: the few items
+    before it run first, then the vectorised rest with aligned stores (a
+    store stream 8 bytes off alignment splits every other 32-byte store
+    across two cache lines).  The items run as before, each once and in
+    order per row; other backends ignore it.  :func:`pcompute.parallelize`
+    sets it for nests storing ``a[i, j]`` of their two launched loops.
+
 This module imports nothing from pcompute: every stage may use it.
 """
 
@@ -83,6 +94,8 @@ KNOWN = {
     "unroll": (bool, False, "loops unrolled (-funroll-loops)"),
     "fma": (bool, False, "multiply and add may be fused (FMA): last-bit differences"),
     "serial_below": (int, None, "fewer items than this run serially (cython OpenMP)"),
+    "align_rows": (tuple, None, "2-D rows split at the first 64-byte-aligned store "
+                   "(array, row start, column start)"),
 }
 
 
@@ -96,6 +109,11 @@ def build_options(func=None, **options):
             raise TypeError("unknown build option %r; known: %s" % (
                 name, ", ".join("%s (%s)" % (k, v[2]) for k, v in sorted(KNOWN.items()))))
         kind = KNOWN[name][0]
+        if kind is tuple and not (isinstance(value, tuple) and len(value) == 3
+                                  and isinstance(value[0], str)
+                                  and all(type(v) is int for v in value[1:])):
+            raise TypeError("build option %s takes (array name, row start, column start), "
+                            "not %r" % (name, value))
         if not isinstance(value, kind) or (kind is int and (isinstance(value, bool)
                                                            or value < 1)):
             raise TypeError("build option %s takes a %s, not %r" % (

@@ -123,3 +123,43 @@ def test_a_reduction_team_smaller_than_asked_runs_every_block():
                           text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "ok", \
         (done.stdout + done.stderr)[-3000:]
+
+
+def visit_rows(i, j, hits, order, m):
+    hits[1 + i, 2 + j] += 1
+    order[1 + i, 2 + j] = i * m + j
+
+
+@pytest.mark.parametrize("offset", [0, 1, 3])
+@pytest.mark.parametrize("shape", [(2000, 3), (700, 9), (67, 61)])
+def test_rows_split_at_the_aligned_store_run_every_item_once(backend, shape, offset):
+    """The align_rows option (each row's loop split where its store is
+    64-byte aligned, on cython): every item once, in order within its row,
+    for arrays starting at several offsets from an aligned address and rows
+    shorter than the split."""
+    n, m = shape
+    rows, cols = n + 1, m + 2
+    hits = np.zeros(rows * cols + offset, np.int32)[offset:].reshape(rows, cols)
+    order = np.full(rows * cols + offset, -1, np.int64)[offset:].reshape(rows, cols)
+    k = Elementwise(build_options(_copy(visit_rows), align_rows=("hits", 1, 2)))
+    h, o = wrap(hits, order)
+    k(h, o, m, shape=shape)
+    want = np.zeros((rows, cols), np.int32)
+    want[1:, 2:] = 1
+    assert np.array_equal(np.asarray(h.get()), want)
+    assert np.array_equal(np.asarray(o.get())[1:, 2:].ravel(), np.arange(n * m))
+
+
+def test_align_rows_splits_the_row_loop_of_a_c_ordered_array_only():
+    if toolchain.openmp_flags() is None:
+        pytest.skip("no OpenMP here")
+    x, y = np.zeros((4, 5), np.int32), np.zeros((4, 5), np.int64)
+    with use_config(use_openmp=True):
+        src = Elementwise(build_options(_copy(visit_rows), align_rows=("hits", 1, 2))
+                          ).generate("cython", x, y, 5)
+        assert "pc_p = min(pc_n1, <long long>(((64 - (<size_t>(hits + (1 + pc_i0) * " \
+            "pc_s0_hits + 2) & 63)) & 63) // sizeof(hits[0])))" in src
+        assert "for pc_i1 in range(pc_p, pc_n1):" in src
+        assert "range(pc_p, pc_n1)" not in _source(visit_rows, x, y, 5)
+    with pytest.raises(TypeError, match="array name, row start, column start"):
+        build_options(_copy(visit_rows), align_rows=("hits", 1))

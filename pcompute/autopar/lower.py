@@ -237,3 +237,35 @@ def reduction_kernel(lines, loop, names_in_ns, reductions):
     tail = "; ".join("%s[%s] = %s" % (PART % r, INDEX % 0, r) for r in reductions)
     pieces.append((last + 1, "    " + tail))
     return _finish(pieces, sig, 1, params, tuple(reductions), False)
+
+
+def aligned_store(text):
+    """``(array, row start, column start)`` of a 2-D kernel of
+    :func:`counter`-written loop variables (literal starts, step 1, launched
+    in loop order) whose body stores ``array[i, j]`` of its two loop
+    variables as a top-level statement: the ``align_rows`` build option
+    that aligns each row's store stream (see :mod:`pcompute.kernel_options`);
+    None for any other kernel."""
+    if text.dims != 2 or tuple(text.order) != (0, 1):
+        return None
+    fdef = ast.parse(text.source).body[0]
+    starts = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Name):
+            start, index = 0, value
+            if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and \
+                    isinstance(value.left, ast.Constant) and type(value.left.value) is int:
+                start, index = value.left.value, value.right
+            for d in (0, 1):
+                if isinstance(index, ast.Name) and index.id == INDEX % d:
+                    starts[d] = (target.id, start)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                target.value.id in text.params and len(starts) == 2 and \
+                isinstance(target.slice, ast.Tuple) and \
+                [getattr(e, "id", None) for e in target.slice.elts] == \
+                [starts[0][0], starts[1][0]]:
+            return (target.value.id, starts[0][1], starts[1][1])
+    return None

@@ -15,7 +15,8 @@ from ..types import atomic_max, cast
 from .analysis import PARALLEL, REDUCTION
 from .execute import REDUCE
 from .interchange import interchanged_kernel, reduction_arrays
-from .lower import parallel_kernel, perfect_prefix, reduction_kernel, sequential_kernel
+from .lower import (aligned_store, parallel_kernel, perfect_prefix, reduction_kernel,
+                    sequential_kernel)
 from .nest import assigned_names, range_args
 from .plans import Plan
 from .residency import is_array
@@ -116,6 +117,9 @@ class PlannerMixin:
             # vector instructions), with no FMA contraction: same results.
             build_options(kfunc, host_cpu=True, vector_math=self.vector_math,
                           parallel_items=text.parallel_items)
+            align = aligned_store(text)
+            if align is not None:                   # each row's stores aligned
+                build_options(kfunc, align_rows=align)
             if getattr(text, "uneven", False):     # triangular, early exits: balance
                 build_options(kfunc, balance=True)
             if getattr(text, "heavy", False):      # items run loops: threads pay

@@ -9,7 +9,7 @@ from ..build.cython_builder import build_cython
 from ..build.cython_group import build_group
 from ..config import DEFAULT_SCHEDULE
 from ..codegen import print_programs, printer_for
-from ..codegen.arrays import expanded_names, hidden_names
+from ..codegen.arrays import expanded_names, hidden_names, stride_name
 from ..kernel_options import options_of
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
@@ -51,6 +51,25 @@ def elementwise_schedules(func, config, counts):
         return ["%s, chunksize=%s // %d + 1" % (schedule_clause(("dynamic", None)), n,
                                                BALANCE_CHUNKS) for n in counts]
     return [schedule_clause(config.omp_schedule)] * len(counts)
+
+
+def row_peel(entry, align):
+    """The expression of a 2-D Elementwise's first aligned item of row
+    ``pc_i0`` (the ``align_rows`` build option ``align``: array name, row
+    and column start): how many of the row's first items to run before its
+    store to that array reaches a 64-byte boundary (at most the row's
+    length); None without the option or for an array it cannot be (not a
+    C-ordered 2-D array argument)."""
+    if not align:
+        return None
+    name, row, col = align
+    t = dict(entry.args).get(name)
+    if t is None or not t.is_ndarray or t.ndim != 2 or t.layout != "C":
+        return None
+    cname = entry.cname(name)
+    address = "<size_t>(%s + (%d + pc_i0) * %s + %d)" % (cname, row, stride_name(cname, 0), col)
+    return "min(pc_n1, <long long>(((64 - (%s & 63)) & 63) // sizeof(%s[0])))" % (
+        address, cname)
 
 
 def static_shares(func, config):
@@ -195,8 +214,10 @@ class CythonBackend(Backend):
         shares = openmp and static_shares(func, config)
         schedule, schedule_total = elementwise_schedules(
             func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
+        peel = row_peel(entry, options_of(func).get("align_rows")) \
+            if dims == 2 and func is not None else None
         source = render(
-            "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims,
+            "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims, peel=peel,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
             params=params, param_names=[p.split()[-1] for p in params],
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),

@@ -78,6 +78,9 @@ cdef object pc_run(${", ".join("long long pc_n%d" % d for d in range(dims))}${""
 %if openmp and shares:
     cdef long long pc_thread
 %endif
+%if openmp and peel:
+    cdef long long pc_p
+%endif
     with nogil:
 %if openmp:
         if pc_total < ${serial_below}:
@@ -93,10 +96,20 @@ ${shared_loop("pc_i0", "pc_n0", "            ")}\
 %else:
             for pc_i0 in prange(pc_n0${schedule}):
 %endif
+%if peel:
+                ${pad}# The row's items up to its first 64-byte-aligned store (the
+                ${pad}# align_rows option), then the rest: aligned vector stores.
+                ${pad}pc_p = ${peel}
+                ${pad}for pc_i1 in range(pc_p):
+                ${pad}    ${call}
+                ${pad}for pc_i1 in range(pc_p, pc_n1):
+                ${pad}    ${call}
+%else:
 %for d in range(1, dims):
                 ${pad}${"    " * (d - 1)}for pc_i${d} in range(pc_n${d}):
 %endfor
                 ${pad}${"    " * (dims - 1)}${call}
+%endif
         else:
             # A short outermost axis: the index space is collapsed into one loop.
 %if shares:
