@@ -80,7 +80,8 @@ part of the cache key).  Options:
     store stream 8 bytes off alignment splits every other 32-byte store
     across two cache lines).  The items run as before, each once and in
     order per row; other backends ignore it.  :func:`pcompute.parallelize`
-    sets it for nests storing ``a[i, j]`` of their two launched loops.
+    sets it for nests storing ``a[i, j]`` of their two launched loops whose
+    items run no inner loop.
 
 This module imports nothing from pcompute: every stage may use it.
 """

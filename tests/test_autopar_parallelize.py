@@ -360,3 +360,24 @@ def test_row_stores_are_aligned_and_results_match(backend, shape, offset):
     f(u, v, n, m)                              # the replayed call too
     np.testing.assert_allclose(v, want, rtol=backend.rtol)
     assert options_of(f.last_plans[0].kernel[0].func)["align_rows"] == ("v", 1, 2)
+
+
+def test_nests_whose_items_run_loops_are_not_row_aligned():
+    """A nest whose items run an inner loop (conv-2d, gemm) stores rarely:
+    no align_rows option (it gained nothing there)."""
+    from pcompute.kernel_options import options_of
+    def conv(img, out, n):
+        for i in range(n):
+            for j in range(n):
+                acc = 0.0
+                for d in range(3):
+                    acc += img[i + d, j]
+                out[i, j] = acc
+    f = parallelize(conv)
+    img, out = np.arange(64.0).reshape(8, 8), np.zeros((6, 6))
+    with use_config(backend="python"):
+        f(img, out, 6)
+    want = np.zeros((6, 6))
+    conv(img, want, 6)
+    np.testing.assert_array_equal(out, want)
+    assert "align_rows" not in options_of(f.last_plans[0].kernel[0].func)

@@ -243,12 +243,16 @@ def aligned_store(text):
     """``(array, row start, column start)`` of a 2-D kernel of
     :func:`counter`-written loop variables (literal starts, step 1, launched
     in loop order) whose body stores ``array[i, j]`` of its two loop
-    variables as a top-level statement: the ``align_rows`` build option
-    that aligns each row's store stream (see :mod:`pcompute.kernel_options`);
-    None for any other kernel."""
+    variables as a top-level statement, and runs no inner loop: the
+    ``align_rows`` build option that aligns each row's store stream (see
+    :mod:`pcompute.kernel_options`); None for any other kernel (items that
+    run loops store rarely: gemm and conv-2d gained nothing, and the few
+    items before the aligned one cost their share)."""
     if text.dims != 2 or tuple(text.order) != (0, 1):
         return None
     fdef = ast.parse(text.source).body[0]
+    if any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(fdef)):
+        return None
     starts = {}
     for stmt in fdef.body:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
