@@ -163,3 +163,15 @@ def test_align_rows_splits_the_row_loop_of_a_c_ordered_array_only():
         assert "range(pc_p, pc_n1)" not in _source(visit_rows, x, y, 5)
     with pytest.raises(TypeError, match="array name, row start, column start"):
         build_options(_copy(visit_rows), align_rows=("hits", 1))
+
+
+def test_rows_split_under_a_configured_schedule_run_every_item_once():
+    """align_rows on the prange path (a configured schedule)."""
+    n, m = 700, 9
+    hits, order = np.zeros((n + 1, m + 2), np.int32), np.full((n + 1, m + 2), -1, np.int64)
+    with use_config(backend="cython", use_openmp=True, omp_schedule="static,7"):
+        k = Elementwise(build_options(_copy(visit_rows), align_rows=("hits", 1, 2)))
+        k(hits, order, m, shape=(n, m))
+        assert "prange(" in k.source and "range(pc_p, pc_n1)" in k.source
+    assert hits.sum() == n * m and hits[1:, 2:].min() == 1
+    assert np.array_equal(order[1:, 2:].ravel(), np.arange(n * m))
