@@ -167,6 +167,8 @@ def test_align_rows_splits_the_row_loop_of_a_c_ordered_array_only():
 
 def test_rows_split_under_a_configured_schedule_run_every_item_once():
     """align_rows on the prange path (a configured schedule)."""
+    if toolchain.openmp_flags() is None:
+        pytest.skip("no OpenMP here")
     n, m = 700, 9
     hits, order = np.zeros((n + 1, m + 2), np.int32), np.full((n + 1, m + 2), -1, np.int64)
     with use_config(backend="cython", use_openmp=True, omp_schedule="static,7"):
