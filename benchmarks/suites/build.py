@@ -5,6 +5,9 @@ Cold: empty cache, so the first call runs Cython and the C compiler.  Warm:
 the same cache again in a new process, so the first call loads the module.
 Times are those of the first call (construction + build or load + one run);
 interpreter start-up and ``import pcompute`` are reported on their own rows.
+Then the first call of a parallelized function with four loop nests, cold,
+its four kernels built as one group module (the default) and one module each
+(``benchmarks.group_probe``), alternating: the fixed cost per module.
 """
 import json
 import os
@@ -58,6 +61,43 @@ def run(ctx):
         _add(ctx, mode, "import pcompute", [r["import_s"] for r, _ in warm], "")
         _add(ctx, mode, "new process to result, warm", [w for _, w in warm], "",
              note="interpreter start + import + load + run")
+    run_group(ctx)
+
+
+def group_probe(cache_dir, alone):
+    """The result dict of one group_probe run (``alone``: one module per kernel)."""
+    env = dict(os.environ, PCOMPUTE_CACHE_DIR=str(cache_dir))
+    cmd = [sys.executable, "-m", "benchmarks.group_probe"] + (["--alone"] if alone else [])
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError("group probe failed:\n" + proc.stderr[-2000:])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_group(ctx):
+    """Four kernels of one parallelized function, cold: one group module
+    against one module each, alternating, each in a fresh process and cache."""
+    reps = ctx.profile.build_reps
+    mode = "cython, 4 nests"
+    print("\n[%s] %s, %d x (one module, four modules) cold processes" % (NAME, mode, reps))
+    runs = {False: [], True: []}
+    try:
+        for _ in range(reps):
+            for alone in (False, True):
+                with tempfile.TemporaryDirectory(prefix="pcompute-bench-cache-") as tmp:
+                    runs[alone].append(group_probe(tmp, alone))
+    except Exception as exc:
+        ctx.failed(NAME, mode, None, "group probe", "pcompute", exc)
+        return
+    for alone, label, compiled in ((False, "first call, one group module", 1),
+                                   (True, "first call, one module per kernel", 4)):
+        results = runs[alone]
+        bad = [r["stats"] for r in results if r["stats"]["compiled"] != compiled or not r["ok"]]
+        check = "ok" if not bad else "WRONG: compiled %s (expected %d)" % (bad, compiled)
+        cpu = sorted(r["cpu_s"] for r in results)
+        _add(ctx, mode, label, [r["first_s"] for r in results], check,
+             note="CPU %.2f s (median, compilers included)" % cpu[len(cpu) // 2])
 
 
 def _rows(ctx, mode, label, runs, compiled, target):
