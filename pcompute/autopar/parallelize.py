@@ -74,6 +74,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         self._replay = None         # the quick path of the next call (replay.py)
         self._pool = DevicePool()   # device arrays kept for the next call (residency.py)
         self._prebuilt = {}         # (backend, codegen key) -> nests planned ahead
+        self._prebuild_stamp = (None, ())   # (GENERATION, those nests) of the last call
 
     # ------------------------------------------------------------ static stage
     def _parse(self):

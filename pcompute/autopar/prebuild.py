@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from ..backends.registry import get_backend
-from ..config import get_config
+from ..config import GENERATION, get_config
 from ..errors import KernelError
 from .execute import box_arrays, launch_extent, reduction_parts
 from .nest import assigned_names
@@ -36,10 +36,16 @@ class PrebuildMixin:
         """At nest ``start``, build the kernels of it and of the later nests
         known from ``scope`` together (each nest once per backend and
         configuration)."""
+        stamp, last = self._prebuild_stamp
+        if stamp == GENERATION[0] and start in last:
+            return                  # the configuration unchanged since: nothing to do
+        stamp = GENERATION[0]
         backend, config = get_backend(), get_config()
         if not backend.builds_together:
+            self._prebuild_stamp = (stamp, range(len(self.steps)))
             return
         tried = self._prebuilt.setdefault((backend.name, config.codegen_key()), set())
+        self._prebuild_stamp = (stamp, tried)
         if start in tried:
             return
         items = []
