@@ -247,8 +247,9 @@ def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry,
     np.testing.assert_allclose(other.pe.get(), simple.pe.get(), **tol)
 
 
-@pytest.mark.parametrize("nnps,geometry", [("simple", "2d"), ("simple", "3d-periodic"),
-                                           ("count", "2d"), ("count", "3d")])
+@pytest.mark.parametrize("nnps,geometry", [
+    ("simple", "2d"), ("simple", "3d"), ("simple", "3d-periodic"),
+    ("count", "2d"), ("count", "3d"), ("count", "3d-periodic")])   # each pair loop
 def test_fill_pass_writes_no_more_than_counted(backend, nnps, geometry):
     """The fill pass of each pair kernel stores at most ``counts[i]`` neighbours
     into particle i's slots: given half of the true counts (as if the count

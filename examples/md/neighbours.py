@@ -16,8 +16,10 @@ of ``nbrs``).  One test does both jobs: a pair is stored while
 count pass (which so stores nothing): the inner loop has the instructions
 and branches of an unguarded kernel's (``if fill:`` around the store).  An
 ``if fill:`` around a guarded store (a second branch on every accepted
-pair) made the 3-D list build 6-12 % slower on one AMD EPYC core.  The pair
-kernels, like the force kernels, are built with
+pair) made the 3-D list build 6-12 % slower on one AMD EPYC core.  The 3-D
+kernels test ``periodic`` once per cell (or particle), not once per pair:
+two copies of the pair loop, as the C reference has one per geometry.  The
+pair kernels, like the force kernels, are built with
 ``build_options(fma=True)`` (the squared distances may use FMA instructions).
 """
 import numpy as np
@@ -61,18 +63,24 @@ def all_pairs_3d(i, x, y, z, n_all, rl2, side, periodic, counts, offsets, nbrs, 
     room = 0                 # the count pass stores nothing
     if fill:
         room = counts[i]     # the slots the count pass gave particle i
-    for j in range(n_all):
-        dx = xi - x[j]
-        dy = yi - y[j]
-        dz = zi - z[j]
-        if periodic:
-            dx = min_image(dx, side)
-            dy = min_image(dy, side)
-            dz = min_image(dz, side)
-        if dx * dx + dy * dy + dz * dz < rl2 and j != i:
-            if n < room:
-                nbrs[first + n] = j
-            n += 1
+    if periodic:             # two loops: no test of `periodic` per pair
+        for j in range(n_all):
+            dx = min_image(xi - x[j], side)
+            dy = min_image(yi - y[j], side)
+            dz = min_image(zi - z[j], side)
+            if dx * dx + dy * dy + dz * dz < rl2 and j != i:
+                if n < room:
+                    nbrs[first + n] = j
+                n += 1
+    else:
+        for j in range(n_all):
+            dx = xi - x[j]
+            dy = yi - y[j]
+            dz = zi - z[j]
+            if dx * dx + dy * dy + dz * dz < rl2 and j != i:
+                if n < room:
+                    nbrs[first + n] = j
+                n += 1
     if fill == 0:
         counts[i] = n
 
@@ -131,19 +139,26 @@ def cell_pairs_3d(i, x, y, z, cell_start, cell_particles, cell_size, nc, rl2, si
                 if iz < 0:
                     continue
                 c = (ix * nc + iy) * nc + iz
-                for k in range(cell_start[c], cell_start[c + 1]):
-                    j = cell_particles[k]
-                    dx = xi - x[j]
-                    dy = yi - y[j]
-                    dz = zi - z[j]
-                    if periodic:
-                        dx = min_image(dx, side)
-                        dy = min_image(dy, side)
-                        dz = min_image(dz, side)
-                    if dx * dx + dy * dy + dz * dz < rl2 and j != i:
-                        if n < room:
-                            nbrs[first + n] = j
-                        n += 1
+                if periodic:     # two loops: no test of `periodic` per pair
+                    for k in range(cell_start[c], cell_start[c + 1]):
+                        j = cell_particles[k]
+                        dx = min_image(xi - x[j], side)
+                        dy = min_image(yi - y[j], side)
+                        dz = min_image(zi - z[j], side)
+                        if dx * dx + dy * dy + dz * dz < rl2 and j != i:
+                            if n < room:
+                                nbrs[first + n] = j
+                            n += 1
+                else:
+                    for k in range(cell_start[c], cell_start[c + 1]):
+                        j = cell_particles[k]
+                        dx = xi - x[j]
+                        dy = yi - y[j]
+                        dz = zi - z[j]
+                        if dx * dx + dy * dy + dz * dz < rl2 and j != i:
+                            if n < room:
+                                nbrs[first + n] = j
+                            n += 1
     if fill == 0:
         counts[i] = n
 
