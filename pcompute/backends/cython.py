@@ -18,7 +18,7 @@ from .base import Backend, is_serial
 from .reduce_ops import reduce_operator  # noqa: F401 (also imported from here)
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
                             launch_converter, openmp_threads, pointer_launcher, serial_below)
-from . import scan_cython, sort_cython
+from . import index_text, scan_cython, sort_cython
 from .cython_fast import binder, fast_arguments, fast_source
 from .reduction_lanes import comma_tail, lane_statements
 from .reduction_parts import reduction_programs, reduction_text, tuple_fields
@@ -216,10 +216,16 @@ class CythonBackend(Backend):
             func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
         peel = row_peel(entry, options_of(func).get("align_rows")) \
             if dims == 2 and func is not None else None
+        extents = ["pc_n"] if dims == 1 else ["pc_n%d" % d for d in range(dims)]
+        inner_loops, inner_body_pad = index_text.nest(dims, first=1)
         source = render(
             "elementwise_cython", entry=entry.name, openmp=openmp, dims=dims, peel=peel,
             cimports=printer.cimports(), runtime=runtime, functions=functions,
-            params=params, param_names=[p.split()[-1] for p in params],
+            run_params=("long long pc_n, " + ", ".join(params) if dims == 1
+                        else index_text.signature(dims, "long long", params)),
+            run_args=", ".join(extents + [p.split()[-1] for p in params]),
+            indices=", ".join(index), last_axis=dims - 1, total=" * ".join(extents),
+            inner_loops=inner_loops, inner_body_pad=inner_body_pad,
             fastcall=fastcall, unpack=unpack, call="%s(%s)" % (entry.c_name, args),
             serial_below=2 if parallel_items(func) else serial_below(program, func),
             schedule=schedule, schedule_total=schedule_total,

@@ -32,11 +32,11 @@ cdef inline long long pc_share(long long pc_n, long long pc_thread) noexcept nog
 
 %endif
 %if dims == 1:
-def run(long long pc_n, ${", ".join(params)}):
-    return pc_run(pc_n${"".join(", " + p for p in param_names)})
+def run(${run_params}):
+    return pc_run(${run_args})
 
 
-cdef object pc_run(long long pc_n, ${", ".join(params)}):
+cdef object pc_run(${run_params}):
 %for line in unpack:
     ${line}
 %endfor
@@ -64,17 +64,17 @@ ${shared_loop("pc_i", "pc_n", "            ")}\
 
 ${fastcall}
 %else:
-def run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)}):
-    return pc_run(${", ".join("pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in param_names)})
+def run(${run_params}):
+    return pc_run(${run_args})
 
 
-cdef object pc_run(${", ".join("long long pc_n%d" % d for d in range(dims))}${"".join(", " + p for p in params)}):
+cdef object pc_run(${run_params}):
 %for line in unpack:
     ${line}
 %endfor
-    cdef long long ${", ".join("pc_i%d" % d for d in range(dims))}, pc_t, pc_r
-    # The ${dims}-D index space: pc_i0 outermost, pc_i${dims - 1} innermost (contiguous).
-    cdef long long pc_total = ${" * ".join("pc_n%d" % d for d in range(dims))}
+    cdef long long ${indices}, pc_t, pc_r
+    # The ${dims}-D index space: pc_i0 outermost, pc_i${last_axis} innermost (contiguous).
+    cdef long long pc_total = ${total}
 %if openmp and shares:
     cdef long long pc_thread
 %endif
@@ -85,10 +85,10 @@ cdef object pc_run(${", ".join("long long pc_n%d" % d for d in range(dims))}${""
 %if openmp:
         if pc_total < ${serial_below}:
             for pc_i0 in range(pc_n0):
-%for d in range(1, dims):
-                ${"    " * (d - 1)}for pc_i${d} in range(pc_n${d}):
+%for inner_pad, d in inner_loops:
+                ${inner_pad}for pc_i${d} in range(pc_n${d}):
 %endfor
-                ${"    " * (dims - 1)}${call}
+                ${inner_body_pad}${call}
         elif pc_n0 >= 4 * openmp.omp_get_max_threads():
             # The outermost index is the parallel loop.
 %if shares:
@@ -105,10 +105,10 @@ ${shared_loop("pc_i0", "pc_n0", "            ")}\
                 ${pad}for pc_i1 in range(pc_p, pc_n1):
                 ${pad}    ${call}
 %else:
-%for d in range(1, dims):
-                ${pad}${"    " * (d - 1)}for pc_i${d} in range(pc_n${d}):
+%for inner_pad, d in inner_loops:
+                ${pad}${inner_pad}for pc_i${d} in range(pc_n${d}):
 %endfor
-                ${pad}${"    " * (dims - 1)}${call}
+                ${pad}${inner_body_pad}${call}
 %endif
         else:
             # A short outermost axis: the index space is collapsed into one loop.
@@ -126,10 +126,10 @@ ${shared_loop("pc_t", "pc_total", "            ")}\
                 ${pad}${call}
 %else:
         for pc_i0 in range(pc_n0):
-%for d in range(1, dims):
-            ${"    " * (d - 1)}for pc_i${d} in range(pc_n${d}):
+%for inner_pad, d in inner_loops:
+            ${inner_pad}for pc_i${d} in range(pc_n${d}):
 %endfor
-            ${"    " * (dims - 1)}${call}
+            ${inner_body_pad}${call}
 %endif
 
 ${fastcall}
