@@ -27,6 +27,14 @@ BLOCKS_PER_THREAD = 4
 SCAN_SERIAL_BELOW = 1 << 15
 
 
+def block_len(segment_call):
+    """The text of a block's lane length in the OpenMP passes: 8 lanes of a
+    block (scans without segments), none ("0": one chain) with segments."""
+    if segment_call:
+        return "0"
+    return "(min(pc_n, (pc_b + 1) * pc_chunk) - min(pc_n, pc_b * pc_chunk)) // 8"
+
+
 def generate_scan(backend, spec, config):
     """The GeneratedKernel (Cython) of the scan described by ``spec``; compiles nothing."""
     runtime, functions, printer = print_programs(spec.programs(), "cython")
@@ -42,11 +50,8 @@ def generate_scan(backend, spec, config):
         else:
             params.append("%s %s" % (tname, cname))
 
-    def input_at(index):
-        return spec.call_text("input", i=index, N="pc_n")
-
-    def output_call(index, item, prev):
-        return spec.call_text("output", i=index, item=item, prev_item=prev,
+    def output_call(item):
+        return spec.call_text("output", i="pc_i", item=item, prev_item="pc_prev",
                               last_item="pc_last", N="pc_n")
 
     segment_call = None
@@ -54,18 +59,21 @@ def generate_scan(backend, spec, config):
         segment_call = spec.call_text("segment", i="pc_i", N="pc_n")
     openmp = backend.use_openmp(config)
     neutral = printer.literal(spec.neutral.item(), spec.out_type)  # before cimports()
+    need_last = spec.needs("last_item")
     source = render(
         "scan_cython", name=spec.name, expr=spec.expr, openmp=openmp,
         cimports=printer.cimports(), runtime=runtime, functions=functions,
-        T=printer.type_name(spec.out_type),
-        neutral=neutral, params=params, unpack=unpack, cparams=cparams,
-        cargs=[cnames[n] for n in spec.arg_names], input_at=input_at,
-        segment_call=segment_call,
-        output_call=output_call,
-        lanes=segment_call is None, complex_map=spec.complex_map,
-        need_last=spec.needs("last_item"),
+        T=printer.type_name(spec.out_type), neutral=neutral, unpack=unpack,
+        run_params=", ".join(["long long pc_n"] + params),
+        run_args=", ".join(["pc_n"] + [p.split()[-1] for p in params]),
+        extra="".join(", " + p for p in cparams),
+        args="".join(", " + cnames[n] for n in spec.arg_names),
+        input_i=spec.call_text("input", i="pc_i", N="pc_n"),
+        output_acc=output_call("pc_acc"), output_item=output_call("pc_item"),
+        segment_call=segment_call, block_len=block_len(segment_call),
+        complex_map=spec.complex_map, need_last=need_last, need_last_flag=int(need_last),
         serial_below=SCAN_SERIAL_BELOW, blocks_per_thread=BLOCKS_PER_THREAD,
-        param_names=[p.split()[-1] for p in params],
+        most_blocks=64 * BLOCKS_PER_THREAD,
         fastcall=fast_source(fast_arguments(fast)))
     return GeneratedKernel("scan", spec.name, "cython", source, ("run",),
                            tuple(zip(spec.arg_names, spec.arg_types)),

@@ -14,13 +14,6 @@ ${runtime}
 
 ${functions}
 
-<%
-    extra = "".join(", " + p for p in cparams)
-    block_len = "0" if segment_call else \
-        "(min(pc_n, (pc_b + 1) * pc_chunk) - min(pc_n, pc_b * pc_chunk)) // 8"
-
-    args = "".join(", " + a for a in cargs)
-%>
 %if segment_call:
 cdef ${T} pc_reduce_block(long long pc_start, long long pc_end, long long pc_len, long long pc_n, ${T}* pc_part, ${T}* pc_mapped${extra}) noexcept nogil:
     # The scan of [pc_start, pc_end) since its last segment start; pc_part[1]
@@ -33,7 +26,7 @@ cdef ${T} pc_reduce_block(long long pc_start, long long pc_end, long long pc_len
         if ${segment_call}:
             pc_acc = ${neutral}
             pc_part[1] = 1
-        pc_x = <${T}>${input_at("pc_i")}
+        pc_x = <${T}>${input_i}
 %if complex_map:
         if pc_mapped != NULL:
             pc_mapped[pc_i] = pc_x
@@ -54,13 +47,13 @@ cdef void pc_scan_block(long long pc_start, long long pc_end, long long pc_len, 
         if pc_mapped != NULL:
             pc_x = pc_mapped[pc_i]
         else:
-            pc_x = <${T}>${input_at("pc_i")}
+            pc_x = <${T}>${input_i}
 %else:
-        pc_x = <${T}>${input_at("pc_i")}
+        pc_x = <${T}>${input_i}
 %endif
         pc_prev = pc_acc
         pc_acc = pc_scan_op(pc_acc, pc_x)
-        ${output_call("pc_i", "pc_acc", "pc_prev")}
+        ${output_acc}
 %else:
 cdef ${T} pc_reduce_block(long long pc_start, long long pc_end, long long pc_len, long long pc_n, ${T}* pc_part, ${T}* pc_mapped${extra}) noexcept nogil:
     # The reduction of [pc_start, pc_end) as 8 lanes: lane k covers
@@ -75,14 +68,14 @@ cdef ${T} pc_reduce_block(long long pc_start, long long pc_end, long long pc_len
     for pc_j in range(pc_len):
         for pc_k in range(8):
             pc_i = pc_start + pc_k * pc_len + pc_j
-            pc_x = <${T}>${input_at("pc_i")}
+            pc_x = <${T}>${input_i}
 %if complex_map:
             if pc_mapped != NULL:
                 pc_mapped[pc_i] = pc_x
 %endif
             pc_lane[pc_k] = pc_scan_op(pc_lane[pc_k], pc_x)
     for pc_i in range(pc_start + 8 * pc_len, pc_end):
-        pc_x = <${T}>${input_at("pc_i")}
+        pc_x = <${T}>${input_i}
 %if complex_map:
         if pc_mapped != NULL:
             pc_mapped[pc_i] = pc_x
@@ -118,35 +111,35 @@ cdef void pc_scan_block(long long pc_start, long long pc_end, long long pc_len, 
             if pc_mapped != NULL:
                 pc_x = pc_mapped[pc_i]
             else:
-                pc_x = <${T}>${input_at("pc_i")}
+                pc_x = <${T}>${input_i}
 %else:
-            pc_x = <${T}>${input_at("pc_i")}
+            pc_x = <${T}>${input_i}
 %endif
             pc_prev = pc_c[pc_k]
             pc_item = pc_scan_op(pc_prev, pc_x)
             pc_c[pc_k] = pc_item
-            ${output_call("pc_i", "pc_item", "pc_prev")}
+            ${output_item}
     pc_item = pc_c[7]
     for pc_i in range(pc_start + 8 * pc_len, pc_end):
 %if complex_map:
         if pc_mapped != NULL:
             pc_x = pc_mapped[pc_i]
         else:
-            pc_x = <${T}>${input_at("pc_i")}
+            pc_x = <${T}>${input_i}
 %else:
-        pc_x = <${T}>${input_at("pc_i")}
+        pc_x = <${T}>${input_i}
 %endif
         pc_prev = pc_item
         pc_item = pc_scan_op(pc_prev, pc_x)
-        ${output_call("pc_i", "pc_item", "pc_prev")}
+        ${output_item}
 %endif
 
 
-def run(long long pc_n${"".join(", " + p for p in params)}):
-    return pc_run(pc_n${"".join(", " + p for p in param_names)})
+def run(${run_params}):
+    return pc_run(${run_args})
 
 
-cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
+cdef object pc_run(${run_params}):
 %for line in unpack:
     ${line}
 %endfor
@@ -158,8 +151,8 @@ cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
     # pc_nb contiguous blocks, ${blocks_per_thread} per thread, taken dynamically (a
     # thread slowed by other work does fewer); block b's partial results
     # (8 lanes, or the value and the segment flag) at pc_part[8 b].
-    cdef ${T} pc_part[${64 * blocks_per_thread} * 8]
-    cdef ${T} pc_carry[${64 * blocks_per_thread}]
+    cdef ${T} pc_part[${most_blocks} * 8]
+    cdef ${T} pc_carry[${most_blocks}]
     cdef int pc_b, pc_k, pc_nb
     cdef long long pc_chunk
     cdef ${T} pc_run
@@ -173,7 +166,7 @@ cdef object pc_run(long long pc_n${"".join(", " + p for p in params)}):
     if pc_n <= 0:
         return
 %if complex_map:
-    if pc_nt > 1 or ${1 if need_last else 0}:
+    if pc_nt > 1 or ${need_last_flag}:
         pc_mapped = <${T}*>malloc(pc_n * sizeof(${T}))
         if pc_mapped == NULL:
             raise MemoryError("Scan(complex_map=True) cannot allocate %d values" % pc_n)
