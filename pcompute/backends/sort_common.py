@@ -186,8 +186,10 @@ def generate_device_sort(dialect, layout, key_dtype, idx_dtype, value_dtypes):
                   ukey=_DEVICE_C_TYPES[udtype], signed=bool(sign),
                   idx=_DEVICE_C_TYPES[np.dtype(idx_dtype)], wg=layout.wg,
                   scan_wg=layout.scan_wg, item_wg=layout.item_wg,
-                  radix_bits=layout.radix_bits, types=types, tiled=layout.tiled,
-                  items=layout.items)
+                  radix_bits=layout.radix_bits, radix=2 ** layout.radix_bits, types=types,
+                  gather_params="".join(", PC_GLOBAL const %s *src%d, PC_GLOBAL %s *dst%d"
+                                        % (t, k, t, k) for k, t in enumerate(types)),
+                  tiled=layout.tiled, items=layout.items)
 
 
 #: The kernels of the sort source (pc_sort_gather too when there are values)

@@ -30,7 +30,7 @@ typedef ${idx} pc_idx;
 
 #define PC_WG ${wg}
 #define PC_SCAN_WG ${scan_wg}
-#define PC_RADIX ${2 ** radix_bits}
+#define PC_RADIX ${radix}
 %if signed:
 #define PC_SIGN ((pc_ukey)1 << (8 * sizeof(pc_ukey) - 1))
 %else:
@@ -313,7 +313,7 @@ PC_KERNEL pc_sort_identity(pc_idx n, PC_GLOBAL const pc_key *keys, PC_GLOBAL pc_
 %if types:
 
 
-PC_KERNEL pc_sort_gather(pc_idx n, PC_GLOBAL const pc_idx *order${"".join(", PC_GLOBAL const %s *src%d, PC_GLOBAL %s *dst%d" % (t, k, t, k) for k, t in enumerate(types))})
+PC_KERNEL pc_sort_gather(pc_idx n, PC_GLOBAL const pc_idx *order${gather_params})
 {
     // dst_k[i] = src_k[order[i]], values copied as unsigned integers of their size.
     pc_idx i = PC_GID * ${item_wg} + PC_LID;
