@@ -50,8 +50,9 @@ def generate_sort(key_dtype, idx_dtype, openmp, value_dtype=None):
         COPY_TYPES[np.dtype(value_dtype).itemsize]
     return render("sort_cython", key=_C_INT[key_dtype], ukey=_C_INT[udtype],
                   sign="0x%xULL" % sign if sign else "0", idx=_C_INT[np.dtype(idx_dtype)],
-                  payload=_C_INT[payload], index=value_dtype is None, openmp=openmp,
-                  serial_below=SERIAL_BELOW)
+                  payload=_C_INT[payload], openmp=openmp,
+                  carried="indices" if value_dtype is None else "values",
+                  omp_note=" (OpenMP)" if openmp else "", serial_below=SERIAL_BELOW)
 
 
 def generate_gather(idx_dtype, value_dtypes, openmp):
