@@ -59,7 +59,10 @@ def generate_gather(idx_dtype, value_dtypes, openmp):
     """The Cython source of the gather of arrays of ``value_dtypes``."""
     types = [_C_INT[COPY_TYPES[np.dtype(d).itemsize]] for d in value_dtypes]
     return render("sort_gather_cython", idx=_C_INT[np.dtype(idx_dtype)], types=types,
-                  openmp=openmp, serial_below=SERIAL_BELOW)
+                  openmp=openmp, serial_below=SERIAL_BELOW, n_arrays=len(types),
+                  type_list=", ".join(types), omp_note=" (OpenMP)" if openmp else "",
+                  gather_params="".join(", size_t src%d, size_t dst%d" % (k, k)
+                                        for k in range(len(types))))
 
 
 @per_generation
