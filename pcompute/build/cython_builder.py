@@ -169,13 +169,13 @@ def build_cython(source, name_hint, openmp, extra_key="",
             return module
         name = module_name(name_hint, key)
         store = cache.Cache()
+        if cache.save_source_enabled():
+            store.save_source("cython", key, "pyx", source)
         module = group_member(store, key, name)
         if module is not None:
             with _memo_lock:
                 _memo[key] = module
             return module
-        if cache.save_source_enabled():
-            store.save_source("cython", key, "pyx", source)
         path = store.get_or_build(
             "cython", key,
             lambda work: _compile(source, name, work, cflags, ldflags),

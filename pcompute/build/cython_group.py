@@ -76,6 +76,10 @@ def _build_one(store, members, cflags, ldflags):
         return 0
     gkey = group_key(keys)
     name = cython_builder.module_name("group", gkey)
+    if cache.save_source_enabled():         # each member's text and the group's
+        for key in keys:
+            store.save_source("cython", key, "pyx", members[key][0])
+        store.save_source("cython", gkey, "pyx", text)
     with _lock:
         try:
             path = store.get_or_build(

@@ -210,3 +210,15 @@ def test_a_group_that_fails_to_build_is_counted_and_its_members_build_alone(grou
     made = cython_group.build_group([(A, "a", False, (), ()), (bad, "b", False, (), ())])
     assert made == 0 and cython_group.stats["failed"] == failed + 1
     run(cython_builder.build_cython(A, "a", False), A)
+
+
+def test_saved_sources_of_the_members_and_the_group(group_cache, monkeypatch):
+    monkeypatch.setenv("PCOMPUTE_SAVE_SOURCE", "1")
+    from pcompute.config import use_config
+    with use_config(save_source=True):
+        cython_group.build_group([(A, "a", False, (), ()), (B, "b", False, (), ())])
+        cython_builder.build_cython(A, "a", False)
+    keys = [cython_builder.build_key(t, False)[0] for t in (A, B)]
+    saved = {p.name: p.read_text() for p in group_cache.rglob("*.pyx")}
+    assert saved["%s.pyx" % keys[0]] == A and saved["%s.pyx" % keys[1]] == B
+    assert any("run_pcm1" in text for text in saved.values())    # the group's text
