@@ -130,13 +130,15 @@ def visit_rows(i, j, hits, order, m):
     order[1 + i, 2 + j] = i * m + j
 
 
+@pytest.mark.integer_data
 @pytest.mark.parametrize("offset", [0, 1, 3])
 @pytest.mark.parametrize("shape", [(2000, 3), (700, 9), (67, 61)])
 def test_rows_split_at_the_aligned_store_run_every_item_once(backend, shape, offset):
     """The align_rows option (each row's loop split where its store is
-    64-byte aligned, on cython): every item once, in order within its row,
-    for arrays starting at several offsets from an aligned address and rows
-    shorter than the split."""
+    64-byte aligned, on cython): every item once, with its own indices, for
+    arrays starting at several offsets from an aligned address and rows
+    shorter than the split (``order`` holds each item's i * m + j, not when
+    it ran)."""
     n, m = shape
     rows, cols = n + 1, m + 2
     hits = np.zeros(rows * cols + offset, np.int32)[offset:].reshape(rows, cols)
