@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from pcompute import parallelize, use_config
+from pcompute.profile import get_profile_info, reset_profile
 from pcompute.build import cython_builder, cython_group
 from pcompute.errors import KernelValueError
 
@@ -47,9 +48,15 @@ def test_cython_builds_the_nests_known_at_the_call_as_one_module(tmp_path, monke
     monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(cython_builder, "_memo", {})
     members, compiled = cython_group.stats["members"], cython_builder.stats["compiled"]
-    with use_config(backend="cython", use_openmp=True):
+    reset_profile()
+    with use_config(backend="cython", use_openmp=True, profile=True):
         got, want = _arrays(np.float64), _arrays(np.float64)
         parallelize(four_nests)(*got, 37)
+    info = get_profile_info()[0]
+    reset_profile()
+    # the group's build is profiled as a build (compile time kept apart)
+    assert info["compile:four_nests (kernels built together)"]["calls"] == 1
+    assert info["compile:four_nests (kernels built together)"]["kind"] == "compile"
     four_nests(*want, 37)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)

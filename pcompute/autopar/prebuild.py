@@ -25,6 +25,7 @@ import numpy as np
 from ..backends.registry import get_backend
 from ..config import GENERATION, get_config
 from ..errors import KernelError
+from ..timing.timers import compile_timer
 from .execute import box_arrays, launch_extent, reduction_parts
 from .nest import assigned_names
 
@@ -59,7 +60,10 @@ class PrebuildMixin:
                 if item is not None:
                     items.append(item)
         if len(items) > 1:
-            backend.prebuild_elementwise(items, config)
+            # timed as a build (profiling on): the kernels' own builds then
+            # only find their group module
+            with compile_timer("%s (kernels built together)" % self.__name__):
+                backend.prebuild_elementwise(items, config)
 
     def _known_launches(self, start, scope, tried):
         """``(Elementwise, argument values)`` of the launches of nest
