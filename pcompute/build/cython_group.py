@@ -88,8 +88,12 @@ def _build_one(store, members, cflags, ldflags):
                 suffix=cython_builder.ext_suffix(), name=name)
         except BuildError as exc:
             stats["failed"] += 1
+            # one line: the text is pcompute's, not the user's (its compiler
+            # log at debug level; a member's own error shows at its own build)
+            first = str(exc).strip().split("\n", 1)[0]
             log.warning("the group module of %s failed to build (%s); they are built "
-                        "one by one", ", ".join(members[k][1] for k in keys), exc)
+                        "one by one", ", ".join(members[k][1] for k in keys), first)
+            log.debug("the group module %s failed to build:\n%s", name, exc)
             return 0
         module = cython_builder._load(name, path)
     stats["groups"] += 1

@@ -204,11 +204,18 @@ def test_group_key_is_made_of_every_member_key(group_cache):
                 cython_group.group_key([ka, kb_flags])}) == 3
 
 
-def test_a_group_that_fails_to_build_is_counted_and_its_members_build_alone(group_cache):
+def test_a_group_that_fails_to_build_is_counted_and_its_members_build_alone(group_cache,
+                                                                            caplog):
     bad = B.replace("return v * scale", "return v * undefined_name")
     failed = cython_group.stats["failed"]
-    made = cython_group.build_group([(A, "a", False, (), ()), (bad, "b", False, (), ())])
+    with caplog.at_level("DEBUG", logger="pcompute.build.cython"):
+        made = cython_group.build_group([(A, "a", False, (), ()), (bad, "b", False, (), ())])
     assert made == 0 and cython_group.stats["failed"] == failed + 1
+    # said in one line (no compiler log in a warning); the log at debug level
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "\n" not in warned[0] and "built one by one" in warned[0]
+    assert any("undefined_name" in r.getMessage() for r in caplog.records
+               if r.levelname == "DEBUG")
     run(cython_builder.build_cython(A, "a", False), A)
 
 
