@@ -42,8 +42,9 @@ _ASSIGN = re.compile(r"^(\w+)\s*(?::[^=]*)?=(?!=)")
 _C_STATIC = re.compile(r"\bstatic\b[^;{(=]*?\b(\w+)\s*\(")
 _C_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)", re.M)
 _EXTERN_DECL = re.compile(r"\b(\w+)\s*(?:\(|$|\[)")
-_TOKENS = re.compile(r'(""")|\'[^\'\n]*\'|"[^"\n]*"|\.\s*\w+|([()])'
+_TOKENS = re.compile(r'(""")|(#[^\n]*)|\'[^\'\n]*\'|"[^"\n]*"|\.\s*\w+|([()])'
                      r'|\b([A-Za-z_]\w*)\b(\s*=(?!=))?')
+_NAMES = re.compile(r'\'[^\'\n]*\'|"[^"\n]*"|\.\s*\w+|\b([A-Za-z_]\w*)\b')
 
 
 class MergeError(ValueError):
@@ -156,16 +157,22 @@ def rename(text, names, k):
     docstring)."""
     if not names:
         return text
+    def plain(m):               # in a comment line (a C #define in verbatim C)
+        name = m.group(1)
+        return member_name(name, k) if name in names else m.group(0)
     out, last, depth, quoted = [], 0, 0, False
     for m in _TOKENS.finditer(text):
-        triple, paren, name, assign = m.groups()
+        triple, comment, paren, name, assign = m.groups()
         if triple:
             quoted = not quoted
+        elif comment:           # its parentheses are prose: not counted
+            out.append(text[last:m.start(2)] + _NAMES.sub(plain, comment))
+            last = m.end(2)
         elif paren and not quoted:
             depth += 1 if paren == "(" else -1
         elif name in names and not (assign and depth > 0 and not quoted):
-            out.append(text[last:m.start(3)] + member_name(name, k))
-            last = m.end(3)
+            out.append(text[last:m.start(4)] + member_name(name, k))
+            last = m.end(4)
     return "".join(out) + text[last:]
 
 

@@ -96,15 +96,22 @@ def test_keyword_argument_names_are_not_renamed(group_cache):
         cdef inline double schedule(double v) noexcept nogil:
             return v * 2.0
 
+        cdef double factor = 0.0
+
         def run(long long n, size_t pc_a_y):
+            global factor
             cdef double* y = <double*>pc_a_y
             cdef long long i
+            # prose with an open parenthesis (and an apostrophe: the helper's
+            factor = 2.0
             for i in prange(n, nogil=True, schedule='dynamic', chunksize=4):
-                y[i] = schedule(i * 1.0) + pc_count(2)
+                y[i] = schedule(i * 1.0) * factor / 2.0 + pc_count(2)
             return dict(schedule=schedule(1.0), other=(schedule == schedule))
         ''')
     merged = cython_merge.merge([text, text.replace("v * 2.0", "v * 3.0")])
     for k in (0, 1):
+        assert "    factor_pcm%d = 2.0" % k in merged    # after the comment's '('
+
         assert "y[i] = schedule_pcm%d(i * 1.0)" % k in merged
         assert "dict(schedule=schedule_pcm%d(1.0), other=(schedule_pcm%d == schedule_pcm%d))" \
             % (k, k, k) in merged
