@@ -25,6 +25,9 @@ Environment variables:
 ``PCOMPUTE_DEBUG``            boolean
 ``PCOMPUTE_SAVE_SOURCE``      boolean
 ``PCOMPUTE_SPECULATE``        boolean
+``PCOMPUTE_STRICT_GROUPS``    boolean: a group module that cannot be merged
+                              or built is an error instead of its kernels
+                              being built one by one
 ``PCOMPUTE_CACHE_DIR``        a directory for the compile cache
 ``PCOMPUTE_OMP_SCHEDULE``     ``kind[,chunk]``, e.g. ``dynamic,64``
 ``PCOMPUTE_MARCH``            the CPU Cython modules are built for:
@@ -124,13 +127,14 @@ DEFAULT_SCHEDULE = _DEFAULT_SCHEDULE
 
 # Plain boolean fields and their defaults.
 _BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
-                "suppress_warnings", "save_source", "debug", "bounds_check", "speculate")
+                "suppress_warnings", "save_source", "debug", "bounds_check", "speculate",
+                "strict_groups")
 
 # Every public field, in the order of as_dict().
 FIELDS = ("backend", "use_openmp", "use_opencl", "use_cuda", "use_double",
           "omp_schedule", "profile", "use_local_memory", "wgs",
           "suppress_warnings", "save_source", "debug", "bounds_check", "cache_dir",
-          "march", "opt_level", "speculate")
+          "march", "opt_level", "speculate", "strict_groups")
 
 _ENV_BOOLS = (
     ("PCOMPUTE_OPENMP", "use_openmp"),
@@ -139,6 +143,7 @@ _ENV_BOOLS = (
     ("PCOMPUTE_DEBUG", "debug"),
     ("PCOMPUTE_SAVE_SOURCE", "save_source"),
     ("PCOMPUTE_SPECULATE", "speculate"),
+    ("PCOMPUTE_STRICT_GROUPS", "strict_groups"),
 )
 
 
@@ -440,6 +445,12 @@ class Config:
     speculate = _bool_property(
         "speculate", "The default of pcompute.parallelize(speculate=...): run loops "
         "whose dependences go through data (x[p[i]]) in parallel with checks.")
+    strict_groups = _bool_property(
+        "strict_groups", "Make the Cython group modules' fallback an error: a group "
+        "of kernels built together (pcompute.build.cython_group) whose text cannot "
+        "be merged or whose module fails to build raises GroupBuildError naming "
+        "the group and the cause, instead of its kernels being built one by one "
+        "(counted in cython_group.stats and logged).  Results never depend on it.")
 
     @property
     def bounds_check(self):

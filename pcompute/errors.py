@@ -136,6 +136,24 @@ class BuildError(RuntimeError):
         RuntimeError.__init__(self, "\n".join(text))
 
 
+class GroupBuildError(BuildError):
+    """A group module (several generated Cython kernels built as one, see
+    :mod:`pcompute.build.cython_group`) could not be merged or built, under
+    ``Config.strict_groups`` (``PCOMPUTE_STRICT_GROUPS=1``); without it the
+    kernels are built one by one.  ``members`` names the group's kernels,
+    ``cause`` says what failed."""
+
+    def __init__(self, members, cause, log=""):
+        self.members = tuple(members)
+        self.cause = cause
+        BuildError.__init__(
+            self, "the group module of the kernels %s could not be %s; the group's "
+            "text is pcompute's, so this is a bug in pcompute (please report it). "
+            "strict_groups (PCOMPUTE_STRICT_GROUPS=1) makes this an error; with it "
+            "off the kernels are built one by one (each with its own errors)"
+            % (", ".join(self.members), cause), log=log)
+
+
 class InternalError(RuntimeError):
     """A failure inside pcompute itself: a bug, please report it."""
 

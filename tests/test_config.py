@@ -13,7 +13,7 @@ from pcompute.errors import ConfigWarning, KernelValueError
 ENV_VARS = ("PCOMPUTE_BACKEND", "PCOMPUTE_OPENMP", "PCOMPUTE_DOUBLE",
             "PCOMPUTE_PROFILE", "PCOMPUTE_DEBUG", "PCOMPUTE_SAVE_SOURCE",
             "PCOMPUTE_CACHE_DIR", "PCOMPUTE_OMP_SCHEDULE", "PCOMPUTE_MARCH",
-            "PCOMPUTE_OPT_LEVEL")
+            "PCOMPUTE_OPT_LEVEL", "PCOMPUTE_STRICT_GROUPS")
 
 DEFAULTS = {
     "backend": "cython",
@@ -33,10 +33,12 @@ DEFAULTS = {
     "march": "native",
     "opt_level": 3,
     "speculate": False,
+    "strict_groups": False,
 }
 
 BOOL_FIELDS = ("use_openmp", "use_double", "profile", "use_local_memory",
-               "suppress_warnings", "save_source", "debug", "bounds_check", "speculate")
+               "suppress_warnings", "save_source", "debug", "bounds_check", "speculate",
+               "strict_groups")
 
 
 def test_debug_turns_bounds_checks_on():
@@ -376,7 +378,8 @@ def test_update_unknown_raises_and_lists_options():
 @pytest.mark.parametrize("var, field", [
     ("PCOMPUTE_OPENMP", "use_openmp"), ("PCOMPUTE_DOUBLE", "use_double"),
     ("PCOMPUTE_PROFILE", "profile"), ("PCOMPUTE_DEBUG", "debug"),
-    ("PCOMPUTE_SAVE_SOURCE", "save_source")])
+    ("PCOMPUTE_SAVE_SOURCE", "save_source"),
+    ("PCOMPUTE_STRICT_GROUPS", "strict_groups")])
 @pytest.mark.parametrize("text, expected", [
     ("1", True), ("true", True), ("Yes", True), ("ON", True),
     ("0", False), ("false", False), ("no", False), ("off", False)])
@@ -391,7 +394,8 @@ def test_env_bools(monkeypatch, var, field, text, expected):
 @pytest.mark.parametrize("var, field", [
     ("PCOMPUTE_OPENMP", "use_openmp"), ("PCOMPUTE_DOUBLE", "use_double"),
     ("PCOMPUTE_PROFILE", "profile"), ("PCOMPUTE_DEBUG", "debug"),
-    ("PCOMPUTE_SAVE_SOURCE", "save_source")])
+    ("PCOMPUTE_SAVE_SOURCE", "save_source"),
+    ("PCOMPUTE_STRICT_GROUPS", "strict_groups")])
 def test_env_bool_bad_value_warns(monkeypatch, var, field):
     monkeypatch.setenv(var, "perhaps")
     with pytest.warns(ConfigWarning) as record:

@@ -255,7 +255,7 @@ class CythonBackend(Backend):
             cflags, ldflags = module_flags(generated)
             modules.append((generated.source, program.entry.name,
                             generated.option("openmp"), cflags, ldflags))
-        return build_group(modules)
+        return build_group(modules, strict=config.strict_groups)
 
     def build_elementwise(self, program, func, config):
         generated = self.generate_elementwise(program, func, config)

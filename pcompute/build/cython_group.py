@@ -17,13 +17,18 @@ is made of its members' keys and the merger's version, so a group module is
 only found for exactly those members.  A group whose text cannot be merged
 or whose build fails is counted in ``stats`` and logged: its members are
 then built alone at their first use, as without the group (a member's own
-compile error is reported there, for its own source).
+compile error is reported there, for its own source).  With
+``Config.strict_groups`` (``PCOMPUTE_STRICT_GROUPS=1``, as CI runs) that
+fallback is an error instead: :class:`~pcompute.errors.GroupBuildError`
+names the group's kernels and the cause.
 """
 import logging
+import re
 import threading
 
 from pcompute.build import cache, cython_builder, cython_merge
-from pcompute.errors import BuildError
+from pcompute.config import get_config
+from pcompute.errors import BuildError, GroupBuildError
 
 log = logging.getLogger("pcompute.build.cython")
 
@@ -34,12 +39,19 @@ stats = {"groups": 0, "members": 0, "unmerged": 0, "failed": 0}
 _lock = threading.Lock()
 
 
-def build_group(items):
+def build_group(items, strict=None):
     """Build the modules of ``items`` (tuples ``(source, name_hint, openmp,
     extra_compile_args, extra_link_args)``, as
     :func:`~pcompute.build.cython_builder.build_cython` takes them) as few
     group modules as their flags allow; members already built or cached are
-    left out.  Returns the number of group modules made or loaded."""
+    left out.  Returns the number of group modules made or loaded.
+
+    A group that cannot be merged or built is counted and logged and its
+    members are left to be built alone; with ``strict`` (None: the global
+    ``Config.strict_groups``) it raises
+    :class:`~pcompute.errors.GroupBuildError` instead."""
+    if strict is None:
+        strict = get_config().strict_groups
     store = cache.Cache()
     pending = {}                # (cflags, ldflags, header) -> {key: source}
     for source, hint, openmp, cflags, ldflags in items:
@@ -56,7 +68,7 @@ def build_group(items):
     made = 0
     for (cflags, ldflags, _), members in pending.items():
         if len(members) > 1:
-            made += _build_one(store, members, list(cflags), list(ldflags))
+            made += _build_one(store, members, list(cflags), list(ldflags), strict)
     return made
 
 
@@ -66,12 +78,25 @@ def group_key(member_keys):
     return cache.make_key("cython-group", cython_merge.MERGE_VERSION, list(member_keys))
 
 
-def _build_one(store, members, cflags, ldflags):
+def _first_error(log):
+    """The first error line of a compiler log (Cython's ``file:line:col:
+    message`` or the C compiler's ``error:``), or its first line."""
+    lines = [line.strip() for line in (log or "").splitlines() if line.strip()]
+    for line in lines:
+        if re.search(r"\.pyx:\d+:\d+: |\berror\b", line):
+            return line
+    return lines[0] if lines else "no compiler log"
+
+
+def _build_one(store, members, cflags, ldflags, strict):
     keys = sorted(members)
+    names = [members[k][1] for k in keys]
     try:
         text = cython_merge.merge([members[k][0] for k in keys])
     except cython_merge.MergeError as exc:
         stats["unmerged"] += 1
+        if strict:
+            raise GroupBuildError(names, "merged: %s" % exc) from None
         log.info("not merged (%s): %d modules built one by one", exc, len(keys))
         return 0
     gkey = group_key(keys)
@@ -91,8 +116,11 @@ def _build_one(store, members, cflags, ldflags):
             # one line: the text is pcompute's, not the user's (its compiler
             # log at debug level; a member's own error shows at its own build)
             first = str(exc).strip().split("\n", 1)[0]
+            if strict:
+                raise GroupBuildError(names, "built: %s (%s)" % (first, _first_error(exc.log)),
+                                      log=exc.log) from None
             log.warning("the group module of %s failed to build (%s); they are built "
-                        "one by one", ", ".join(members[k][1] for k in keys), first)
+                        "one by one", ", ".join(names), first)
             log.debug("the group module %s failed to build:\n%s", name, exc)
             return 0
         module = cython_builder._load(name, path)

@@ -216,7 +216,8 @@ def test_a_group_that_fails_to_build_is_counted_and_its_members_build_alone(grou
     bad = B.replace("return v * scale", "return v * undefined_name")
     failed = cython_group.stats["failed"]
     with caplog.at_level("DEBUG", logger="pcompute.build.cython"):
-        made = cython_group.build_group([(A, "a", False, (), ()), (bad, "b", False, (), ())])
+        made = cython_group.build_group([(A, "a", False, (), ()), (bad, "b", False, (), ())],
+                                        strict=False)
     assert made == 0 and cython_group.stats["failed"] == failed + 1
     # said in one line (no compiler log in a warning); the log at debug level
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
@@ -224,6 +225,32 @@ def test_a_group_that_fails_to_build_is_counted_and_its_members_build_alone(grou
     assert any("undefined_name" in r.getMessage() for r in caplog.records
                if r.levelname == "DEBUG")
     run(cython_builder.build_cython(A, "a", False), A)
+
+
+def test_strict_groups_makes_a_failed_group_an_error_naming_group_and_cause(group_cache):
+    from pcompute.config import use_config
+    from pcompute.errors import BuildError, GroupBuildError
+    bad = B.replace("return v * scale", "return v * undefined_name")
+    failed = cython_group.stats["failed"]
+    with use_config(strict_groups=True), pytest.raises(GroupBuildError) as info:
+        cython_group.build_group([(A, "kern_a", False, (), ()), (bad, "kern_b", False, (), ())])
+    assert cython_group.stats["failed"] == failed + 1
+    message = str(info.value)
+    assert isinstance(info.value, BuildError)
+    assert sorted(m.split("_")[2] for m in info.value.members) == ["a", "b"]
+    assert all(m in message for m in info.value.members) and "could not be built" in message
+    assert "undefined_name" in message          # the compiler's first error line
+    assert "undefined_name" in info.value.log and "PCOMPUTE_STRICT_GROUPS" in message
+    # a text the merger refuses: an error too, with the merger's reason
+    odd = A.replace("def names", "if True:\n    pass\ndef names")
+    with use_config(strict_groups=True), pytest.raises(GroupBuildError) as info:
+        cython_group.build_group([(odd, "kern_a", False, (), ()), (B, "kern_b", False, (), ())])
+    assert "could not be merged" in str(info.value) and "top-level statement" in str(info.value)
+    # off (explicitly, whatever the environment says): counted, no error
+    unmerged = cython_group.stats["unmerged"]
+    with use_config(strict_groups=False):
+        assert cython_group.build_group([(odd, "a", False, (), ()), (B, "b", False, (), ())]) == 0
+    assert cython_group.stats["unmerged"] == unmerged + 1
 
 
 def test_saved_sources_of_the_members_and_the_group(group_cache, monkeypatch):
