@@ -317,6 +317,46 @@ def test_views_of_one_array_are_one_array(backend):
     assert same_memory(a, a.view(np.uint8)) == 2 and same_memory(a, want) == 0
 
 
+def test_views_of_one_device_array_are_one_array(backend):
+    """``f(a, a[:])`` with a pcompute Array: views of one Array (slices,
+    ``get_view``) are the same array to the analysis on every backend (a
+    flow dependence: sequential, the result of plain Python on NumPy), also
+    after replayed calls with distinct Arrays; views that overlap otherwise
+    are refused.  On OpenCL they were called distinct (their host mirrors
+    were compared): a parallel launch, a race."""
+    from pcompute import wrap
+    from pcompute.errors import KernelValueError
+    n = 40
+    want = np.zeros(n + 1, backend.dtype)
+    shift_add_one(want, want[:], n)
+    f = parallelize(shift_add_one)
+    x, y = wrap(np.zeros(n + 1, backend.dtype), np.zeros(n + 1, backend.dtype))
+    f(x, y, n)                                  # distinct Arrays: parallel
+    f(x, y, n)
+    assert f.last_plans[0].kind == "launch"
+    np.testing.assert_allclose(y.get()[1:], np.ones(n))
+    for k, view in enumerate((lambda a: a[:], lambda a: a.get_view(),
+                              lambda a: a.get_view(0, n + 1))):
+        a = wrap(np.zeros(n + 1, backend.dtype))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f(a, view(a), n)
+        if k == 0:          # said once per loop
+            assert any(issubclass(w.category, SequentialLoopWarning)
+                       and "flow dependence" in str(w.message) for w in caught)
+        assert f.last_plans[0].kind != "launch"
+        np.testing.assert_allclose(a.get(), want, rtol=backend.rtol)
+    a = wrap(np.zeros(n + 1, backend.dtype))
+    for first, second in ((a[:-1], a[1:]), (a.get_view(0, n), a.get_view(1, n))):
+        with pytest.raises(KernelValueError, match="overlap"):
+            f(first, second, n - 1)
+    assert np.all(a.get() == 0.0)
+    b = wrap(np.zeros(2 * n + 2, backend.dtype))
+    f(b[:n + 1], b[n + 1:], n)                  # two halves of one Array: parallel
+    assert f.last_plans[0].kind == "launch"
+    np.testing.assert_allclose(b.get()[n + 2:], np.ones(n))
+
+
 def test_explain_sees_views_as_the_call_does():
     """explain() runs on copies that share memory as the arguments do: views
     of one array are one array there too (a flow dependence: sequential),

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..array import Array, empty, wrap
 from ..array.checks import _storage_dtype
+from ..array.overlap import memory_overlap
 from ..backends.registry import get_backend
 
 
@@ -56,21 +57,11 @@ def _root(node):
 
 def same_memory(a, b):
     """0 for distinct arrays, 1 for the same array under two names (the same
-    object, or two NumPy views of the same memory with the same shape,
-    strides and dtype), 2 for overlapping but different views."""
-    if a is b:
-        return 1
-    ha = a if isinstance(a, np.ndarray) else getattr(a, "data", None)
-    hb = b if isinstance(b, np.ndarray) else getattr(b, "data", None)
-    if not (isinstance(ha, np.ndarray) and isinstance(hb, np.ndarray)):
-        return 0
-    if ha.base is None and hb.base is None and ha.flags.owndata and hb.flags.owndata:
-        return 0            # two arrays owning their memory (the common case: quick)
-    if not np.shares_memory(ha, hb):
-        return 0
-    same = (ha.__array_interface__["data"][0] == hb.__array_interface__["data"][0]
-            and ha.shape == hb.shape and ha.strides == hb.strides and ha.dtype == hb.dtype)
-    return 1 if same else 2
+    object, or two views of the same memory with the same shape, strides
+    and dtype: NumPy views, or views of a device Array, ``a`` and ``a[:]``),
+    2 for overlapping but different views
+    (:func:`pcompute.array.overlap.memory_overlap`)."""
+    return memory_overlap(a, b)
 
 
 class DevicePool:

@@ -99,6 +99,15 @@ class Backend:
     def is_device_array(self, obj):
         return isinstance(obj, np.ndarray)
 
+    def memory_address(self, dev):
+        """Where the device array ``dev`` starts: ``(space, address)``, the
+        byte address of its first element within ``space``, a hashable that
+        two device arrays sharing memory have alike (on a device: their
+        allocation or the device's address space); None for an array
+        without memory.  Two arrays in different spaces share no memory.
+        Host backends: NumPy arrays, one address space (None)."""
+        return None, dev.__array_interface__["data"][0]
+
     def foreign_array(self, dev):
         """None if the device array ``dev`` of this backend can be used by its
         kernels now, else why not (e.g. it lives on an OpenCL context that

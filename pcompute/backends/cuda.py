@@ -103,6 +103,11 @@ class CUDABackend(DeviceArrays, Backend):
     def is_device_array(self, obj):
         return isinstance(obj, self._gpuarray().GPUArray)
 
+    def memory_address(self, dev):
+        """The device address of ``dev`` (one address space per process:
+        a view's pointer lies inside its base's allocation)."""
+        return None if dev.gpudata is None else (self.name, int(dev.gpudata))
+
     def synchronize(self):
         import pycuda.driver as drv
         drv.Context.synchronize()

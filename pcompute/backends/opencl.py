@@ -131,6 +131,21 @@ class OpenCLBackend(DeviceArrays, Backend):
     def synchronize(self):
         self.queue.finish()
 
+    def memory_address(self, dev):
+        """The buffer of ``dev`` and its byte offset there (a view of an
+        Array: the same buffer at an offset); a sub-buffer is its parent
+        buffer at the sub-buffer's origin."""
+        buf = dev.base_data
+        if buf is None:                 # no elements, no buffer
+            return None
+        offset = dev.offset
+        cl = _cl()
+        parent = buf.get_info(cl.mem_info.ASSOCIATED_MEMOBJECT)
+        if parent is not None:
+            offset += buf.get_info(cl.mem_info.OFFSET)
+            buf = parent
+        return (self.name, buf.int_ptr), offset
+
     def foreign_array(self, dev):
         """An array made on another pyopencl context (before ``set_context``
         or ``set_queue``) cannot be used by kernels built for this one."""
