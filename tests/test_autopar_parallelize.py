@@ -357,6 +357,27 @@ def test_views_of_one_device_array_are_one_array(backend):
     np.testing.assert_allclose(b.get()[n + 2:], np.ones(n))
 
 
+def test_explain_leaves_device_arrays_alone(backend):
+    """explain() with pcompute Arrays on every backend: the Arrays keep their
+    values (it ran the function on them and left them written), views of one
+    Array are one array there too, overlapping views are refused."""
+    from pcompute import wrap
+    from pcompute.errors import KernelValueError
+    f = parallelize(shift_add_one)
+    start = np.arange(9, dtype=backend.dtype)
+    a, b = wrap(start.copy(), start.copy())
+    assert "parallel" in f.explain(a, b, 8)
+    text = f.explain(a, a[:], 8)
+    assert "sequential" in text and "flow dependence" in text
+    with pytest.raises(KernelValueError, match="overlap"):
+        f.explain(a[:-1], a[1:], 7)
+    m = wrap(np.arange(12, dtype=backend.dtype).reshape(3, 4))
+    f.explain(m[0], m[1, ::1], 3)
+    np.testing.assert_array_equal(a.get(), start)
+    np.testing.assert_array_equal(b.get(), start)
+    np.testing.assert_array_equal(m.get(), np.arange(12).reshape(3, 4))
+
+
 def test_explain_sees_views_as_the_call_does():
     """explain() runs on copies that share memory as the arguments do: views
     of one array are one array there too (a flow dependence: sequential),

@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 
+from ..array import Array
 from ..config import GENERATION
 from ..errors import (KernelIndexError, KernelValueError, SequentialLoopWarning,
                       SpeculationWarning)
@@ -139,11 +140,16 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
     def explain(self, *args, **kwargs):
         """The report of a call with these arguments: for every loop, parallel,
         reduction or sequential and the dependence that decided it, with file
-        and lines, and how each nest runs.  The function runs on copies of the
-        array arguments (the arguments are not changed).  Returns the text."""
+        and lines, and how each nest runs.  The arguments are not changed:
+        the function runs on copies of the NumPy arrays, and on the pcompute
+        Arrays themselves, each given its values back after the run (views of
+        one Array keep sharing its memory, so the analysis sees them as the
+        call would).  Returns the text."""
         memo = {}           # one memo: arrays sharing memory keep sharing it
         args = [_copy_array(a, memo) for a in args]
         kwargs = {k: _copy_array(v, memo) for k, v in kwargs.items()}
+        saved = [(a, a.copy()) for a in list(args) + list(kwargs.values())
+                 if isinstance(a, Array) and a.size]
         record = []
         self._explaining = True
         try:
@@ -153,6 +159,8 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
                 self._run(args, kwargs, record=record)
         finally:
             self._explaining = False
+            for a, values in saved:         # overlapping Arrays: the same values
+                a[(slice(None),) * a.ndim] = values
         return self._report(record)
 
     def _run(self, args, kwargs, record):
