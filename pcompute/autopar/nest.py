@@ -52,6 +52,7 @@ class Access:
     order: int              # position in execution order within the nest
     text: str = ""
     guards: tuple = ()      # (Affine lhs - rhs, comparison op, holds) of enclosing ifs
+    conditional: bool = False   # under a condition that is not an affine guard (bounds.py)
 
 
 def range_args(node):
@@ -75,6 +76,7 @@ class _Collector(ast.NodeVisitor):
         self.subst = {}          # loop var -> Affine over counters
         self.order = 0
         self.guards = []
+        self.unknown = 0         # depth of conditions not kept as guards
 
     # ---- loops
     def visit_For(self, node):
@@ -86,8 +88,7 @@ class _Collector(ast.NodeVisitor):
         for arg in ([node.iter] if args is None else args):
             self.visit(arg)
         self._body(loop, node.body)
-        for stmt in node.orelse:
-            self.visit(stmt)
+        self._conditional(node.orelse)      # runs unless the loop breaks
 
     def visit_While(self, node):
         loop = self._new_loop(node, None)
@@ -148,12 +149,29 @@ class _Collector(ast.NodeVisitor):
         self.visit(node.test)
         guard = self._guard(node.test)
         for body, holds in ((node.body, True), (node.orelse, False)):
-            if guard is not None:
-                self.guards.append((guard[0], guard[1], holds))
+            if guard is None:
+                self._conditional(body)
+                continue
+            self.guards.append((guard[0], guard[1], holds))
             for stmt in body:
                 self.visit(stmt)
-            if guard is not None:
-                self.guards.pop()
+            self.guards.pop()
+
+    def visit_IfExp(self, node):
+        self.visit(node.test)
+        self._conditional([node.body, node.orelse])
+
+    def visit_BoolOp(self, node):
+        self.visit(node.values[0])
+        self._conditional(node.values[1:])      # short-circuit: may not run
+
+    def _conditional(self, nodes):
+        """Visit ``nodes``, which run only under a condition not kept as an
+        affine guard: their accesses are marked ``conditional``."""
+        self.unknown += 1
+        for child in nodes:
+            self.visit(child)
+        self.unknown -= 1
 
     def _guard(self, test):
         """(Affine left - right, op) of an affine comparison, else None."""
@@ -230,7 +248,8 @@ class _Collector(ast.NodeVisitor):
 
     def _add(self, name, node, write, subs):
         self.accesses.append(Access(name, node, write, tuple(self.stack), subs,
-                                    self.order, self.segment(node), tuple(self.guards)))
+                                    self.order, self.segment(node), tuple(self.guards),
+                                    self.unknown > 0))
         self.order += 1
 
 

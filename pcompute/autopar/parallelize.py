@@ -63,6 +63,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         self.__wrapped__ = func
         self._parse()
         self._analyses = {}
+        self._index_checks = {}     # (report, array shapes) -> notes (report.py)
         self._kernels = {}
         self._reductions = {}
         self._warned = set()
@@ -216,12 +217,13 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
     # ------------------------------------------------------------ one nest
     def _nest(self, index, step, scope, residency, record):
         report, plan = self._analysis(index, step, scope)
+        notes = self._index_notes(step, report, scope)     # raises before any launch
         self.last_plans.append(plan)
         if step.sole_stores:
             residency.fresh(scope[name] for name in fresh_outputs(
                 step, report.root, scope, step.segment_names))
         if record is not None:
-            record.append((step, report, plan))
+            record.append((step, report, plan, notes))
         if plan.kind not in ("launch", "reduce", "speculate"):
             self._warn(index, plan)
         try:

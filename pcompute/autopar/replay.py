@@ -10,7 +10,7 @@ through its Elementwise's compiled fast call) when it has
 
 - the same number of positional arguments, none by name;
 - the same Python type per argument, equal integers, arrays of the same
-  rank: NumPy arrays C-contiguous, of a plain native dtype, on a host backend
+  shape (the subscripts were checked against it, :mod:`.bounds`): NumPy arrays C-contiguous, of a plain native dtype, on a host backend
   (passed as they are, as the full path does) or pcompute Arrays;
 - no two arrays sharing memory (neither before);
 - the same globals (the very objects) for the names the nests read;
@@ -80,6 +80,8 @@ class Replay:
         self.ranks = tuple(np.ndim(a) if k == _ARRAY else None
                            for a, k in zip(args, self.kinds))
         self.arrays = tuple(k for k, kind in enumerate(self.kinds) if kind == _ARRAY)
+        # the indices were checked against these shapes (bounds.py)
+        self.shapes = tuple((k, args[k].shape) for k in self.arrays)
         position = {name: k for k, name in enumerate(owner.params)}
         # The first kernel's fast call checks the arrays it takes (exact
         # dtype object, rank, C-contiguous: what the full path passes as it
@@ -137,6 +139,9 @@ class Replay:
             return False
         for a, t, value in zip(args, self.types, self.ints):
             if type(a) is not t or (value is not None and a != value):
+                return False
+        for k, shape in self.shapes:
+            if args[k].shape != shape:
                 return False
         for k, rank, dtype in self.checks:
             a = args[k]

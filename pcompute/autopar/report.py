@@ -1,11 +1,13 @@
 """What a parallelised function (:class:`~pcompute.autopar.Parallelized`)
 tells its user: the SequentialLoopWarning / SequentialLoopError of a nest that
 does not run in parallel (or not compiled), an index out of range told in the
-user's function and line, and the ``explain()`` report.  A mixin."""
+user's function and line (found before the launch by :mod:`.bounds`, or by a
+kernel under ``bounds_check``), and the ``explain()`` report.  A mixin."""
 import re
 import warnings
 
 from ..errors import KernelIndexError, SequentialLoopError, SequentialLoopWarning, SourceLocation
+from . import bounds
 
 
 class ReportMixin:
@@ -24,13 +26,55 @@ class ReportMixin:
         return KernelIndexError(message, loc, error.hint)
 
 
+    def _index_notes(self, step, report, scope):
+        """Check the subscripts of nest ``step`` against the shapes of the
+        arrays at this call (:mod:`.bounds`; cached on the report and those
+        shapes): raise the located :class:`~pcompute.errors.KernelIndexError`
+        of an index plain Python would take out of range, before anything
+        runs; return the notes of what could not be checked (explain())."""
+        shapes = tuple(sorted((name, tuple(scope[name].shape))
+                              for name in {a.array for a in report.accesses}))
+        key = (id(report), shapes)
+        cached = self._index_checks.get(key)
+        if cached is not None and cached[0] is report:
+            return cached[1]
+        findings, notes = bounds.check(report.accesses, dict(shapes))
+        if findings:
+            raise self._index_error(findings[0], step)
+        self._index_checks[key] = (report, tuple(notes))
+        return tuple(notes)
+
+    def _index_error(self, finding, step):
+        access = finding.access
+        text = access.text or access.array
+        index = finding.index
+        message = ("index %d is out of range for axis %d of array '%s' (length %d) in %s() "
+                   "(the loop nest at line %d): the subscript %s takes the indices %d to %d "
+                   "over the loops at this call" % (
+                       index, finding.axis, access.array, finding.length, self.__name__,
+                       step.node.lineno, text, finding.low, finding.high))
+        if index < 0:
+            message += "; plain Python counts a negative index from the end, a kernel does not"
+            hint = ("start the loop where the index is 0 or more, or write the index plain "
+                    "Python means where it is negative (the length added: %d + %d = %d)" % (
+                        index, finding.length, index + finding.length))
+        else:
+            message += "; plain Python raises IndexError there"
+            hint = ("end the loop where the index is below %d (the length), or pass a larger "
+                    "array" % finding.length)
+        node = access.node
+        line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
+        end = node.end_col_offset if node.end_lineno == node.lineno else len(line)
+        return KernelIndexError(message, SourceLocation(
+            self.filename, node.lineno, node.col_offset, end, self.__name__, line), hint=hint)
+
     def _interpreted(self, index, step, record):
         """A loop that is not a top-level ``for ... in range(...)`` runs in the
         interpreter: said (warning, or error under strict), never silent."""
         message = ("this statement holds a loop but is not a top-level `for v in "
                    "range(...)` nest: it runs as plain Python, not compiled")
         if record is not None:
-            record.append((step, None, None))
+            record.append((step, None, None, ()))
         error = SequentialLoopError(
             message, self._location(step.node),
             hint="make the loop a top-level `for v in range(...)` statement of %s() "
@@ -65,7 +109,7 @@ class ReportMixin:
 
     def _report(self, record):
         out = ["parallelize report for %s() in %s" % (self.__name__, self.filename)]
-        for step, report, plan in record:
+        for step, report, plan, notes in record:
             out.append("")
             if report is None:
                 out.append("line %d: plain Python (not compiled): the loop in it is not a "
@@ -86,6 +130,9 @@ class ReportMixin:
                 out.append("      %s" % verdict.kind)
                 for reason in verdict.reasons:
                     out.append("        - %s" % reason)
+            if notes:
+                out.append("  indices not checked before the launch:")
+                out.extend("    - %s" % note for note in notes)
         return "\n".join(out)
 
 

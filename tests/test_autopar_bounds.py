@@ -1,0 +1,181 @@
+"""Subscripts of a parallelised nest checked against the arrays' shapes before
+the launch (pcompute/autopar/bounds.py): an index plain Python takes out of
+range (IndexError), or negative (Python counts from the end, a kernel does
+not), is a located KernelIndexError on every backend, never memory outside
+the array; an index in range is never refused; what cannot be decided runs
+as before and explain() says so."""
+import numpy as np
+import pytest
+
+import pcompute as pc
+from pcompute import parallelize
+from pcompute.autopar.bounds import check
+from pcompute.autopar.nest import collect
+from pcompute.backends.registry import get_backend
+from pcompute.errors import KernelIndexError
+from tests import autopar_cases
+
+
+def backward(a, b, n):
+    for i in range(n):
+        b[i] = a[i - 1]
+
+
+def guarded_backward(a, b, n):
+    for i in range(n):
+        if i > 0:
+            b[i] = a[i - 1]
+
+
+def not_last(a, b, n):
+    for i in range(n):
+        if i != n - 1:
+            b[i] = a[i + 1]
+
+
+def lower_triangle(a, n):
+    for i in range(n):
+        for j in range(i + 1):
+            a[i, j + 1] = a[i, j] + 1.0
+
+
+def data_guard(a, b, n):
+    for i in range(n):
+        if b[i] > 5.0:
+            b[i] = a[i + 1]
+
+
+def gather(a, b, idx, n):
+    for i in range(n):
+        b[i] = a[idx[i]]
+
+
+def _arrays(backend, *arrays):
+    """The arrays as the backend's user passes them (NumPy on a host backend,
+    device Arrays elsewhere, whose shape is the NumPy array's)."""
+    arrays = [np.asarray(a, backend.dtype) for a in arrays]
+    if get_backend(backend.name).on_host:
+        return arrays
+    out = pc.wrap(*arrays)
+    return list(out) if len(arrays) > 1 else [out]
+
+
+def _host(a):
+    return a if isinstance(a, np.ndarray) else a.get()
+
+
+def test_an_index_past_the_end_is_refused_before_the_launch(backend):
+    a, b = np.arange(6.0), np.zeros(6)
+    with pytest.raises(IndexError):             # what plain Python does
+        autopar_cases.shift_copy(a.copy(), b.copy(), 6)
+    da, db = _arrays(backend, a, b)
+    with pytest.raises(KernelIndexError) as info:
+        parallelize(autopar_cases.shift_copy)(da, db, 6)
+    text = str(info.value)
+    assert "index 6 is out of range for axis 0 of array 'a' (length 6)" in text
+    assert "the subscript a[i + 1] takes the indices 1 to 6" in text
+    assert "raises IndexError" in text and "end the loop where" in text
+    loc = info.value.location
+    assert (loc.filename, loc.lineno, loc.funcname) == (autopar_cases.__file__, 7,
+                                                        "shift_copy")
+    assert loc.line[loc.col:loc.end_col] == "a[i + 1]"
+    assert not _host(db).any()                  # nothing ran
+    # the same function within the array runs as plain Python does
+    want = np.zeros(6)
+    autopar_cases.shift_copy(a, want, 5)
+    da, db = _arrays(backend, a, np.zeros(6))
+    parallelize(autopar_cases.shift_copy)(da, db, 5)
+    np.testing.assert_array_equal(_host(db), want)
+
+
+def test_a_negative_index_is_refused_where_python_would_count_from_the_end(backend):
+    a = np.arange(1.0, 7.0)
+    want = np.zeros(6)
+    backward(a, want, 6)                        # plain Python wraps a[-1]
+    assert want[0] == 6.0
+    da, db = _arrays(backend, a, np.zeros(6))
+    with pytest.raises(KernelIndexError, match="index -1 is out of range") as info:
+        parallelize(backward)(da, db, 6)
+    assert "counts a negative index from the end" in str(info.value)
+    assert info.value.location.line.strip() == "b[i] = a[i - 1]"
+
+
+@pytest.mark.parametrize("func", [guarded_backward, not_last])
+def test_an_affine_guard_keeps_its_access_in_range(backend, func):
+    """The guard is part of the domain (isl): no false error."""
+    a = np.arange(1.0, 7.0)
+    want = np.zeros(6)
+    func(a, want, 6)
+    da, db = _arrays(backend, a, np.zeros(6))
+    parallelize(func)(da, db, 6)
+    np.testing.assert_array_equal(_host(db), want)
+
+
+def test_a_triangular_nest_is_checked_over_its_triangle(backend):
+    a = np.zeros((4, 5))
+    want = a.copy()
+    lower_triangle(want, 4)
+    (da,) = _arrays(backend, a)
+    parallelize(lower_triangle)(da, 4)
+    np.testing.assert_array_equal(_host(da), want)
+    (da,) = _arrays(backend, np.zeros((4, 4)))
+    with pytest.raises(KernelIndexError, match="index 4 is out of range for axis 1"):
+        parallelize(lower_triangle)(da, 4)
+
+
+def test_a_replayed_call_with_a_smaller_array_is_checked_again(backend):
+    f = parallelize(autopar_cases.shift_copy)
+    a, want = np.arange(6.0), np.zeros(6)
+    autopar_cases.shift_copy(a, want, 5)
+    for _ in range(2):                          # the second call replays
+        da, db = _arrays(backend, a, np.zeros(6))
+        f(da, db, 5)
+        np.testing.assert_array_equal(_host(db), want)
+    da, db = _arrays(backend, a[:5], np.zeros(5))
+    with pytest.raises(KernelIndexError, match="index 5 is out of range"):
+        f(da, db, 5)
+
+
+def test_what_cannot_be_decided_runs_as_before_and_explain_says_so(backend):
+    a, b = np.arange(6.0), np.arange(6.0)
+    want = b.copy()
+    data_guard(a, want, 6)                      # no b[i] > 5: a[6] is never read
+    da, db = _arrays(backend, a, b)
+    parallelize(data_guard)(da, db, 6)
+    np.testing.assert_array_equal(_host(db), want)
+    text = parallelize(data_guard).explain(*_arrays(backend, np.arange(6.0), np.arange(6.0)),
+                                           6)
+    assert "indices not checked before the launch" in text
+    assert "a[i + 1] (line 45): indices 1 to 6 on axis 0 (length 6) under a condition" in text
+    text = parallelize(gather).explain(*_arrays(backend, np.arange(6.0), np.zeros(6)),
+                                      np.arange(6), 6)
+    assert "a[idx[i]] (line 50): a subscript that is not affine" in text
+
+
+def _findings(func, shapes, **ints):
+    import ast
+    import inspect
+    import textwrap
+    nest = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0].body[0]
+    _, accesses = collect(nest, ints, lambda name: name in shapes)
+    return check(accesses, shapes)[0]
+
+
+def strided(a, b, lo, hi, step, k):
+    for i in range(lo, hi, step):
+        b[0] = a[2 * i + k]
+
+
+@pytest.mark.parametrize("lo,hi,step,k", [(0, 5, 1, 0), (0, 5, 1, 1), (0, 5, 2, 1),
+                                          (4, -1, -1, 1), (4, -1, -1, 2), (1, 4, 1, -2),
+                                          (1, 4, 1, -3), (3, 3, 1, 50), (5, 0, 2, 9),
+                                          (4, 0, -3, -8), (4, 0, -3, -9)])
+def test_a_finding_exactly_when_plain_python_leaves_the_array(lo, hi, step, k):
+    """The box bound is exact: an error exactly when some iteration's index
+    is negative or past the end (length 10)."""
+    indices = [2 * i + k for i in range(lo, hi, step)]
+    outside = any(x < 0 or x >= 10 for x in indices)
+    found = _findings(strided, {"a": (10,), "b": (1,)}, lo=lo, hi=hi, step=step, k=k)
+    assert bool(found) == outside
+    if found:
+        assert (found[0].low, found[0].high) == (min(indices), max(indices))
