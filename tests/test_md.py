@@ -22,6 +22,7 @@ if ROOT not in sys.path:
 from examples.md import cli  # noqa: E402
 from examples.md.arguments import Kept  # noqa: E402
 from pcompute import wrap  # noqa: E402
+from examples.md.neighbours import all_pairs_2d  # noqa: E402
 from examples.md.simulation import NNPS, Simulation  # noqa: E402
 
 # 2-D default set-up, double, dt 0.02, N = 1000: E(0) and E(25 steps) as the C
@@ -264,13 +265,56 @@ def test_fill_pass_writes_no_more_than_counted(backend, nnps, geometry):
     total = sum(len(a) for a in lists)      # room for every pair: an unguarded fill fits
     nbrs = wrap(np.full(total, -1, np.int32), backend=sim.backend)
     strategy = sim.strategy
-    strategy._pairs(*strategy.pair_args(), wrap(room, backend=sim.backend),
-                    wrap(offsets, backend=sim.backend), nbrs, np.int32(1))
+    counts = wrap(room.copy(), backend=sim.backend)
+    status = wrap(np.zeros(1, np.int32), backend=sim.backend)
+    strategy._pairs(*strategy.pair_args(), counts, wrap(offsets, backend=sim.backend),
+                    nbrs, status, np.int32(1))
     got = nbrs.get()
     assert (got[offsets[-1]:] == -1).all(), "stores past the counted slots"
+    # every particle with neighbours found more than its room, and said so
+    found = np.array([len(a) for a in lists])
+    assert status.get()[0] == np.count_nonzero(found != room)
+    np.testing.assert_array_equal(counts.get(), found)
     for i, want in enumerate(lists):
         mine = got[offsets[i]:offsets[i + 1]]
         assert len(set(mine)) == room[i] and set(mine) <= set(want), i
+
+
+def miscounting_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, status, fill):
+    """The simple 2-D pair kernel, whose count pass uses a reach 20 % longer
+    for even i and 20 % shorter for odd i: count and fill passes that
+    disagree (as two passes rounding a distance at the reach differently)."""
+    reach2 = rl2
+    if fill == 0:
+        if i % 2 == 0:
+            reach2 = 1.44 * rl2
+        else:
+            reach2 = 0.64 * rl2
+    all_pairs_2d(i, x, y, n_all, reach2, counts, offsets, nbrs, status, fill)
+
+
+def test_a_fill_pass_that_miscounts_is_filled_again(backend, caplog):
+    """A fill pass finding more pairs than counted for a particle (stores
+    beyond its room lost) or fewer (a stale index left in its last slot):
+    the build reads the fill pass's report, fills again from its counts and
+    gets the true lists; counted, logged, an error when strict."""
+    from pcompute import Elementwise
+    want = make("2d", "simple", skin=0.3, dtype=backend.dtype).neighbour_lists()
+    sim = make("2d", "simple", skin=0.3, dtype=backend.dtype)
+    strategy, nlist = sim.strategy, sim.strategy.list
+    strategy._pairs = Elementwise(miscounting_pairs_2d, backend=sim.backend)
+    before = nlist.refills
+    with caplog.at_level("WARNING", logger="examples.md.neighbours"):
+        strategy.rebuild()
+    assert nlist.refills == before + 1
+    assert "filled again" in caplog.text and "%d particle(s)" % sim.n in caplog.text
+    assert nlist.total == sum(len(a) for a in want)
+    for i, (got, w) in enumerate(zip(sim.neighbour_lists(), want)):
+        np.testing.assert_array_equal(got, w, err_msg="neighbours of particle %d" % i)
+    assert nlist.status.get()[0] == 0
+    nlist.strict = True
+    with pytest.raises(RuntimeError, match="another number of neighbours"):
+        strategy.rebuild()
 
 
 @pytest.mark.parametrize("nnps,geometry,skin,fused", [
