@@ -44,9 +44,12 @@ def test_arrays_written_by_a_helper_come_back(backend):
 def test_read_only_arguments_are_not_copied_back(backend, monkeypatch):
     pulls = []
     cls = type(get_backend(backend.name))
-    copy_back = cls.copy_to_host
+    copy_back, copy_box = cls.copy_to_host, cls.copy_box_to_host
     monkeypatch.setattr(cls, "copy_to_host",
                         lambda self, dev, host: pulls.append(1) or copy_back(self, dev, host))
+    # v is written in v[1:-1] only: that box comes back
+    monkeypatch.setattr(cls, "copy_box_to_host", lambda self, dev, host, box:
+                        pulls.append(box) or copy_box(self, dev, host, box))
     u = np.arange(8, dtype=backend.dtype)
     v = np.zeros(8, backend.dtype)
     parallelize(stencil)(u, v, 8)
@@ -56,7 +59,7 @@ def test_read_only_arguments_are_not_copied_back(backend, monkeypatch):
     np.testing.assert_array_equal(u, np.arange(8))
     # host backends pass NumPy arrays as they are; a device backend wraps
     # both and brings back v only
-    assert len(pulls) == (0 if get_backend(backend.name).on_host else 1)
+    assert pulls == ([] if get_backend(backend.name).on_host else [((1, 7),)])
 
 
 def counted(h, keys, n):
@@ -161,10 +164,11 @@ def _uploads(backend, monkeypatch):
 
 
 def test_arrays_written_whole_are_not_copied_to_the_device(backend, monkeypatch):
-    """An array a nest writes at every element, and that nothing else between
-    two plain Python statements uses, is not copied to the device (its values
-    before the call are never seen); an array written in part, under an if,
-    or also read, is, and keeps its other values.  Every backend against
+    """An array a nest writes at every element (or at every element of a box,
+    nowhere else), and that nothing else between two plain Python statements
+    uses, is not copied to the device (its values before the call are never
+    seen; only the box comes back); an array written under an if, or also
+    read, is, and keeps its other values.  Every backend against
     plain Python; a device backend copies none of the arrays written whole."""
     ids = _uploads(backend, monkeypatch)
     rng = np.random.default_rng(8)
@@ -179,8 +183,10 @@ def test_arrays_written_whole_are_not_copied_to_the_device(backend, monkeypatch)
         for got, ref in zip(args[1:4], want[1:4]):
             np.testing.assert_allclose(got, ref, rtol=backend.rtol)
         device = not get_backend(backend.name).on_host
-        assert id(args[1]) not in ids
-        assert (id(args[2]) in ids and id(args[3]) in ids) == device
+        # out is written whole, edge whole in rows 1 .. n-2 (only they come
+        # back: its rows 0 and n-1 keep -1.0); flagged under an if is copied
+        assert id(args[1]) not in ids and id(args[2]) not in ids
+        assert (id(args[3]) in ids) == device
     g = parallelize(write_then_read)
     a = np.arange(6, dtype=backend.dtype)
     out, total = np.full(6, np.nan, backend.dtype), np.zeros(1, backend.dtype)
@@ -283,3 +289,53 @@ def test_a_dtype_stored_otherwise_is_allocated_once(backend, monkeypatch):
         f(u, v, 9)
         assert len(made) == 2
         np.testing.assert_allclose(v[1:-1], 0.5 * (u[:-2] + u[2:]), rtol=1e-6)
+
+
+def interiors(a, line, grid, cube, n):
+    for i in range(1, n - 1):
+        line[i] = a[i] * 2.0
+    for i in range(1, n - 1):
+        for j in range(2, n):
+            grid[i, j] = a[i] + a[j]
+    for i in range(n - 2):
+        for j in range(1, 3):
+            for k in range(n - 1):
+                cube[i, j, k] = a[i] - a[j] * a[k]
+
+
+def test_arrays_written_in_a_box_come_back_in_that_box_only(backend, monkeypatch):
+    """1-D, 2-D and 3-D interiors (jacobi's ``range(1, n - 1)``): not copied
+    to the device, their other elements keep the caller's values (the device
+    arrays hold anything there: the first call's are new, the second's the
+    pool's); every backend against plain Python."""
+    ids = _uploads(backend, monkeypatch)
+    rng = np.random.default_rng(9)
+    f = parallelize(interiors)
+    for _ in range(2):
+        n = 6
+        args = [rng.random(n).astype(backend.dtype), np.full(n, -1.0, backend.dtype),
+                np.full((n, n + 1), -2.0, backend.dtype),
+                np.full((n, 4, n), -3.0, backend.dtype), n]
+        want = copy.deepcopy(args)
+        interiors(*want)
+        del ids[:]
+        f(*args)
+        for got, ref in zip(args[1:4], want[1:4]):
+            np.testing.assert_allclose(got, ref, rtol=backend.rtol)
+        assert not {id(a) for a in args[1:4]} & set(ids)
+
+
+@pytest.mark.parametrize("shape,box", [((7,), ((2, 5),)), ((5, 6), ((1, 4), (2, 6))),
+                                       ((4, 5, 6), ((1, 3), (0, 5), (2, 4))),
+                                       ((3, 2, 2, 2), ((1, 2), (0, 1), (0, 2), (1, 2))),
+                                       ((4, 5), ((2, 2), (0, 5)))])
+def test_copy_box_to_host_copies_the_box_only(backend, shape, box):
+    be = get_backend(backend.name)
+    src = np.arange(np.prod(shape)).reshape(shape).astype(backend.dtype)
+    dev = be.to_device(src)
+    host = np.full(shape, -1.0, backend.dtype)
+    be.copy_box_to_host(dev, host, box)
+    want = np.full(shape, -1.0, backend.dtype)
+    index = tuple(slice(lo, hi) for lo, hi in box)
+    want[index] = src[index]
+    np.testing.assert_array_equal(host, want)

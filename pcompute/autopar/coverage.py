@@ -1,6 +1,7 @@
-"""Arrays a loop nest only writes, and writes whole: their values before the
-call are never seen, so a device backend need not copy them to the device
-(:class:`~.residency.Residency` gives them a device array without filling it).
+"""Arrays a loop nest only writes, and writes whole (or a whole box of):
+their values before the call are never seen, so a device backend need not
+copy them to the device (:class:`~.residency.Residency` gives them a device
+array without filling it, and copies back only the box written).
 
 An array qualifies in a nest of a call (:func:`fresh_outputs`) when
 
@@ -15,11 +16,13 @@ An array qualifies in a nest of a call (:func:`fresh_outputs`) when
 - at this call every loop of the chain has step 1, a known trip count and a
   start that is a number, no ``break`` or ``continue`` of its own, its
   variable is not assigned in the body, and the subscripts are distinct
-  loop variables whose ranges are exactly ``0 .. shape[d] - 1``;
+  loop variables whose ranges lie within ``0 .. shape[d] - 1`` (the box
+  written: the whole array when they are exactly that; jacobi's interior
+  ``range(1, n - 1)`` otherwise);
 - no other name the segment uses holds the same array (or memory of it).
 
 Then the nest, run as plain Python would run it, writes every element of the
-array; a parallel run writes the same elements.
+box; a parallel run writes the same elements, and no other.
 """
 import ast
 
@@ -105,14 +108,28 @@ def covers(loop, name, shape):
     at this call) writes every element of the array ``name`` of ``shape``
     through one unconditional ``name[v0, ...] = ...`` (see the module
     docstring)."""
+    return covered_box(loop, name, shape) == full_box(shape)
+
+
+def full_box(shape):
+    """The box of every element of an array of ``shape``."""
+    return tuple((0, extent) for extent in shape)
+
+
+def covered_box(loop, name, shape):
+    """``((start, stop), ...)`` per axis: the box of the array ``name`` of
+    ``shape`` that the nest at ``loop`` (evaluated at this call) writes at
+    every element, and outside which it writes none, through one
+    unconditional ``name[v0, ...] = ...`` (see the module docstring); None
+    when there is no such statement."""
     chain = _chain(loop)
     ranges = _ranges(chain)
     if ranges is None:
-        return False
+        return None
     body = chain[-1].node.body
     if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in ranges
            for stmt in body for n in ast.walk(stmt)):
-        return False                    # a loop variable changed in the body
+        return None                     # a loop variable changed in the body
     for k, stmt in enumerate(body):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
             continue
@@ -124,26 +141,32 @@ def covers(loop, name, shape):
         subs = index.elts if isinstance(index, ast.Tuple) else [index]
         if len(subs) != len(shape) or not all(
                 isinstance(s, ast.Name) and s.id in ranges for s in subs):
-            return False
-        if len({s.id for s in subs}) != len(subs):
-            return False
-        if any(ranges[s.id] != (0, extent) for s, extent in zip(subs, shape)):
-            return False
-        return not any(_leaves(s) for s in body[:k])
-    return False
+            return None
+        indexed = {s.id for s in subs}
+        if len(indexed) != len(subs):
+            return None
+        if any(count < 1 for var, (_, count) in ranges.items() if var not in indexed):
+            return None                 # a loop around the store that never runs
+        box = tuple((ranges[s.id][0], ranges[s.id][0] + ranges[s.id][1]) for s in subs)
+        if any(not 0 <= lo <= hi <= extent for (lo, hi), extent in zip(box, shape)):
+            return None
+        return None if any(_leaves(s) for s in body[:k]) else box
+    return None
 
 
 def fresh_outputs(step, loop, scope, segment_names):
-    """The names of the arrays that the nest ``step`` (its loop ``loop``
-    evaluated at this call) writes whole and that nothing else of its
-    segment uses (``segment_names``: every name of the segment's nests)."""
+    """``[(name, box), ...]``: the arrays that the nest ``step`` (its loop
+    ``loop`` evaluated at this call) writes whole in ``box`` (and nowhere
+    else) and that nothing else of its segment uses (``segment_names``:
+    every name of the segment's nests)."""
     out = []
     for name in step.sole_stores:
         value = scope.get(name)
-        if not is_array(value) or not covers(loop, name, getattr(value, "shape", ())):
+        box = covered_box(loop, name, getattr(value, "shape", ())) if is_array(value) else None
+        if box is None:
             continue
         if any(other != name and is_array(scope.get(other))
                and same_memory(scope[other], value) for other in segment_names):
             continue
-        out.append(name)
+        out.append((name, box))
     return out

@@ -220,7 +220,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         notes = self._index_notes(step, report, scope)     # raises before any launch
         self.last_plans.append(plan)
         if step.sole_stores:
-            residency.fresh(scope[name] for name in fresh_outputs(
+            residency.fresh((scope[name], box) for name, box in fresh_outputs(
                 step, report.root, scope, step.segment_names))
         if record is not None:
             record.append((step, report, plan, notes))

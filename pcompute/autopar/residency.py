@@ -135,7 +135,8 @@ class Residency:
         self._pending = False       # copies to the device queued without waiting
         self._direct = {}           # ids of the arrays copied into pooled device arrays
         #                             (a dict: the order of first use)
-        self._fresh = set()         # ids of arrays a nest writes whole and nothing reads
+        self._fresh = {}            # id -> box of arrays a nest writes whole (in the
+        #                             box) and nothing reads (coverage.py)
 
     def launch_value(self, value):
         """What a kernel launch takes for the array ``value``: on a host
@@ -182,16 +183,18 @@ class Residency:
             self._pending = True
         return arr
 
-    def fresh(self, values):
-        """Note that a nest writes every element of the NumPy arrays among
-        ``values`` and that nothing of its segment reads them before
-        (:mod:`.coverage`): their device arrays need not be filled."""
-        self._fresh.update(id(v) for v in values if type(v) is np.ndarray)
+    def fresh(self, pairs):
+        """Note that a nest writes every element of ``box`` (``((start,
+        stop), ...)`` per axis) and no other of the NumPy arrays among the
+        ``(value, box)`` ``pairs``, and that nothing of its segment reads them
+        before (:mod:`.coverage`): their device arrays need not be filled,
+        and only the box comes back."""
+        self._fresh.update((id(v), box) for v, box in pairs if type(v) is np.ndarray)
 
     def drop_fresh(self):
         """After a failed call: the arrays given unfilled device arrays are
         not copied back (they keep their values from before the call)."""
-        self._written.difference_update(self._fresh & set(self._direct))
+        self._written.difference_update(set(self._fresh) & set(self._direct))
 
     def wrote(self, values):
         """Note that a nest may have written the arrays among ``values``."""
@@ -205,7 +208,12 @@ class Residency:
             if key not in self._written:
                 continue
             if key in self._direct:
-                self._backend.copy_to_host(arr.dev, host)      # waits
+                box = self._fresh.get(key)
+                if box is None or all(lo == 0 and hi == extent
+                                      for (lo, hi), extent in zip(box, host.shape)):
+                    self._backend.copy_to_host(arr.dev, host)      # waits
+                else:       # unfilled outside the box: only the box comes back
+                    self._backend.copy_box_to_host(arr.dev, host, box)
                 continue
             data = arr.pull().data
             if data is not host and not np.shares_memory(data, host):

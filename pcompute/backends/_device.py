@@ -46,6 +46,11 @@ class DeviceArrays:
     def copy_to_host(self, dev, host):
         dev.get(ary=host)
 
+    def copy_box_to_host(self, dev, host, box):
+        # the whole array comes over, the box is kept (opencl copies the box)
+        index = tuple(slice(lo, hi) for lo, hi in box)
+        host[index] = dev.get()[index]
+
     def copy_to_device(self, host, dev, wait=True):
         # always waits (allowed by Backend.copy_to_device): the opencl backend
         # queues copies asked not to wait; pycuda's would need page-locked memory

@@ -81,6 +81,16 @@ class Backend:
         if host is not dev:
             host[...] = dev
 
+    def copy_box_to_host(self, dev, host, box):
+        """Copy the elements of the device array ``dev`` in ``box``
+        (``((start, stop), ...)`` per axis) into the same elements of the
+        C-contiguous NumPy array ``host`` of ``dev``'s shape; the other
+        elements of ``host`` keep their values (``dev`` may hold anything
+        there).  Waits for the copy."""
+        if host is not dev:
+            index = tuple(slice(lo, hi) for lo, hi in box)
+            host[index] = dev[index]
+
     def copy_to_device(self, host, dev, wait=True):
         """Copy the host array ``host`` into the device array ``dev``.  With
         ``wait=False`` a device backend may return before the copy is done

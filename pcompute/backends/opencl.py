@@ -125,6 +125,31 @@ class OpenCLBackend(DeviceArrays, Backend):
         # on the kernels' queue: a copy that does not wait is ordered before them
         dev.set(np.ascontiguousarray(host), queue=self.queue, async_=not wait)
 
+    def copy_box_to_host(self, dev, host, box):
+        """Only the box comes over: one copy of a range (1-D) or a
+        rectangular copy (``clEnqueueReadBufferRect``, 2-D and 3-D) of the
+        buffer into the same elements of ``host``; other ranks (and a view at
+        an offset) the whole array (:class:`~._device.DeviceArrays`)."""
+        if any(lo >= hi for lo, hi in box):
+            return                          # an empty box: nothing was written
+        cl, size = _cl(), host.itemsize
+        if len(box) == 1:
+            (lo, hi), = box
+            cl.enqueue_copy(self.queue, host[lo:hi], dev.base_data,
+                            src_offset=dev.offset + lo * size, is_blocking=True)
+            return
+        if len(box) > 3 or dev.offset:
+            return DeviceArrays.copy_box_to_host(self, dev, host, box)
+        shape = host.shape[::-1]            # x (the last axis, in bytes), y, z
+        starts = [lo for lo, _ in box][::-1]
+        counts = [hi - lo for lo, hi in box][::-1]
+        origin = (starts[0] * size,) + tuple(starts[1:])
+        pitches = (shape[0] * size,) + ((shape[0] * shape[1] * size,) if len(box) == 3 else ())
+        cl.enqueue_copy(self.queue, host, dev.base_data, buffer_origin=origin,
+                        host_origin=origin,
+                        region=(counts[0] * size,) + tuple(counts[1:]),
+                        buffer_pitches=pitches, host_pitches=pitches, is_blocking=True)
+
     def is_device_array(self, obj):
         return isinstance(obj, self._cl_array().Array)
 
