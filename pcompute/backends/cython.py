@@ -6,7 +6,6 @@ import numpy as np
 
 from ..build import toolchain
 from ..build.cython_builder import build_cython
-from ..build.cython_group import build_group
 from ..config import DEFAULT_SCHEDULE
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names, stride_name
@@ -18,10 +17,8 @@ from .base import Backend, is_serial
 from .reduce_ops import reduce_operator  # noqa: F401 (also imported from here)
 from .cython_launch import (SERIAL_BELOW, array_address, extern_link_args,  # noqa: F401
                             launch_converter, openmp_threads, pointer_launcher, serial_below)
-from . import index_text, scan_cython, sort_cython
+from . import index_text
 from .cython_fast import binder, fast_arguments, fast_source
-from .reduction_lanes import comma_tail, lane_statements
-from .reduction_parts import reduction_programs, reduction_text, tuple_fields
 
 log = logging.getLogger("pcompute.backends.cython")
 
@@ -255,6 +252,7 @@ class CythonBackend(Backend):
             cflags, ldflags = module_flags(generated)
             modules.append((generated.source, program.entry.name,
                             generated.option("openmp"), cflags, ldflags))
+        from ..build.cython_group import build_group
         return build_group(modules, strict=config.strict_groups)
 
     def build_elementwise(self, program, func, config):
@@ -267,6 +265,8 @@ class CythonBackend(Backend):
     def generate_reduction(self, spec, config):
         """The :class:`~pcompute.records.GeneratedKernel` of a Reduction
         module; compiles nothing."""
+        from .reduction_lanes import comma_tail, lane_statements
+        from .reduction_parts import reduction_programs, reduction_text, tuple_fields
         parts = spec.parts
         runtime, functions, printer = print_programs(reduction_programs(spec), "cython")
         params, unpack, _ = self.entry_parts(spec.map_program, printer)
@@ -350,11 +350,14 @@ class CythonBackend(Backend):
 
     # -- scan and sort: this backend's modules ---------------------------------------
     def generate_scan(self, spec, config):
+        from . import scan_cython
         return scan_cython.generate_scan(self, spec, config)
 
     def build_scan(self, spec, config):
+        from . import scan_cython
         return scan_cython.build_scan(self, spec, config)
 
     def sort_by_keys(self, keys, values, key_bits, config, permutation=True):
+        from . import sort_cython
         return sort_cython.sort_by_keys(self, keys, values, key_bits, config,
                                         permutation=permutation)

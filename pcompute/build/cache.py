@@ -375,6 +375,40 @@ class Cache:
             shutil.copyfile(built, target)
         return target
 
+    def read_text(self, kind, key, suffix=".txt"):
+        """The text :meth:`write_text` stored under ``key``, or None (none
+        stored, or a damaged entry: a miss)."""
+        path = self.path_for(kind, key, suffix)
+        try:
+            with open(str(path) + _META) as f:
+                meta = json.load(f)
+            data = path.read_bytes()
+            if meta["key"] != key or meta["size"] != len(data) or \
+                    hashlib.sha256(data).hexdigest() != meta["sha256"]:
+                return None
+            return data.decode("utf-8")
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def write_text(self, kind, key, text, suffix=".txt"):
+        """Store ``text`` under ``key`` as an entry like any other (atomic
+        writes, checksummed), for a text that can be made again: when it
+        cannot be written, nothing is kept (said at debug level; the
+        artefacts that cannot be made again warn) and False is returned."""
+        final = self.path_for(kind, key, suffix)
+        data = text.encode("utf-8")
+        meta = {"key": key, "kind": kind, "file": final.name, "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(), "created": time.time(),
+                "version": self.version}
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(final, data)
+            _write_atomic(Path(str(final) + _META), json.dumps(meta).encode())
+        except OSError as exc:
+            log.debug("not cached: %s (%s)", final, exc)
+            return False
+        return True
+
     def save_source(self, kind, key, name, text):
         """Write ``text`` beside the artefact as ``<key>.<name>``; its path."""
         path = self.dir / kind / key[:2] / ("%s.%s" % (key, name))

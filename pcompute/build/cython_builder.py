@@ -27,7 +27,6 @@ source header may override it): it halves the C compile time of a small
 module by leaving out the CyFunction machinery.
 """
 
-import concurrent.futures
 import functools
 import importlib.util
 import json
@@ -77,15 +76,26 @@ def ext_suffix():
 
 @functools.lru_cache(maxsize=None)
 def cython_version():
-    """The installed Cython version (without importing the compiler); read
-    once per process (reading package metadata costs about a millisecond, and
-    every build_cython call, cached or not, needs it for the key)."""
+    """The version of the Cython that ``import Cython`` finds, read once per
+    process (every build_cython call, cached or not, needs it for the key)
+    from the line of ``Cython/Shadow.py`` that sets ``Cython.__version__``,
+    without importing Cython or ``importlib.metadata`` (each costs more than
+    the rest of loading a kernel from the cache); else imported."""
     try:
-        from importlib.metadata import version
-        return version("Cython")
-    except Exception:
-        import Cython
-        return Cython.__version__
+        spec = importlib.util.find_spec("Cython")
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            with open(os.path.join(folder, "Shadow.py"), encoding="utf-8") as f:
+                for line in f:
+                    found = _VERSION_LINE.match(line)
+                    if found:
+                        return found.group(1)
+    except (OSError, ValueError, ImportError):
+        pass
+    import Cython
+    return Cython.__version__
+
+
+_VERSION_LINE = re.compile(r"""__version__\s*=\s*["']([^"']+)["']\s*$""")
 
 
 @functools.lru_cache(maxsize=None)
@@ -264,6 +274,7 @@ def build_many(items):
     if len(items) <= 1:
         return [build_cython(*item) for item in items]
     workers = min(len(items), os.cpu_count() or 2)
+    import concurrent.futures       # (a few ms: only when building several)
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         futures = [pool.submit(build_cython, *item) for item in items]
         concurrent.futures.wait(futures)
