@@ -5,6 +5,16 @@ On a CPU device each work-item sorts a long run with 8-bit digits (few,
 wide groups: like the cython sort); on other devices the tiled layout of the
 cuda backend (``GPU_LAYOUT``: groups of 256 work-items each own a tile of
 2048 keys, 4-bit digits, the digit counts scanned by the tiled scan).
+
+The CPU layout needs no gap between groups' digit counts (unlike the
+cython sort's blocks, d9fa7dc): a group counts in local memory, and PoCL's
+pthread device gives each worker thread a local memory block of its own; the
+global counts (digit-major, groups adjacent) are written once per group and
+pass, 2**8 stores against ~n / groups keys counted.  10^7 int32 keys below
+2**20 with values, 8 groups, process CPU per sort 1 vs 2 PoCL threads
+(POCL_MAX_PTHREAD_COUNT), processes alternated x3: 0.98-1.04 (AMD EPYC,
+load 4-5.5), where eight work-groups adding to adjacent global counters take
+1.26-1.46x the CPU of counters 64 bytes apart at 2 threads.
 """
 import numpy as np
 
