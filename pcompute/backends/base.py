@@ -171,6 +171,15 @@ class Backend:
         default builds nothing ahead: each kernel is built at its first call."""
         return 0
 
+    def prebuild(self, generated, config):
+        """Build ahead the generated kernels ``generated``
+        (:class:`~pcompute.records.GeneratedKernel` records of any kind:
+        Elementwise, Reduction, Scan, as the primitives' ``generated_for``
+        give them) that a caller will ask for soon, together where the
+        backend can; their later builds then find them.  Returns the number
+        of modules made.  This default builds nothing ahead."""
+        return 0
+
     def generate_reduction(self, spec, config):
         """The generated Reduction described by ``spec`` (a ReductionSpec)."""
         raise self._missing("Reduction")

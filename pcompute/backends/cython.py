@@ -246,12 +246,19 @@ class CythonBackend(Backend):
         """Build the Elementwise kernels of ``items`` (``(program, func)``
         pairs) as group modules (:mod:`pcompute.build.cython_group`): one
         module per set of build flags instead of one per kernel."""
+        return self.prebuild([self.generate_elementwise(program, func, config)
+                              for program, func in items], config)
+
+    def prebuild(self, generated, config):
+        """Build the generated kernels ``generated`` (Elementwise,
+        Reduction, Scan records) as group modules
+        (:mod:`pcompute.build.cython_group`): one module per set of build
+        flags instead of one per kernel.  Each is built later with the same
+        source and flags (``module_flags``), so its build finds its group."""
         modules = []
-        for program, func in items:
-            generated = self.generate_elementwise(program, func, config)
-            cflags, ldflags = module_flags(generated)
-            modules.append((generated.source, program.entry.name,
-                            generated.option("openmp"), cflags, ldflags))
+        for g in generated:
+            cflags, ldflags = module_flags(g)
+            modules.append((g.source, g.name, g.option("openmp"), cflags, ldflags))
         from ..build.cython_group import build_group
         return build_group(modules, strict=config.strict_groups)
 

@@ -8,6 +8,7 @@ from ..array import Array, wrap
 from ..backends.registry import get_backend
 from ..config import get_config
 from ..errors import KernelTypeError
+from . import dry
 from .plan import Plan, Tape, is_number, value_of
 from .replay import Stale
 from .program import Program
@@ -49,6 +50,7 @@ class DataParallelFunction:
         self.plan_stats = {"planned": 0, "replayed": 0, "walked": 0}
         self.last_phases = []
         self._last = ([], None)
+        self._prebuilt = set()          # signatures whose phases were built ahead
 
     @property
     def closure(self):
@@ -94,7 +96,25 @@ class DataParallelFunction:
             return out
         return self._walk(key, list(converted), flat, "%s()" % self.py.__qualname__)
 
+    def _prebuild(self, key, args, where):
+        """Before the first walk of signature ``key``, build its phases'
+        kernels together where the backend can (a dry walk: :mod:`.dry`)."""
+        config = get_config()
+        backend = get_backend(config.backend)
+        if not backend.builds_together or key is None or key in self._prebuilt:
+            return
+        if len(self._prebuilt) >= MAX_QUICK:
+            self._prebuilt.clear()
+        self._prebuilt.add(key)
+
+        def walk(tape):
+            values = [_bind(a, tape) for a in args]
+            prog = Program(self.closure, tape)
+            _finish(prog, prog.call(self.closure, values), where)
+        dry.prebuild(walk, backend, config, where)
+
     def _walk(self, key, args, flat, where):
+        self._prebuild(key, args, where)
         tape = Tape()
         values = [_bind(a, tape) for a in args]
         prog = Program(self.closure, tape)

@@ -81,9 +81,14 @@ class Primitive:
         """The :class:`~pcompute.records.BuiltKernel` for call arguments ``args``."""
         raise NotImplementedError
 
+    @staticmethod
+    def _memo_key(args, backend, config):
+        """The key of the kernel built for ``args`` on ``backend`` in ``_memo``."""
+        return (backend, backend.device_key(), config.codegen_key(), signature(args))
+
     def _kernel(self, args, backend, config):
         """The built kernel for ``args`` on ``backend`` (memoised)."""
-        key = (backend, backend.device_key(), config.codegen_key(), signature(args))
+        key = self._memo_key(args, backend, config)
         built = self._memo.get(key)
         if built is None:
             backend.require()

@@ -195,6 +195,14 @@ class Elementwise(Primitive):
             return None
         return self._program(types, backend, config, dims), self.func
 
+    def generated_for(self, backend, config, args):
+        """The :class:`~pcompute.records.GeneratedKernel` a 1-D call with
+        ``args`` builds on ``backend`` under ``config``, or None when it is
+        built already (for :meth:`~pcompute.backends.base.Backend.prebuild`).
+        Runs no checks and builds nothing."""
+        item = self.program_for(backend, config, args)
+        return None if item is None else backend.generate_elementwise(*item, config)
+
     def __call__(self, *args, shape=None):
         fast = self._fast
         if fast is not None and shape is None:

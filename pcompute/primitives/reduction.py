@@ -205,6 +205,19 @@ class Reduction(Primitive):
         config = get_config()
         return be.generate_reduction(self._spec(args, be, config), config).source
 
+    def generated_for(self, backend, config, args):
+        """The :class:`~pcompute.records.GeneratedKernel` a 1-D call with
+        ``args`` builds on ``backend`` under ``config``, or None when it is
+        built already or the call is not a 1-D one (for
+        :meth:`~pcompute.backends.base.Backend.prebuild`).  Runs no checks
+        and builds nothing."""
+        if len(self._params) - len(args) != 1 or (
+                self.map_func is None and len(args) == 1 and _rank(args[0]) in (2, 3)):
+            return None
+        if self._memo_key(args, backend, config) in self._memo:
+            return None
+        return backend.generate_reduction(self._spec(args, backend, config), config)
+
     def _run(self, args, n=None, fast=False):
         """Reduce over ``n`` items (None: the first array's length); ``fast``:
         keep the compiled fast call for later calls like this one."""

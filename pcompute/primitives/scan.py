@@ -328,6 +328,16 @@ class Scan(Primitive):
         if not config.bounds_check:
             self._remember_fast(built, values, stamp, backend, config)
 
+    def generated_for(self, backend, config, args):
+        """The :class:`~pcompute.records.GeneratedKernel` a call with the
+        positional ``args`` builds on ``backend`` under ``config``, or None
+        when it is built already (for
+        :meth:`~pcompute.backends.base.Backend.prebuild`).  Builds nothing."""
+        values = self._bind(args, {})
+        if self._memo_key(values, backend, config) in self._memo:
+            return None
+        return backend.generate_scan(self._spec(values, backend, config), config)
+
     def generate(self, backend, *args, **kwargs):
         """The source the scan would compile on ``backend`` (a name) for these
         arguments (numpy arrays and numbers stand for the real ones), under
