@@ -74,6 +74,17 @@ def _leaves(node, in_loop=False):
     return any(_leaves(c, in_loop) for c in ast.iter_child_nodes(node))
 
 
+def _stored_names(node):
+    """The names stored anywhere in the body of the loop ``node`` (kept on
+    the node: the source does not change between calls)."""
+    names = getattr(node, "pc_stored_names", None)
+    if names is None:
+        names = node.pc_stored_names = frozenset(
+            n.id for stmt in node.body for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return names
+
+
 def _chain(loop):
     """The perfectly nested loops from ``loop`` inwards."""
     chain = [loop]
@@ -127,8 +138,7 @@ def covered_box(loop, name, shape):
     if ranges is None:
         return None
     body = chain[-1].node.body
-    if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in ranges
-           for stmt in body for n in ast.walk(stmt)):
+    if not _stored_names(chain[-1].node).isdisjoint(ranges):
         return None                     # a loop variable changed in the body
     for k, stmt in enumerate(body):
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):

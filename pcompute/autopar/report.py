@@ -32,13 +32,15 @@ class ReportMixin:
         shapes): raise the located :class:`~pcompute.errors.KernelIndexError`
         of an index plain Python would take out of range, before anything
         runs; return the notes of what could not be checked (explain())."""
-        shapes = tuple(sorted((name, tuple(scope[name].shape))
-                              for name in {a.array for a in report.accesses}))
+        names = report.__dict__.get("array_names")
+        if names is None:           # the report's arrays, sorted, once
+            names = report.array_names = tuple(sorted({a.array for a in report.accesses}))
+        shapes = tuple([tuple(scope[name].shape) for name in names])
         key = (id(report), shapes)
         cached = self._index_checks.get(key)
         if cached is not None and cached[0] is report:
             return cached[1]
-        findings, notes = bounds.check(report.accesses, dict(shapes))
+        findings, notes = bounds.check(report.accesses, dict(zip(names, shapes)))
         if findings:
             raise self._index_error(findings[0], step)
         self._index_checks[key] = (report, tuple(notes))
