@@ -152,6 +152,30 @@ def test_what_cannot_be_decided_runs_as_before_and_explain_says_so(backend):
     assert "a[idx[i]] (line 50): a subscript that is not affine" in text
 
 
+def _get_next(a, k):
+    return a[k + 1]
+
+
+def via_helper(a, b, n):
+    for i in range(n):
+        b[i] = _get_next(a, i)
+
+
+def test_an_array_handed_to_a_function_is_listed_as_not_checked():
+    """A helper's subscripts are not checked before the launch (on cython
+    ``via_helper`` at n = len(a) reads past the end where plain Python raises
+    IndexError): explain() says so instead of listing nothing."""
+    from pcompute import use_config
+    with use_config(backend="python"):
+        text = parallelize(via_helper).explain(np.arange(6.0), np.zeros(6), 5)
+        assert "indices not checked before the launch" in text
+        assert "a (line %d): handed whole to a call" % (
+            via_helper.__code__.co_firstlineno + 2) in text
+        assert text.count("handed whole to a call") == 1      # once per call site
+        text = parallelize(guarded_backward).explain(np.arange(6.0), np.zeros(6), 6)
+        assert "handed whole" not in text and "not checked" not in text
+
+
 def _findings(func, shapes, **ints):
     import ast
     import inspect

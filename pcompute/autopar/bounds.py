@@ -55,7 +55,16 @@ def check(accesses, shapes):
     notes = []
     for access in accesses:
         shape = shapes.get(access.array)
-        if shape is None or access.node.__class__.__name__ != "Subscript":
+        if shape is None:
+            continue
+        if access.node.__class__.__name__ == "Name":
+            if not access.write:        # (a call adds a read and a write of it)
+                notes.append("%s (line %d): handed whole to a call: the indices a called "
+                             "function takes of it are not checked against its shape "
+                             "(bounds_check checks them while the kernel runs)"
+                             % (access.array, access.node.lineno))
+            continue
+        if access.node.__class__.__name__ != "Subscript":
             continue
         where = "%s (line %d)" % (access.text or access.array, access.node.lineno)
         if access.subs is None:
