@@ -233,10 +233,26 @@ static void list_pass_2d(md_t *m, int fill)
          * faster here: with `if (fill)` gcc unswitched and vectorised the count
          * pass, slower on the short cell loops (one thread, N = 10^5: 0.88x). */
         const int32_t room = fill ? ncount[i] : 0;
-        if (simple) {
+        if (simple && !fill) {
+            /* i itself (distance 0) is counted with the others and taken off
+             * after the loop: no integer test in the vectorised count loop
+             * (one thread, N = 10^4: count pass 0.80x of the loop with `j != i`) */
             for (int32_t j = 0; j < n; j++) {
                 double dx = xi - x[j], dy = yi - y[j];
-                if (dx * dx + dy * dy < rl2 && j != i) { if (fill) out[cnt] = j; cnt++; }
+                cnt += dx * dx + dy * dy < rl2;
+            }
+            double sx = xi - x[i], sy = yi - y[i];
+            cnt -= sx * sx + sy * sy < rl2;
+        } else if (simple) {
+            /* no guard: stores every pair it finds (see benchmarks/README.md); a
+             * rejected pair `continue`s (as fast as the loop gcc unswitched from
+             * a shared count/fill loop; `if (d2 < rl2 && j != i) {store}`
+             * written out in its own loop ran 1.5x slower) */
+            for (int32_t j = 0; j < n; j++) {
+                double dx = xi - x[j], dy = yi - y[j];
+                if (dx * dx + dy * dy >= rl2 || j == i) continue;
+                out[cnt] = j;
+                cnt++;
             }
         } else {
             int cx = cell_of(xi, csz, nc), cy = cell_of(yi, csz, nc);

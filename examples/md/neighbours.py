@@ -33,11 +33,14 @@ or the reverse.  Two rules make that harmless:
   index in the particle's last slot: a duplicate neighbour, a wrong force.
 
 ``all_pairs_2d`` has a count loop of its own (no store in it: the C
-compiler vectorises it, 0.6x the time of the shared loop on one AMD EPYC
-core at N = 10^4); its fill loop rejects a candidate with ``continue`` (``if
-d2 >= rl2 or j == i``), a form gcc lays out with one taken branch per
-candidate (written ``if d2 < rl2 and j != i:`` it ran 1.5x slower).  Both
-loops test ``>=`` (a NaN distance counts as a neighbour in both).  The 3-D
+compiler vectorises it); particle i itself (distance 0) is counted there
+with the others and taken off after the loop, so the vectorised loop has no
+integer test (with ``j == i`` in it gcc widened the indices to compare them:
+0.61x against 0.39x the time of the shared loop, one AMD EPYC core, N =
+10^4).  Its fill loop rejects a candidate with ``continue`` (``if d2 >= rl2
+or j == i``; written ``if d2 < rl2 and j != i:`` gcc laid it out with a
+second taken branch per candidate, 1.5x slower).  Both loops test ``>=``
+(a NaN distance counts as a neighbour in both).  The 3-D
 kernels test ``periodic`` once per cell (or particle), not once per pair:
 two copies of the pair loop, as the C reference has one per geometry.
 """
@@ -65,9 +68,13 @@ def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, status, fill):
         for j in range(n_all):
             dx = xi - x[j]
             dy = yi - y[j]
-            if dx * dx + dy * dy >= rl2 or j == i:
+            if dx * dx + dy * dy >= rl2:
                 continue
             n += 1
+        dx = xi - x[i]       # i itself (distance 0) was counted: taken off here
+        dy = yi - y[i]
+        if not (dx * dx + dy * dy >= rl2):
+            n -= 1
         counts[i] = n
         return
     first = offsets[i]       # read once: the stores into nbrs may alias it
