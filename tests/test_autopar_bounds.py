@@ -50,6 +50,24 @@ def gather(a, b, idx, n):
         b[i] = a[idx[i]]
 
 
+def short_circuit(a, b, n):
+    for i in range(n):
+        if i < n - 1 and a[i + 1] > 0.0:
+            b[i] = 1.0
+
+
+def conditional_expression(a, b, n):
+    for i in range(n):
+        b[i] = a[i + 1] if i < n - 1 else 0.0
+
+
+def stops_early(a, b, n):
+    for i in range(n):
+        if a[i] < 0.0:
+            break
+        b[i] = a[i + 1]
+
+
 def _arrays(backend, *arrays):
     """The arrays as the backend's user passes them (NumPy on a host backend,
     device Arrays elsewhere, whose shape is the NumPy array's)."""
@@ -203,3 +221,24 @@ def test_a_finding_exactly_when_plain_python_leaves_the_array(lo, hi, step, k):
     assert bool(found) == outside
     if found:
         assert (found[0].low, found[0].high) == (min(indices), max(indices))
+
+
+@pytest.mark.parametrize("func", [short_circuit, conditional_expression, stops_early])
+def test_an_access_python_may_never_reach_is_not_refused(backend, func):
+    """a[n] is read only after an ``and``, in a conditional expression or
+    after a ``break`` the data takes: plain Python never reads it here, so
+    neither error nor a different result (and explain() says it is not
+    checked)."""
+    import warnings
+    a = np.array([1.0, 2.0, -1.0, 3.0, 4.0, 5.0])
+    if func is not stops_early:
+        a[2] = 0.0
+    want = np.zeros(6)
+    func(a, want, 6)
+    da, db = _arrays(backend, a, np.zeros(6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.errors.SequentialLoopWarning)
+        parallelize(func)(da, db, 6)
+        text = parallelize(func).explain(*_arrays(backend, a, np.zeros(6)), 6)
+    np.testing.assert_array_equal(_host(db), want)
+    assert "a[i + 1] (line" in text and "not checked before the launch" in text
