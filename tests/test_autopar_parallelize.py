@@ -378,6 +378,26 @@ def test_explain_leaves_device_arrays_alone(backend):
     np.testing.assert_array_equal(m.get(), np.arange(12).reshape(3, 4))
 
 
+def add_length(a, b, n):
+    for i in range(n):
+        b[i] = a[i] + len(a)
+
+
+def test_len_of_an_array_is_no_access_of_its_elements(backend):
+    """``len(a)`` in a nest reads a's length: no dependence (it was taken as
+    a read and a write of every element of ``a``: a sequential kernel)."""
+    a = np.arange(6, dtype=backend.dtype)
+    want = np.zeros(6, backend.dtype)
+    add_length(a, want, 6)
+    b = np.zeros(6, backend.dtype)
+    f = parallelize(add_length)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SequentialLoopWarning)
+        f(a, b, 6)
+    assert f.last_plans[0].kind == "launch"
+    np.testing.assert_array_equal(b, want)
+
+
 def test_explain_sees_views_as_the_call_does():
     """explain() runs on copies that share memory as the arguments do: views
     of one array are one array there too (a flow dependence: sequential),

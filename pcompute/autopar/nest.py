@@ -237,6 +237,9 @@ class _Collector(ast.NodeVisitor):
         self._add(name, node, write, None if subs is None else tuple(subs))
 
     def visit_Call(self, node):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and \
+                self.is_array(getattr(node.args[0], "id", None) if node.args else None):
+            return          # len(a) reads a's length, none of its elements
         for arg in list(node.args) + [k.value for k in node.keywords]:
             if isinstance(arg, ast.Name) and self.is_array(arg.id):
                 # an array handed to a function may be read and written anywhere
