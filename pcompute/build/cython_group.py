@@ -3,7 +3,8 @@
 :func:`build_group` takes the modules a caller will ask
 :func:`~pcompute.build.cython_builder.build_cython` for soon (the kernels of
 one :func:`pcompute.parallelize` function), merges those built with the
-same flags into one module text (:mod:`.cython_merge`) and compiles it
+same compile flags and the same link flags but libraries (the group links
+every member's libraries) into one module text (:mod:`.cython_merge`) and compiles it
 once: the C compiler's fixed cost per module (~0.28 CPU-s at -O0) is then
 paid once per group.  Each member's later ``build_cython`` call, with the
 same source and flags, finds its
@@ -53,7 +54,8 @@ def build_group(items, strict=None):
     if strict is None:
         strict = get_config().strict_groups
     store = cache.Cache()
-    pending = {}                # (cflags, ldflags, header) -> {key: source}
+    pending = {}                # (cflags, ldflags but libraries, header) ->
+                                # ({key: (source, name)}, libraries)
     for source, hint, openmp, cflags, ldflags in items:
         key, cf, lf = cython_builder.build_key(source, openmp, "", cflags, ldflags)
         with cython_builder._memo_lock:
@@ -64,12 +66,30 @@ def build_group(items, strict=None):
                 or store.lookup(cython_builder.INDEX_KIND, key, ".json") is not None:
             continue
         header = tuple(cython_merge.split(source)[0])
-        pending.setdefault((tuple(cf), tuple(lf), header), {})[key] = (source, name)
+        rest, libs = split_libraries(lf)
+        group = pending.setdefault((tuple(cf), tuple(rest), header), ({}, []))
+        group[0][key] = (source, name)
+        group[1].extend(lib for lib in libs if lib not in group[1])
     made = 0
-    for (cflags, ldflags, _), members in pending.items():
+    for (cflags, rest, _), (members, libs) in pending.items():
         if len(members) > 1:
-            made += _build_one(store, members, list(cflags), list(ldflags), strict)
+            made += _build_one(store, members, list(cflags), list(rest) + libs, strict)
     return made
+
+
+_LIBRARY = re.compile(r"-l[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
+
+
+def split_libraries(ldflags):
+    """``(other flags, libraries)`` of link flags: the ``-l<name>`` flags
+    apart, so that members which differ only in the libraries they link
+    (``-lm`` for a math function) share a group linked with all of them (a
+    library more on the link line changes nothing for a member that does
+    not use it)."""
+    rest, libs = [], []
+    for flag in ldflags:
+        (libs if _LIBRARY.match(flag) else rest).append(flag)
+    return rest, libs
 
 
 def group_key(member_keys):

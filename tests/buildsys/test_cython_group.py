@@ -203,6 +203,18 @@ def test_members_built_with_other_flags_or_built_before_are_not_grouped(group_ca
     assert made == 0 and cython_builder.build_cython(A, "a", False) is alone
 
 
+def test_members_linking_other_libraries_share_a_group_linked_with_all(group_cache):
+    compiled = cython_builder.stats["compiled"]
+    made = cython_group.build_group([(A, "a", False, (), ("-lm",)),
+                                     (B, "b", False, (), ())])
+    assert made == 1 and cython_builder.stats["compiled"] == compiled + 1
+    run(cython_builder.build_cython(A, "a", False, extra_link_args=("-lm",)), A)
+    run(cython_builder.build_cython(B, "b", False), B)
+    assert cython_builder.stats["compiled"] == compiled + 1
+    assert cython_group.split_libraries(["-L/x", "-lm", "-fopenmp", "-lgomp"]) == (
+        ["-L/x", "-fopenmp"], ["-lm", "-lgomp"])
+
+
 def test_group_key_is_made_of_every_member_key(group_cache):
     ka = cython_builder.build_key(A, False)[0]
     kb = cython_builder.build_key(B, False)[0]
