@@ -18,6 +18,12 @@ kernels test ``periodic`` once per particle: two copies of the pair loop
 per geometry (one thread, N = 2 * 10^4, AMD EPYC, kernel CPU time
 alternated in one process, against a test per pair: list forces 0.85x
 periodic, 0.90x walls; cell forces 0.82x walls, 1.00x periodic).
+``forces_cells_2d`` is built with ``unroll=True`` (``-funroll-loops``):
+without it gcc kept one more value live than it had registers for and
+stored a separation to the stack for every candidate pair (one thread, AMD
+EPYC, kernel CPU time alternated in one process: 0.92x at N = 10^4 and
+10^5, 1.01x the C reference's; md.c with ``-funroll-loops`` gains nothing,
+0.99x-1.01x per step).
 
 The pair kernels are built with ``build_options(fma=True)``: multiplies and
 adds may be fused into FMA instructions, as gcc fuses them by default in the
@@ -105,7 +111,7 @@ def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, sid
     pe[i] = e - npair * eshift
 
 
-@build_options(fma=True)
+@build_options(fma=True, unroll=True)
 def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, nc,
                     rc2, eshift, side):
     xi = x[i]
