@@ -234,6 +234,8 @@ def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry,
     lists = other.neighbour_lists()
     expected = simple.neighbour_lists()
     assert sum(len(a) for a in expected) > 0
+    for sim in (simple, other):     # the count and fill passes agreed: no list filled again
+        assert getattr(sim.strategy, "list", None) is None or sim.strategy.list.refills == 0
     for i, (got, want) in enumerate(zip(lists, expected)):
         np.testing.assert_array_equal(got, want, err_msg="neighbours of particle %d" % i)
     if backend.use_double:
