@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from pcompute import templates
@@ -55,8 +56,13 @@ def test_the_key_holds_each_value_with_its_type(one_template, monkeypatch):
     assert templates.render("t", x=1, values=()) == "x is 1\n"
     assert templates.render("t", x={"a": 1, "b": 2}, values=()) == "x is {'a': 1, 'b': 2}\n"
     assert templates.render("t", x={"b": 2, "a": 1}, values=()) == "x is {'b': 2, 'a': 1}\n"
+    assert templates.render("t", x=np.int64(3), values=()) == "x is 3\n"
+    assert templates.render("t", x=np.float32(0.5), values=()) == "x is 0.5\n"
+    assert templates._plain(np.int64(3), "t") != templates._plain(3, "t")
     with pytest.raises(InternalError, match="templates take plain data"):
         templates.render("t", x=object(), values=())
+    with pytest.raises(InternalError, match="templates take plain data"):
+        templates.render("t", x=np.arange(2), values=())
 
 
 def test_a_changed_template_is_rendered_again(one_template, monkeypatch):

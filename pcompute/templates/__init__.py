@@ -50,6 +50,10 @@ def _plain(value, template_name):
     that tells its type (a list prints unlike a tuple, True unlike 1)."""
     if value is None or isinstance(value, (str, bool, int, float)):
         return (type(value).__name__, value)
+    item = getattr(value, "item", None)
+    if item is not None and type(value).__module__ == "numpy" and not getattr(
+            value, "shape", ()):     # a NumPy scalar: its type and value
+        return (type(value).__name__, item())
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, [_plain(v, template_name) for v in value])
     if isinstance(value, dict):
