@@ -8,8 +8,7 @@ import numpy as np
 from pcompute import use_config
 from pcompute.build import cython_builder, cython_group
 from pcompute.dataparallel import dataparallel, map, reduce, replicate, scan, sum
-from pcompute.dataparallel import phases
-from pcompute.profile import get_profile_info, reset_profile
+from pcompute.dataparallel import dry, phases
 
 
 def three_phases(x, y, a):
@@ -62,24 +61,23 @@ def _fresh_cache(tmp_path, monkeypatch):
 
 def test_cython_builds_the_phases_of_a_call_as_one_module(tmp_path, monkeypatch):
     members, compiled = _fresh_cache(tmp_path, monkeypatch)
-    reset_profile()
-    with use_config(backend="cython", use_double=True, profile=True):
+    walks = dry.stats["dry_walks"]
+    with use_config(backend="cython", use_double=True):
         x, y, a = _inputs(np.float64)
         s, d = dataparallel(three_phases)(x, y, a)
-        info = get_profile_info()[0]
-        reset_profile()
         want_s, want_d = dataparallel(three_phases).py(x, y, a)
         assert s == want_s and np.array_equal(_host(d), want_d)
-        # scan, reduction and elementwise: one module, not three; its build
-        # is profiled as a build
+        # scan, reduction and elementwise: one module, not three
         assert cython_group.stats["members"] == members + 3
         assert cython_builder.stats["compiled"] == compiled + 1
-        assert info["compile:three_phases() (phases built together)"]["kind"] == "compile"
-        # a later process finds each phase in the group module (cache index)
+        assert dry.stats["dry_walks"] == walks + 1
+        # a later process finds each phase in the group module (cache index),
+        # and walks no dry walk (nothing is compiled)
         _as_a_new_process(monkeypatch)
         s2, d2 = dataparallel(three_phases)(x, y, a)
         assert s2 == want_s and np.array_equal(_host(d2), want_d)
         assert cython_builder.stats["compiled"] == compiled + 1
+        assert dry.stats["dry_walks"] == walks + 1
 
 
 def test_a_length_from_a_result_stops_the_dry_walk_there(tmp_path, monkeypatch):

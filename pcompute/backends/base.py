@@ -5,6 +5,7 @@ availability (and why not), memory (allocate, transfer, copy, fill), building
 a typed kernel for a primitive, launching, synchronising and timing.  Adding a
 backend is one module plus its templates.
 """
+import contextlib
 import time
 
 import numpy as np
@@ -170,6 +171,13 @@ class Backend:
         calls then find them.  Returns the number of modules made.  This
         default builds nothing ahead: each kernel is built at its first call."""
         return 0
+
+    def before_compile(self, hook):
+        """A context manager: within it, ``hook()`` runs once, before the
+        first kernel this backend must compile (not found built), so that
+        the caller can build the kernels it will need together there
+        (:meth:`prebuild`).  This default never runs it."""
+        return contextlib.nullcontext()
 
     def prebuild(self, generated, config):
         """Build ahead the generated kernels ``generated``

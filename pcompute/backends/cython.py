@@ -249,6 +249,12 @@ class CythonBackend(Backend):
         return self.prebuild([self.generate_elementwise(program, func, config)
                               for program, func in items], config)
 
+    def before_compile(self, hook):
+        """``hook()`` runs before the first module compiled within the block
+        (:func:`pcompute.build.cython_builder.before_compile`)."""
+        from ..build.cython_builder import before_compile
+        return before_compile(hook)
+
     def prebuild(self, generated, config):
         """Build the generated kernels ``generated`` (Elementwise,
         Reduction, Scan records) as group modules

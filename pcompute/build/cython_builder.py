@@ -27,6 +27,8 @@ source header may override it): it halves the C compile time of a small
 module by leaving out the CyFunction machinery.
 """
 
+import contextlib
+import contextvars
 import functools
 import importlib.util
 import json
@@ -158,6 +160,25 @@ def build_key(source, openmp, extra_key="", extra_compile_args=(),
     return cache.make_key(*parts), cflags, ldflags
 
 
+#: A function to run once before the next module compiled in this context
+#: (not found in the memo or the cache), so that it can build that module
+#: together with others first (see :func:`before_compile`); None: none.
+_before_compile = contextvars.ContextVar("pcompute_before_compile", default=None)
+
+
+@contextlib.contextmanager
+def before_compile(hook):
+    """Within the block, ``hook()`` runs before the first module that must
+    be compiled (never when every module is found built): a caller that can
+    list the modules it will need (a ``@dataparallel`` call's phases) builds
+    them together there, only when something is to be compiled."""
+    token = _before_compile.set(hook)
+    try:
+        yield
+    finally:
+        _before_compile.reset(token)
+
+
 def build_cython(source, name_hint, openmp, extra_key="",
                  extra_compile_args=(), extra_link_args=()):
     """Build (or load from the cache) the module of Cython ``source``.
@@ -186,6 +207,14 @@ def build_cython(source, name_hint, openmp, extra_key="",
             with _memo_lock:
                 _memo[key] = module
             return module
+        hook = _before_compile.get()
+        if hook is not None and store.lookup("cython", key, ext_suffix(), name) is None:
+            _before_compile.set(None)
+            hook()                      # may build this module in a group
+            with _memo_lock:
+                module = _memo.get(key)
+            if module is not None:
+                return module
         path = store.get_or_build(
             "cython", key,
             lambda work: _compile(source, name, work, cflags, ldflags),

@@ -1,4 +1,5 @@
 """``@dataparallel``: a function of the data-parallel subset, run as fused phases."""
+import contextlib
 import functools
 import logging
 
@@ -97,29 +98,34 @@ class DataParallelFunction:
         return self._walk(key, list(converted), flat, "%s()" % self.py.__qualname__)
 
     def _prebuild(self, key, args, where):
-        """Before the first walk of signature ``key``, build its phases'
-        kernels together where the backend can (a dry walk: :mod:`.dry`)."""
+        """A context for the walk of signature ``key``: where the backend
+        builds kernels together, the first kernel the walk must compile
+        (none when all are built) first dry-walks the call and builds its
+        phases' kernels together (:mod:`.dry`), once per signature."""
         config = get_config()
         backend = get_backend(config.backend)
         if not backend.builds_together or key is None or key in self._prebuilt:
-            return
-        if len(self._prebuilt) >= MAX_QUICK:
-            self._prebuilt.clear()
-        self._prebuilt.add(key)
+            return contextlib.nullcontext()
 
         def walk(tape):
             values = [_bind(a, tape) for a in args]
             prog = Program(self.closure, tape)
             _finish(prog, prog.call(self.closure, values), where)
-        dry.prebuild(walk, backend, config, where)
+
+        def hook():
+            if len(self._prebuilt) >= MAX_QUICK:
+                self._prebuilt.clear()
+            self._prebuilt.add(key)
+            dry.prebuild(walk, backend, config, where)
+        return backend.before_compile(hook)
 
     def _walk(self, key, args, flat, where):
-        self._prebuild(key, args, where)
         tape = Tape()
         values = [_bind(a, tape) for a in args]
         prog = Program(self.closure, tape)
-        result = prog.call(self.closure, values)
-        out = _finish(prog, result, where)
+        with self._prebuild(key, args, where):
+            result = prog.call(self.closure, values)
+            out = _finish(prog, result, where)
         self.last_phases, self._last = tape.phases, (tape.launches, None)
         if tape.plannable and key is not None:
             self.plan_stats["planned"] += 1

@@ -4,13 +4,15 @@ A ``@dataparallel`` function's phases are launched one by one while its body
 is walked (:mod:`.plan`), each phase's kernel built at its launch: one Cython
 module per phase.  Where the backend builds kernels together
 (``Backend.builds_together``: the cython backend's group modules), the first
-walk of a signature is preceded by a *dry walk*: the same walk on a
-:class:`DryTape`, whose launches record the phase's primitive and arguments
-without running it (a reduction gives a stand-in scalar, a sort new arrays
-of the same lengths and dtypes).  The kernels of the recorded phases are then
-built as one group module per set of build flags
-(:meth:`~pcompute.backends.base.Backend.prebuild`), and the real walk finds
-each of them built.
+kernel that the first walk of a signature must compile (none when every
+phase is found built: a warm cache costs nothing more) first runs a *dry
+walk* (``Backend.before_compile``): the same walk on a :class:`DryTape`,
+whose launches record the phase's primitive and arguments without running
+it (a reduction gives a stand-in scalar, a sort new arrays of the same
+lengths and dtypes).  The kernels of the recorded phases are then built as
+one group module per set of build flags
+(:meth:`~pcompute.backends.base.Backend.prebuild`), timed as the build of
+the kernel that triggered it, and the walk finds each of them built.
 
 The dry walk stops where the rest of the walk depends on a kernel's result
 (a length or a shift computed from a reduction: :meth:`DryTape.static`), or
@@ -25,12 +27,14 @@ import warnings
 import numpy as np
 
 from ..errors import GroupBuildError
-from ..timing.timers import compile_timer
 from ..primitives.reduction import Reduction
 from .plan import Dyn, Tape
 from .replay import new_array
 
 log = logging.getLogger("pcompute.dataparallel")
+
+#: counters, for tests: dry walks run.
+stats = {"dry_walks": 0}
 
 
 class DryStop(Exception):
@@ -94,6 +98,7 @@ def prebuild(walk, backend, config, where):
     """Dry-walk with ``walk(tape)`` (the walk of the call on a fresh tape)
     and build the recorded phases' kernels together on ``backend``.
     Returns the number of group modules made."""
+    stats["dry_walks"] += 1
     tape = DryTape()
     try:
         with warnings.catch_warnings():
@@ -116,5 +121,4 @@ def prebuild(walk, backend, config, where):
         return 0
     if len(generated) < 2:
         return 0
-    with compile_timer("%s (phases built together)" % where):
-        return backend.prebuild(generated, config)
+    return backend.prebuild(generated, config)
