@@ -5,8 +5,9 @@ The local region starts at ``lo*`` and has ``nc*`` cells of side ``cs*``
 along each axis; ghosts are images already shifted across periodic
 boundaries, so separations need no minimum image.  ``walls`` adds the walls
 of the (global) box of side ``side``.  The force kernels are built with
-``build_options(fma=True)``, as the single-process ones
-(:mod:`examples.md.forces`).
+the single-process ones' options (:mod:`examples.md.forces`):
+``build_options(fma=True)``, and ``unroll=True`` in 2-D as
+``forces_cells_2d`` (the same cell walk, so the same register pressure).
 """
 from math import floor
 
@@ -39,7 +40,7 @@ def bin_local_3d(i, x, y, z, keys, ranks, counts, lox, loy, loz, csx, csy, csz, 
     ranks[i] = atomic_inc(counts[key])
 
 
-@build_options(fma=True)
+@build_options(fma=True, unroll=True)
 def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, csx, csy,
                     ncx, ncy, rc2, eshift, side, walls):
     xi = x[i]
