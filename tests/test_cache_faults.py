@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import pcompute as pc
+from pcompute import diskcache
 from pcompute.build import cache, cython_builder
 from pcompute.errors import CacheWarning
 
@@ -69,11 +70,11 @@ def test_eight_processes_compile_one_new_kernel(tmp_path):
 
 def test_full_disk_still_runs_the_kernel(tmp_path, monkeypatch):
     monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(cache, "_warned", set(), raising=False)
+    monkeypatch.setattr(diskcache, "_warned", set())
 
     def no_space(path, data):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
-    monkeypatch.setattr(cache, "_write_atomic", no_space)
+    monkeypatch.setattr(diskcache, "write_atomic", no_space)
     monkeypatch.setattr(cython_builder, "_memo", {})
     salt = int.from_bytes(os.urandom(3), "big")
     src = tmp_path / "disk_kernel.py"

@@ -1,4 +1,6 @@
-"""Content-addressed compile cache.
+"""Content-addressed compile cache: the entries of
+:mod:`pcompute.diskcache` (keys, root, layout, text entries), with compiled
+artefacts published under a build lock.
 
 Layout: ``<root>/v<version>/<kind>/<key[:2]>/<name><suffix>`` where ``name``
 defaults to the key, with a JSON sidecar ``<artefact>.meta`` holding the key,
@@ -14,150 +16,27 @@ the artefact, a lock left by a killed process (dead pid, or no heartbeat for
 waiter builds on its own.  Correctness never depends on the lock.
 """
 
-import functools
 import hashlib
 import json
 import logging
 import os
 import shutil
 import socket
-import struct
-import sys
 import tempfile
 import threading
 import time
-import warnings
 from pathlib import Path
 
 from ..config import get_config
-from ..errors import CacheWarning
+from .. import diskcache
+# make_key, cache_root and pcompute_version are this module's too (builders
+# call cache.make_key): the keys and root of every entry.
+from ..diskcache import (META as _META, Entries, cache_root, make_key,  # noqa: F401
+                         pcompute_version)
 
 log = logging.getLogger("pcompute.build.cache")
 
-_DEFAULT_VERSION = "0.1.0"
-_META = ".meta"
 _LOCK = ".lock"
-_TMP = ".tmp-"
-
-_state_lock = threading.Lock()
-_resolved_roots = {}      # requested root -> resolved Path
-_warned = set()           # messages already warned about in this process
-
-
-# --------------------------------------------------------------------------
-# version and keys
-
-def pcompute_version():
-    """The running pcompute version: ``pcompute.__version__`` if the package
-    is initialised, else the installed distribution's, else "0.1.0"."""
-    pkg = sys.modules.get("pcompute")
-    version = getattr(pkg, "__version__", None)
-    if isinstance(version, str) and version:
-        return version
-    return _metadata_version()
-
-
-@functools.lru_cache(maxsize=None)
-def _metadata_version():
-    try:
-        from importlib.metadata import version
-        return version("pcompute")
-    except Exception:  # not installed, or broken metadata
-        return _DEFAULT_VERSION
-
-
-def make_key(*parts):
-    """sha256 hex digest of ``parts``, joined unambiguously.
-
-    Each part is a str, bytes, int, float, bool, None, or a tuple/list of
-    those (recursively); every item is type-tagged and length-prefixed, so
-    ``make_key("ab", "c") != make_key("a", "bc")``.
-    """
-    digest = hashlib.sha256()
-    for part in parts:
-        _feed(digest, part)
-    return digest.hexdigest()
-
-
-def _feed(digest, part):
-    if isinstance(part, bytes):
-        tag, data = b"b", part
-    elif isinstance(part, str):
-        tag, data = b"s", part.encode("utf-8", "surrogatepass")
-    elif part is None or isinstance(part, (bool, int, float)):
-        tag, data = b"r", repr(part).encode()
-    elif isinstance(part, (tuple, list)):
-        digest.update(b"t" + struct.pack("<Q", len(part)))
-        for item in part:
-            _feed(digest, item)
-        return
-    else:
-        raise TypeError("make_key: cannot hash a %s" % type(part).__name__)
-    digest.update(tag + struct.pack("<Q", len(data)) + data)
-
-
-# --------------------------------------------------------------------------
-# root directory
-
-def _warn_once(message):
-    with _state_lock:
-        if message in _warned:
-            return
-        _warned.add(message)
-    warnings.warn(message, CacheWarning, stacklevel=3)
-
-
-def _usable_dir(path, private=False):
-    """Create ``path`` if needed; True if we can write into it."""
-    try:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
-        if private and hasattr(os, "getuid"):
-            st = path.stat()
-            if st.st_uid != os.getuid() or st.st_mode & 0o022:
-                return False  # someone else's shared temp directory
-        return os.access(path, os.W_OK | os.X_OK)
-    except OSError:
-        return False
-
-
-def _user_id():
-    if hasattr(os, "getuid"):
-        return str(os.getuid())
-    import getpass
-    return getpass.getuser()
-
-
-def cache_root():
-    """The unversioned cache root (created if missing).
-
-    ``get_config().cache_dir`` if set in code, else ``PCOMPUTE_CACHE_DIR``,
-    else ``platformdirs.user_cache_dir``.  If
-    that cannot be written, a per-user temporary directory is used instead and
-    a :class:`CacheWarning` naming both is emitted once.
-    """
-    config = get_config()
-    requested = config.cache_dir if config.cache_dir_explicit else \
-        os.environ.get("PCOMPUTE_CACHE_DIR")
-    if not requested:
-        import platformdirs
-        requested = platformdirs.user_cache_dir("pcompute")
-    requested = os.path.expanduser(requested)
-    with _state_lock:
-        root = _resolved_roots.get(requested)
-    if root is not None:
-        return root
-    root = Path(requested)
-    if not _usable_dir(root):
-        fallback = Path(tempfile.gettempdir()) / ("pcompute-cache-" + _user_id())
-        if not _usable_dir(fallback, private=True):
-            fallback = Path(tempfile.mkdtemp(prefix="pcompute-cache-"))
-        _warn_once("pcompute cache directory %s is not writable; using %s "
-                   "instead (set PCOMPUTE_CACHE_DIR to choose another)"
-                   % (requested, fallback))
-        root = fallback
-    with _state_lock:
-        _resolved_roots[requested] = root
-    return root
 
 
 def cache_dir():
@@ -259,27 +138,10 @@ def _sha256_file(path):
     return digest.hexdigest()
 
 
-def _write_atomic(path, data):
-    tmp = path.with_name("%s%s%d-%s" % (path.name, _TMP, os.getpid(),
-                                         os.urandom(4).hex()))
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-def _unlink(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-class Cache:
-    """A versioned, content-addressed artefact cache under ``root``.
+class Cache(Entries):
+    """A versioned, content-addressed artefact cache under ``root``: the
+    :class:`~pcompute.diskcache.Entries` of one pcompute version, with
+    compiled artefacts published under a build lock.
 
     ``root`` defaults to :func:`cache_root`, ``version`` to
     :func:`pcompute_version`; entries of different versions never mix.
@@ -287,15 +149,9 @@ class Cache:
 
     def __init__(self, root=None, version=None, lock_timeout=60.0,
                  stale_after=5.0):
-        root = Path(root) if root is not None else cache_root()
-        self.version = version or pcompute_version()
-        self.dir = root / ("v" + self.version)
+        super().__init__(root, version)
         self.lock_timeout = lock_timeout
         self.stale_after = stale_after
-
-    def path_for(self, kind, key, suffix="", name=None):
-        """Where the artefact of ``key`` lives (it may not exist)."""
-        return self.dir / kind / key[:2] / ((name or key) + suffix)
 
     def lookup(self, kind, key, suffix="", name=None):
         """The path of a valid artefact for ``key``, or None."""
@@ -355,8 +211,8 @@ class Cache:
                     "sha256": hashlib.sha256(data).hexdigest(),
                     "created": time.time(), "version": self.version}
             try:
-                _write_atomic(final, data)
-                _write_atomic(Path(str(final) + _META),
+                diskcache.write_atomic(final, data)
+                diskcache.write_atomic(Path(str(final) + _META),
                               json.dumps(meta).encode())
             except OSError as exc:
                 return self._build_uncached(lambda w: built, final, exc)
@@ -364,7 +220,7 @@ class Cache:
         return final
 
     def _build_uncached(self, build_fn, final, exc):
-        _warn_once("cannot write to the pcompute cache (%s); artefacts are "
+        diskcache.warn_once("cannot write to the pcompute cache (%s); artefacts are "
                    "kept for this process only" % exc)
         keep = Path(tempfile.mkdtemp(prefix="pcompute-uncached-"))
         import atexit
@@ -375,45 +231,11 @@ class Cache:
             shutil.copyfile(built, target)
         return target
 
-    def read_text(self, kind, key, suffix=".txt"):
-        """The text :meth:`write_text` stored under ``key``, or None (none
-        stored, or a damaged entry: a miss)."""
-        path = self.path_for(kind, key, suffix)
-        try:
-            with open(str(path) + _META) as f:
-                meta = json.load(f)
-            data = path.read_bytes()
-            if meta["key"] != key or meta["size"] != len(data) or \
-                    hashlib.sha256(data).hexdigest() != meta["sha256"]:
-                return None
-            return data.decode("utf-8")
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def write_text(self, kind, key, text, suffix=".txt"):
-        """Store ``text`` under ``key`` as an entry like any other (atomic
-        writes, checksummed), for a text that can be made again: when it
-        cannot be written, nothing is kept (said at debug level; the
-        artefacts that cannot be made again warn) and False is returned."""
-        final = self.path_for(kind, key, suffix)
-        data = text.encode("utf-8")
-        meta = {"key": key, "kind": kind, "file": final.name, "size": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(), "created": time.time(),
-                "version": self.version}
-        try:
-            final.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(final, data)
-            _write_atomic(Path(str(final) + _META), json.dumps(meta).encode())
-        except OSError as exc:
-            log.debug("not cached: %s (%s)", final, exc)
-            return False
-        return True
-
     def save_source(self, kind, key, name, text):
         """Write ``text`` beside the artefact as ``<key>.<name>``; its path."""
         path = self.dir / kind / key[:2] / ("%s.%s" % (key, name))
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, text.encode("utf-8"))
+        diskcache.write_atomic(path, text.encode("utf-8"))
         return path
 
     def list_entries(self, kind=None):

@@ -19,6 +19,7 @@ import threading
 import time
 import warnings
 
+from pcompute import diskcache
 from pcompute.build import cache
 from pcompute.errors import OpenMPWarning
 
@@ -410,7 +411,7 @@ def _write_probe(path, result):
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        cache._write_atomic(path, json.dumps(
+        diskcache.write_atomic(path, json.dumps(
             {"flags": result, "time": time.time()}).encode())
     except OSError as exc:
         log.debug("could not store the OpenMP probe result: %s", exc)

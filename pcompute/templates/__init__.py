@@ -12,6 +12,8 @@ loaded from the cache.
 import os
 from functools import lru_cache
 
+from .. import diskcache
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 KIND = "rendered"
 _memo = {}          # key -> text rendered or read in this process
@@ -46,7 +48,7 @@ def _templates_digest():
 
 
 def _plain(value, template_name):
-    """``value`` as a key part of :func:`~pcompute.build.cache.make_key`
+    """``value`` as a key part of :func:`~pcompute.diskcache.make_key`
     that tells its type (a list prints unlike a tuple, True unlike 1)."""
     if value is None or isinstance(value, (str, bool, int, float)):
         return (type(value).__name__, value)
@@ -68,14 +70,13 @@ def render(template_name, **context):
     """Render the template ``template_name`` (without ``.mako``) with
     ``context`` (plain data), or read what it rendered to before from the
     cache (see the module docstring)."""
-    from ..build import cache
-    key = cache.make_key(KIND, _templates_digest(), template_name,
+    key = diskcache.make_key(KIND, _templates_digest(), template_name,
                          [(name, _plain(context[name], template_name))
                           for name in sorted(context)])
     text = _memo.get(key)
     if text is not None:
         return text
-    store = cache.Cache()
+    store = diskcache.Entries()
     text = store.read_text(KIND, key)
     if text is None:
         text = _render(template_name, context)

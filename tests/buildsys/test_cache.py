@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pcompute import diskcache
 from pcompute.build import cache
 from pcompute.errors import CacheWarning
 
@@ -22,8 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def fresh_state(monkeypatch, tmp_path):
     """A private cache root per test, and no remembered roots or warnings."""
-    monkeypatch.setattr(cache, "_resolved_roots", {})
-    monkeypatch.setattr(cache, "_warned", set())
+    monkeypatch.setattr(diskcache, "_resolved_roots", {})
+    monkeypatch.setattr(diskcache, "_warned", set())
     monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
 

@@ -8,6 +8,7 @@ import warnings
 
 import pytest
 
+from pcompute import diskcache
 from pcompute.build import cache, toolchain
 from pcompute.errors import OpenMPWarning
 
@@ -20,7 +21,7 @@ needs_gcc = pytest.mark.skipif(
 def fresh_state(monkeypatch, tmp_path):
     """Private cache dir; forget per-process probe results and warnings."""
     monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(cache, "_resolved_roots", {})
+    monkeypatch.setattr(diskcache, "_resolved_roots", {})
     monkeypatch.delenv("PCOMPUTE_OPENMP_CFLAGS", raising=False)
     monkeypatch.delenv("PCOMPUTE_OPENMP_LDFLAGS", raising=False)
     monkeypatch.setattr(toolchain, "_warned", set())
