@@ -1,7 +1,7 @@
 """Kernels used by tests/test_elementwise.py (module-level, so sources are found)."""
 from math import sqrt
 
-from pcompute.types import annotate
+from pcompute.types import annotate, declare
 
 
 @annotate(i='int', x='gfloatp', y='gfloatp', a='float')
@@ -39,3 +39,11 @@ def max_atomic(i, keys, log, old):
 
 
 from pcompute.types import atomic_inc, atomic_max  # noqa: E402
+
+
+def unread_locals(i, x, u, out):
+    # Locals set and never read, and an unsigned value compared with zero:
+    # nvcc remarks on all three (#550, #186), which must not reach the user.
+    spare = declare('int')
+    twice = 2.0 * x[i]
+    out[i] = x[i] + (1.0 if u[i] >= 0 else 0.0)

@@ -1,4 +1,6 @@
 """Elementwise on every backend, against the python backend and numpy."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,22 @@ def test_axpy_matches_numpy(backend):
     Elementwise(kernel)(xa, ya, 2.5)
     ya.pull()
     np.testing.assert_allclose(ya.data, 2.5 * x + y, rtol=backend.rtol)
+
+
+def test_unread_locals_build_and_run_without_warnings(backend):
+    """A kernel with locals it never reads and an unsigned value compared
+    with zero builds without a warning on every backend (pycuda turns any
+    remark of nvcc into a UserWarning quoting the kernel text) and computes
+    what NumPy does."""
+    n = 129
+    x = rand(n, backend.dtype, 11)
+    u = np.arange(n, dtype=np.uint64) * 977
+    out = pc.wrap(np.zeros(n, backend.dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Elementwise(K.unread_locals)(pc.wrap(x), pc.wrap(u), out)
+    out.pull()
+    np.testing.assert_allclose(out.data, x + 1.0, rtol=backend.rtol)
 
 
 def test_jit_inference_and_scalars_do_not_recompile(backend):

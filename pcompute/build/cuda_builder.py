@@ -23,6 +23,22 @@ _lock = threading.Lock()
 _checked = set()
 _modules = {}
 
+# nvcc's remarks on the generated text that say nothing the user can act on:
+# #177 a variable declared but never referenced and #550 one set but never
+# read (the printers declare the temporaries of a statement list up front and
+# the layers leave some unread), #186 an unsigned value compared with zero
+# (``u >= 0`` keeps Python's meaning: always true).  pycuda turns any output of
+# a successful nvcc run into a UserWarning that quotes the kernel text; with
+# these silenced a clean build prints nothing, and every other diagnostic
+# still reaches the user.
+QUIET_DIAGNOSTICS = ("-diag-suppress=177,186,550",)
+
+
+def nvcc_options(options=()):
+    """The nvcc options of a build or check: :data:`QUIET_DIAGNOSTICS`, then
+    ``options``."""
+    return [*QUIET_DIAGNOSTICS, *options]
+
 
 def nvcc_path():
     """The nvcc executable (PATH, then CUDA_HOME/CUDA_PATH, then
@@ -69,7 +85,7 @@ def _nvcc_ptx(nvcc, arch, options, text, work, source):
     ptx = os.path.join(str(work), "kernel.ptx")
     with open(src, "w", encoding="utf-8") as f:
         f.write(text)
-    args = [nvcc, "--ptx", "-arch=%s" % arch, *options, "-o", ptx, src]
+    args = [nvcc, "--ptx", "-arch=%s" % arch, *nvcc_options(options), "-o", ptx, src]
     try:
         out = subprocess.run(args, capture_output=True, text=True,
                              errors="replace", cwd=str(work), timeout=300)
@@ -251,7 +267,7 @@ def build_cuda(source, kernel_names, options=(), arch=None):
         cache.save_source("cuda", key, "cu", source)
     try:
         module = SourceModule(source, nvcc=nvcc_path() or "nvcc",
-                              options=list(options), no_extern_c=True,
+                              options=nvcc_options(options), no_extern_c=True,
                               arch=arch)
     except drv.CompileError as exc:
         text = "\n".join(str(x) for x in (

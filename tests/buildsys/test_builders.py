@@ -334,6 +334,42 @@ def test_cuda_check_accepts_valid_source():
     cuda_builder.check_cuda_source(AXPY_CU)
 
 
+REMARKED_CU = """
+extern "C" __global__ void remarked(unsigned long long *u, double *x)
+{
+    int unused;
+    double unread;
+    unread = 2.0 * x[0];
+    x[0] = u[0] >= 0 ? 1.0 : 0.0;
+}
+"""
+
+
+@needs_nvcc
+def test_nvcc_remarks_on_generated_text_are_silenced(tmp_path):
+    """nvcc remarks on a variable declared and never referenced (#177), set
+    and never read (#550) and an unsigned value compared with zero (#186);
+    pycuda shows any such output of a successful build as a UserWarning.
+    The builder's options silence exactly those, for builds and checks."""
+    src = tmp_path / "remarked.cu"
+    src.write_text(REMARKED_CU)
+    nvcc, arch = cuda_builder.nvcc_path(), cuda_builder.default_arch()
+
+    def remarks(options):
+        out = subprocess.run([nvcc, "--ptx", "-arch=%s" % arch, *options, "-o",
+                              str(tmp_path / "k.ptx"), str(src)],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout + out.stderr
+
+    plain = remarks([])
+    for number in ("#177", "#186", "#550"):
+        assert number in plain
+    assert remarks(cuda_builder.nvcc_options()) == ""
+    assert cuda_builder.nvcc_options(["-O3"])[-1] == "-O3"
+    cuda_builder.check_cuda_source(REMARKED_CU)
+
+
 @needs_nvcc
 def test_cuda_check_rejects_invalid_source():
     source = 'extern "C" __global__ void f(int *a) { a[0] = nope_cuda; }'
