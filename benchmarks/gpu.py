@@ -10,9 +10,9 @@ gathers), in float32 and float64; each checked against NumPy on the host
 before it is timed.  Every sample is the wall time of one call followed by a
 device synchronisation; the medians and best samples are printed side by
 side with the ratio pcompute/CuPy (below 1: pcompute faster).  The MD rows
-run ``python -m examples.md`` for a fixed number of steps on the cuda backend
-and on cython+OpenMP on the same machine's CPU cores, and parse its
-ms/step.  Results go to ``--out`` as JSON together with the machine (GPU
+run ``python -m examples.md`` three times for a fixed number of steps on the
+cuda backend (float32 and float64) and on cython+OpenMP (float64) on the same
+machine's CPU cores, and parse its ms/step (median and best of the runs).  Results go to ``--out`` as JSON together with the machine (GPU
 name, driver, CPU) and the commit.
 """
 import argparse
@@ -173,33 +173,44 @@ def sorts(rows, sizes, samples, backend="cuda"):
         rows.ratio("sort", "int32", n)
 
 
-def md(rows, counts, steps):
-    """ms/step of the MD example on cuda and on cython+OpenMP (each backend
-    first runs a small system once, so that kernel builds are not timed)."""
+# The MD rows: (backend, the example's options, dtype, label).  The cuda
+# backend computes in float32 unless told --use-double; cython always in float64.
+MD_CONFIGS = (("cuda", [], "float32", "pcompute cuda"),
+              ("cuda", ["--use-double"], "float64", "pcompute cuda"),
+              ("cython", ["--openmp"], "float64", "pcompute cython+omp"))
+
+
+def md(rows, counts, steps, runs=3):
+    """ms/step of the MD example on cuda (float32 and float64) and on
+    cython+OpenMP on the machine's CPU cores: the median and best of ``runs``
+    runs of ``steps`` steps (cython: a tenth, at least 10).  Each backend
+    first runs a small system once, so that kernel builds are not timed."""
     for backend in ("cuda", "cython"):
         subprocess.run([sys.executable, "-m", "examples.md", "-b", backend, "-n", "2000",
                         "--steps", "20", "-q"], capture_output=True, timeout=240)
     for n in counts:
-        for backend, nsteps in (("cuda", steps), ("cython", max(10, steps // 10))):
+        for backend, options, dtype, label in MD_CONFIGS:
+            nsteps = steps if backend == "cuda" else max(10, steps // 10)
             cmd = [sys.executable, "-m", "examples.md", "-b", backend, "-n", str(n),
-                   "--steps", str(nsteps)]
-            if backend == "cython":
-                cmd.append("--openmp")
-            try:
-                res = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
-            except subprocess.TimeoutExpired:
-                print("md %s n=%d: timed out" % (backend, n), flush=True)
-                continue
-            m = re.search(r"([0-9.]+) ms/step", res.stdout)
-            if res.returncode or not m:
-                print("md %s n=%d failed (rc %d):\n%s" % (backend, n, res.returncode,
-                      (res.stdout + res.stderr)[-3000:]), flush=True)
-                continue
-            ms = float(m.group(1)) / 1e3
-            last = res.stdout.strip().splitlines()[-1]
-            rows.add("md", "float64" if backend == "cython" else "default", n,
-                     "pcompute %s" % ("cython+omp" if backend == "cython" else backend),
-                     ms, ms, last)
+                   "--steps", str(nsteps), *options]
+            times, last = [], ""
+            for _ in range(runs):
+                try:
+                    res = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+                except subprocess.TimeoutExpired:
+                    print("md %s %s n=%d: timed out" % (label, dtype, n), flush=True)
+                    break
+                m = re.search(r"([0-9.]+) ms/step", res.stdout)
+                if res.returncode or not m:
+                    print("md %s %s n=%d failed (rc %d):\n%s" % (
+                        label, dtype, n, res.returncode,
+                        (res.stdout + res.stderr)[-3000:]), flush=True)
+                    break
+                times.append(float(m.group(1)) / 1e3)
+                last = res.stdout.strip().splitlines()[-1]
+            if times:
+                rows.add("md", dtype, n, label, statistics.median(times), min(times),
+                         "%d runs; last: %s" % (len(times), last))
 
 
 def machine():
@@ -236,7 +247,7 @@ def main(argv=None):
     p.add_argument("--n", type=_sizes, default=(10**6, 10**7, 10**8))
     p.add_argument("--samples", type=int, default=20)
     p.add_argument("--md-n", type=_sizes, default=(10**4, 10**5, 10**6), dest="md_n")
-    p.add_argument("--md-steps", type=int, default=200)
+    p.add_argument("--md-steps", type=int, default=1000)
     p.add_argument("--out", default=None)
     p.add_argument("--backend", default="cuda",
                    help="the pcompute backend of the primitive rows (cuda; opencl or "

@@ -75,14 +75,17 @@ def table(data):
     md = [r for r in rows if r["op"] == "md"]
     if md:
         lines += ["", "The MD example (``python -m examples.md -n N --steps S``, 2-D, cells; "
-                  "one run each after a warm-up run, ms/step as the example prints it): "
-                  "the cuda backend in float32 beside cython+OpenMP in float64 on the "
-                  "machine's CPU cores.", "",
+                  "ms/step as the example prints it, median and best of the runs after a "
+                  "warm-up run): the cuda backend in float32 and in float64 "
+                  "(``--use-double``) beside cython+OpenMP (float64) on the machine's "
+                  "CPU cores.", "",
                   ".. list-table::", "   :header-rows: 1", "",
-                  "   * - N", "     - backend", "     - ms/step", "     - the example's line"]
+                  "   * - N", "     - backend", "     - dtype", "     - ms/step (median)",
+                  "     - ms/step (best)", "     - the example's line"]
         for r in md:
             lines += ["   * - 10^%d" % round(math.log10(r["n"])), "     - %s" % r["impl"],
-                      "     - %s" % _ms(r["median_s"]), "     - %s" % r["note"]]
+                      "     - %s" % r["dtype"], "     - %s" % _ms(r["median_s"]),
+                      "     - %s" % _ms(r["best_s"]), "     - %s" % r["note"]]
     lines += ["", MARKERS[1]]
     return "\n".join(lines)
 
