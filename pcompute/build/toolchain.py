@@ -3,6 +3,9 @@
 The OpenMP probe compiles, links and runs a tiny program; its result is
 stored in the cache directory keyed by the compiler identity (and any
 ``PCOMPUTE_OPENMP_*FLAGS`` override), so a new process does not probe again.
+The compiler's identity (``--version``) and what it makes of ``-march=native``
+(``-###``) are kept in the cache too, keyed on the compiler executable's path,
+size and modification time (:func:`_kept_probe`).
 """
 
 import functools
@@ -37,6 +40,9 @@ int main(void) {
 _NEGATIVE_TTL = 24 * 3600.0   # re-probe a failed detection after a day
 _BREW_PREFIXES = ("/opt/homebrew/opt/libomp", "/usr/local/opt/libomp")
 
+#: The cache kind of the compiler's ``--version`` and ``-###`` answers.
+PROBE_KIND = "toolchain"
+
 _warn_lock = threading.Lock()
 _warned = set()
 
@@ -69,6 +75,11 @@ def compiler_identity():
 @functools.lru_cache(maxsize=None)
 def _identity(command):
     exe = shutil.which(command[0]) or command[0]
+    return _kept_probe("identity", command, (), lambda: _run_identity(command, exe))
+
+
+def _run_identity(command, exe):
+    """``(identity, whether to keep it)`` from the compiler's ``--version``."""
     args = [exe] if is_msvc(command) else [exe, "--version"]
     try:
         out = subprocess.run(args, capture_output=True, text=True,
@@ -76,9 +87,34 @@ def _identity(command):
         text = (out.stdout or "") + (out.stderr or "")
         first = next((l.strip() for l in text.splitlines() if l.strip()),
                      "unknown version")
+        keep = out.returncode == 0
     except (OSError, subprocess.SubprocessError) as exc:
-        first = "unusable: %s" % exc
-    return "%s [%s] %s" % (" ".join(command), exe, first)
+        first, keep = "unusable: %s" % exc, False
+    return "%s [%s] %s" % (" ".join(command), exe, first), keep
+
+
+def _kept_probe(what, command, extra, run):
+    """The text ``run()`` gives (``(text, keep)``) for the compiler
+    ``command``, kept in the cache (kind ``toolchain``) when ``keep``, keyed
+    on ``what``, ``extra``, the command and the compiler executable's real
+    path, size and modification time: a new process reads it back instead of
+    starting the compiler (5-40 ms a probe), and an upgraded (or replaced)
+    compiler is probed again."""
+    exe = shutil.which(command[0]) or command[0]
+    try:
+        real = os.path.realpath(exe)
+        st = os.stat(real)
+    except OSError:           # no such compiler: probed (and said) every time
+        return run()[0]
+    key = diskcache.make_key("compiler-probe", what, list(command), list(extra), real,
+                             st.st_size, st.st_mtime_ns)
+    entries = diskcache.Entries()
+    text = entries.read_text(PROBE_KIND, key)
+    if text is None:
+        text, keep = run()
+        if keep:
+            entries.write_text(PROBE_KIND, key, text)
+    return text
 
 
 def python_build_flags():
@@ -154,7 +190,8 @@ def native_target():
     ``-m<isa>``/``-mno-<isa>`` per instruction set extension, ``-mtune`` and
     the cache-size parameters; clang: ``-target-cpu`` and the
     ``-target-feature`` list), read from the driver's ``-###`` listing
-    (no compilation: a few milliseconds, once per process and compiler)."""
+    (no compilation: a few milliseconds, once per compiler and CPU: kept
+    in the cache)."""
     return _native_target(tuple(compiler_command()), tuple(native_flags()))
 
 
@@ -162,13 +199,21 @@ def native_target():
 def _native_target(command, flags):
     if not flags:
         return "no native target"
+    # what -march=native means depends on the CPU: a cache shared by machines
+    # keeps one answer per CPU
+    return _kept_probe("native-target", command, list(flags) + [_cpuinfo_identity()],
+                       lambda: _run_native_target(command, flags))
+
+
+def _run_native_target(command, flags):
+    """``(target options, whether to keep them)`` from the driver's ``-###``."""
     exe = shutil.which(command[0]) or command[0]
     args = [exe] + list(command[1:]) + list(flags) + ["-###", "-E", "-x", "c", os.devnull]
     try:
         out = subprocess.run(args, capture_output=True, text=True, errors="replace",
                              timeout=30)
     except (OSError, subprocess.SubprocessError) as exc:
-        return "unresolved (%s)" % exc
+        return "unresolved (%s)" % exc, False
     found = []
     for line in (out.stderr or "").splitlines():
         words = _words(line)
@@ -185,8 +230,9 @@ def _native_target(command, flags):
             elif w.startswith(("-march=", "-mcpu=", "-mtune=", "--param=")) or \
                     (w.startswith("-m") and "=" not in w and len(w) > 2):
                 found.append(w)
-    return " ".join(found) if found else "unresolved: %s" % " ".join(
-        (out.stderr or "").split())[-300:]
+    if not found:
+        return "unresolved: %s" % " ".join((out.stderr or "").split())[-300:], False
+    return " ".join(found), True
 
 
 def _words(line):

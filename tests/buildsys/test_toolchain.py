@@ -119,3 +119,68 @@ def test_no_candidate_works(monkeypatch):
     monkeypatch.setattr(toolchain, "probe_openmp",
                         lambda *a, **k: (False, "nope"))
     assert toolchain.openmp_flags() is None
+
+
+FAKE_CC = """#!/bin/sh
+echo "$0 $*" >> "$(dirname "$0")/calls"
+case "$*" in
+  *-###*) echo ' "/usr/lib/cc1" "-march=%s" "-mavx2" "-mtune=%s"' >&2 ;;
+  *--version*) echo "fakecc (%s) 1.0" ;;
+esac
+"""
+
+
+def _fake_compiler(folder, name):
+    cc = folder / "fakecc"
+    cc.write_text(FAKE_CC % (name, name, name))
+    cc.chmod(0o755)
+    return cc
+
+
+def _as_a_new_process():
+    toolchain._identity.cache_clear()
+    toolchain._native_target.cache_clear()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a /bin/sh compiler stand-in")
+def test_compiler_answers_are_kept_until_the_compiler_changes(tmp_path, monkeypatch):
+    """The compiler's --version and -### answers are asked once: a new process
+    reads them from the cache; a compiler whose file changed (an upgrade) is
+    asked again."""
+    cc = _fake_compiler(tmp_path, "znver3")
+    monkeypatch.setenv("CC", str(cc))
+    monkeypatch.setattr(toolchain, "native_flags", lambda: ["-march=native"])
+    _as_a_new_process()
+    try:
+        first = toolchain.compiler_identity(), toolchain.native_target()
+        assert "fakecc (znver3) 1.0" in first[0] and first[1] == \
+            "-march=znver3 -mavx2 -mtune=znver3"
+        assert len((tmp_path / "calls").read_text().splitlines()) == 2
+        _as_a_new_process()
+        assert (toolchain.compiler_identity(), toolchain.native_target()) == first
+        assert len((tmp_path / "calls").read_text().splitlines()) == 2   # not asked
+        stat = cc.stat()
+        _fake_compiler(tmp_path, "znver4")            # upgraded in place
+        os.utime(cc, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10 ** 9))
+        _as_a_new_process()
+        assert "fakecc (znver4) 1.0" in toolchain.compiler_identity()
+        assert toolchain.native_target() == "-march=znver4 -mavx2 -mtune=znver4"
+        assert len((tmp_path / "calls").read_text().splitlines()) == 4
+    finally:
+        _as_a_new_process()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a /bin/sh compiler stand-in")
+def test_an_unresolved_native_target_is_not_kept(tmp_path, monkeypatch):
+    cc = tmp_path / "fakecc"
+    cc.write_text("#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/calls\"\n")
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    monkeypatch.setattr(toolchain, "native_flags", lambda: ["-march=native"])
+    try:
+        for _ in range(2):
+            _as_a_new_process()
+            assert toolchain.native_target().startswith("unresolved")
+        assert len((tmp_path / "calls").read_text().splitlines()) == 2
+    finally:
+        _as_a_new_process()
