@@ -9,6 +9,7 @@ from ..build.cython_builder import build_cython
 from ..config import DEFAULT_SCHEDULE
 from ..codegen import print_programs, printer_for
 from ..codegen.arrays import expanded_names, hidden_names, stride_name
+from ..codegen.blockmath import block_source, plan as block_plan
 from ..kernel_options import options_of
 from ..records import BuiltKernel, GeneratedKernel
 from ..templates import render
@@ -200,15 +201,24 @@ class CythonBackend(Backend):
         module; compiles nothing."""
         printer = printer_for(program, "cython")
         printer.lane_math = lane_math(func)
-        runtime, functions = printer.print_program()
         dims = program.index_dims
-        params, unpack, _ = self.entry_parts(program, printer, first=dims)
         entry = program.entry
+        openmp = self.use_openmp(config) and not is_serial(func)
+        shares = openmp and static_shares(func, config)
+        # Straight-line items with math calls run in blocks (codegen/blockmath):
+        # one call per thread's share of the items (or all of them).
+        blocks = block_plan(program, printer.lane_math) if not openmp or shares else None
+        if blocks:
+            functions = block_source(printer, blocks)
+            runtime = printer.module_runtime()
+        else:
+            runtime, functions = printer.print_program()
+        params, unpack, _ = self.entry_parts(program, printer, first=dims)
         index = ["pc_i"] if dims == 1 else ["pc_i%d" % d for d in range(dims)]
         args = ", ".join(index + expanded_names(entry, dims))
-        openmp = self.use_openmp(config) and not is_serial(func)
+        block_call = "%s_block(%%s, %%s%s)" % (entry.c_name, "".join(
+            ", " + name for name in expanded_names(entry, dims))) if blocks else None
         fastcall = self.fast_call(program, printer, first=dims, dims=dims)
-        shares = openmp and static_shares(func, config)
         schedule, schedule_total = elementwise_schedules(
             func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
         peel = row_peel(entry, options_of(func).get("align_rows")) \
@@ -227,6 +237,7 @@ class CythonBackend(Backend):
             serial_below=2 if parallel_items(func) else serial_below(program, func),
             schedule=schedule, schedule_total=schedule_total,
             shares=shares, parallel_name="parallel" if shares else "prange",
+            block_call=block_call,
             pad="    " if shares else "")
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),

@@ -41,6 +41,9 @@ class CythonPrinter(CPrinter):
         self.uses_printf = False
         self.uses_memset = False
         self.truth_tested = set()   # ids of expressions read only as conditions
+        # While a block function is printed (.blockmath): the locals kept one
+        # per item (name -> slot text) and the lane calls' result slots (id ->).
+        self.block_names, self.block_calls = {}, {}
 
     def cast(self, t, text, prec):
         return "<%s>%s" % (self.type_name(t), self.wrap(text, prec, self.prec["atom"]))
@@ -341,7 +344,14 @@ class CythonPrinter(CPrinter):
         args = ["b" + self.c_string(fmt)] + [self.expr(a)[0] for a in node.args[1:]]
         return "printf(%s)" % ", ".join(args), self.prec["atom"]
 
+    def expr_Name(self, node):
+        slot = self.block_names.get(node.id)
+        return (slot, self.prec["atom"]) if slot else CPrinter.expr_Name(self, node)
+
     def call_math(self, node, name):
+        slot = self.block_calls.get(id(node))
+        if slot:
+            return slot, self.prec["atom"]
         if name in ("isnan", "isinf"):
             self.math.add(name)
         return CPrinter.call_math(self, node, name)
