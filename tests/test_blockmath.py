@@ -140,3 +140,27 @@ def test_items_reading_another_items_element_stay_items(backend):
         np.testing.assert_array_equal(y, want)
     else:
         np.testing.assert_allclose(y, want, rtol=backend.rtol * 10)
+
+
+def two_nests(a, b, c, n):
+    for i in range(n):
+        b[i] = exp(-a[i]) + log(1.0 + a[i])
+    for i in range(n):
+        c[i] = exp(b[i] * 0.5) - a[i]
+
+
+def test_block_functions_build_together():
+    """parallelize's kernels are built as one group module on the cython
+    backend: two kernels run in blocks, each with its own block function,
+    merge (strict: a failed merge is an error) and give Python's values."""
+    _cython()
+    from pcompute import parallelize
+    n = 5000
+    a = np.random.default_rng(1).random(n)
+    want_b, want_c = np.zeros(n), np.zeros(n)
+    two_nests(a, want_b, want_c, n)
+    b, c = np.zeros(n), np.zeros(n)
+    with use_config(backend="cython", use_openmp=True, use_double=True, strict_groups=True):
+        parallelize(_fresh(two_nests))(a, b, c, n)
+    np.testing.assert_array_equal(b, want_b)
+    np.testing.assert_array_equal(c, want_c)
