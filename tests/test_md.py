@@ -250,6 +250,31 @@ def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry,
     np.testing.assert_allclose(other.pe.get(), simple.pe.get(), **tol)
 
 
+@pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
+@pytest.mark.parametrize("nnps", NNPS)
+def test_a_nan_position_is_no_neighbour_in_any_strategy(backend, nnps, geometry):
+    """A particle at a NaN position (a NaN distance to every other) has no
+    neighbour and is nobody's, whatever the strategy, and the others' lists
+    are the brute-force ones: every pair test is ``d2 < rl2`` and the
+    binning puts a NaN in the first cell on every backend (all_pairs_2d
+    tested ``>=`` and took every particle as the NaN one's neighbour; the
+    binned strategies raised on the python backend)."""
+    geo = GEOMETRIES[geometry]
+    pos = jittered(SMALL_N[geometry], geo["dim"], geo.get("periodic", False))
+    pos[5, 0] = np.nan
+    sim = make(geometry, nnps, positions=pos, skin=0.3, dtype=backend.dtype)
+    lists = sim.neighbour_lists()
+    assert getattr(sim.strategy, "list", None) is None or sim.strategy.list.refills == 0
+    assert len(lists[5]) == 0 and not any(5 in a for a in lists)
+    if backend.use_double:
+        want = _brute_force_lists(pos, sim.side, sim.periodic, sim.rc + 0.3)
+    else:       # float32 flips pairs at the reach: the simple strategy's lists
+        want = make(geometry, "simple", positions=pos, skin=0.3,
+                    dtype=backend.dtype).neighbour_lists()
+    for i, (got, w) in enumerate(zip(lists, want)):
+        np.testing.assert_array_equal(got, w, err_msg="neighbours of particle %d" % i)
+
+
 @pytest.mark.parametrize("nnps,geometry", [
     ("simple", "2d"), ("simple", "3d"), ("simple", "3d-periodic"),
     ("count", "2d"), ("count", "3d"), ("count", "3d-periodic")])   # each pair loop

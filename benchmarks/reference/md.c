@@ -79,8 +79,10 @@ INLINE double min_image(double d, double side)
 
 INLINE int cell_of(double p, double cell_size, int nc)
 {
-    int c = (int)floor(p / cell_size);
-    return c < 0 ? 0 : (c >= nc ? nc - 1 : c);
+    /* only a quotient in range is converted (a NaN would be undefined): a NaN
+     * position is binned into the first cell, as pcompute's cell_of does */
+    double q = p / cell_size;
+    return !(q >= 0.0) ? 0 : (q >= nc ? nc - 1 : (int)q);
 }
 
 static int threads(md_t *m) { return m->nt > 0 ? m->nt : omp_get_max_threads(); }
@@ -250,7 +252,7 @@ static void list_pass_2d(md_t *m, int fill)
              * written out in its own loop ran 1.5x slower) */
             for (int32_t j = 0; j < n; j++) {
                 double dx = xi - x[j], dy = yi - y[j];
-                if (dx * dx + dy * dy >= rl2 || j == i) continue;
+                if (!(dx * dx + dy * dy < rl2) || j == i) continue;   /* NaN: no pair, as counted */
                 out[cnt] = j;
                 cnt++;
             }

@@ -37,10 +37,11 @@ compiler vectorises it); particle i itself (distance 0) is counted there
 with the others and taken off after the loop, so the vectorised loop has no
 integer test (with ``j == i`` in it gcc widened the indices to compare them:
 0.61x against 0.39x the time of the shared loop, one AMD EPYC core, N =
-10^4).  Its fill loop rejects a candidate with ``continue`` (``if d2 >= rl2
-or j == i``; written ``if d2 < rl2 and j != i:`` gcc laid it out with a
-second taken branch per candidate, 1.5x slower).  Both loops test ``>=``
-(a NaN distance counts as a neighbour in both).  The 3-D
+10^4).  Its fill loop rejects a candidate with ``continue`` (``if not d2 <
+rl2 or j == i``; written ``if d2 < rl2 and j != i:`` gcc laid it out with a
+second taken branch per candidate, 1.5x slower).  Every kernel here takes a
+pair as neighbours when ``d2 < rl2``, so a NaN distance (a NaN position) is
+no neighbour in any strategy, as in benchmarks/reference/md.c.  The 3-D
 kernels test ``periodic`` once per cell (or particle), not once per pair:
 two copies of the pair loop, as the C reference has one per geometry.
 """
@@ -68,12 +69,12 @@ def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, status, fill):
         for j in range(n_all):
             dx = xi - x[j]
             dy = yi - y[j]
-            if dx * dx + dy * dy >= rl2:
+            if not dx * dx + dy * dy < rl2:
                 continue
             n += 1
         dx = xi - x[i]       # i itself (distance 0) was counted: taken off here
         dy = yi - y[i]
-        if not (dx * dx + dy * dy >= rl2):
+        if dx * dx + dy * dy < rl2:
             n -= 1
         counts[i] = n
         return
@@ -82,7 +83,7 @@ def all_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, status, fill):
     for j in range(n_all):
         dx = xi - x[j]
         dy = yi - y[j]
-        if dx * dx + dy * dy >= rl2 or j == i:
+        if not dx * dx + dy * dy < rl2 or j == i:
             continue
         if n < room:
             nbrs[first + n] = j

@@ -4,7 +4,6 @@ Lennard-Jones with sigma = epsilon = m = 1 and a cut-off of 3.  These are
 module-level helpers in the kernel language: the force and neighbour kernels
 call them, and pcompute translates them with the kernel.
 """
-from math import floor
 
 from pcompute import cast
 
@@ -76,10 +75,14 @@ def neighbour_cell(c, d, nc, periodic):
 
 
 def cell_of(p, cell_size, nc):
-    """Cell index (0 .. nc-1) along one axis of coordinate ``p``."""
-    c = cast(floor(p / cell_size), 'int')
-    if c < 0:
-        c = 0
-    if c >= nc:
-        c = nc - 1
-    return c
+    """Cell index (0 .. nc-1) along one axis of coordinate ``p``: the first
+    or last cell outside the box, the first for NaN.  Only a quotient in
+    range is converted to an int (where truncation is the floor): a NaN
+    reaching ``floor`` or ``int`` is an error in Python and undefined in C, so
+    every backend bins a NaN position alike."""
+    q = p / cell_size
+    if not q >= 0.0:         # negative or NaN
+        return 0
+    if q >= nc:
+        return nc - 1
+    return cast(q, 'int')
