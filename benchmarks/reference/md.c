@@ -6,7 +6,8 @@
  *              scatter fills the cells), then full neighbour lists built in two
  *              passes (count, exclusive scan, fill), forces from the lists;
  *   strategy 1 "cells": the same counting sort; the force loop walks the 3^dim
- *              cells around each particle, no list;
+ *              cells around each particle (in 2-D as three strips: a column's
+ *              three cells are adjacent in the cell order), no list;
  *   strategy 2 "simple": lists from all pairs, O(N^2).
  *
  * Lennard-Jones (sigma = epsilon = m = 1, cut-off 3, no shift), harmonic walls
@@ -296,18 +297,16 @@ static void forces_2d(md_t *m)
             int cx = cell_of(xi, csz, nc), cy = cell_of(yi, csz, nc);
             int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 2 < nc ? cx + 2 : nc;
             int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 2 < nc ? cy + 2 : nc;
+            /* the cells y0 .. y1 - 1 of column ix are adjacent in cp: one strip */
             for (int ix = x0; ix < x1; ix++)
-                for (int iy = y0; iy < y1; iy++) {
-                    int c = ix * nc + iy;
-                    for (int32_t k = cs[c]; k < cs[c + 1]; k++) {
-                        int32_t j = cp[k];
-                        double dx = xi - x[j], dy = yi - y[j], r2 = dx * dx + dy * dy;
-                        if (r2 < rc2 && j != i) {
-                            double f = lj_force(r2);
-                            fx += f * dx;
-                            fy += f * dy;
-                            e += lj_energy(r2);
-                        }
+                for (int32_t k = cs[ix * nc + y0], k1 = cs[ix * nc + y1]; k < k1; k++) {
+                    int32_t j = cp[k];
+                    double dx = xi - x[j], dy = yi - y[j], r2 = dx * dx + dy * dy;
+                    if (r2 < rc2 && j != i) {
+                        double f = lj_force(r2);
+                        fx += f * dx;
+                        fy += f * dy;
+                        e += lj_energy(r2);
                     }
                 }
         } else {

@@ -18,12 +18,20 @@ kernels test ``periodic`` once per particle: two copies of the pair loop
 per geometry (one thread, N = 2 * 10^4, AMD EPYC, kernel CPU time
 alternated in one process, against a test per pair: list forces 0.85x
 periodic, 0.90x walls; cell forces 0.82x walls, 1.00x periodic).
-``forces_cells_2d`` is built with ``unroll=True`` (``-funroll-loops``):
-without it gcc kept one more value live than it had registers for and
-stored a separation to the stack for every candidate pair (one thread, AMD
-EPYC, kernel CPU time alternated in one process: 0.92x at N = 10^4 and
-10^5, 1.01x the C reference's; md.c with ``-funroll-loops`` gains nothing,
-0.99x-1.01x per step).
+``forces_cells_2d`` walks three strips of cells, not nine cells: the cells
+of one column (``ix * nc + y0`` .. ``ix * nc + y1 - 1``) are adjacent in
+``cell_particles``, so one loop covers them (the same pairs in the same
+order, so the same forces).  With nine cell loops gcc kept one more value
+live than it had registers for and stored a separation (and a force sum) to
+the stack for every candidate pair; ``unroll=True`` (``-funroll-loops``)
+removed that spill and was 0.90x on the bench's 25 steps from the lattice,
+but 1.14x on a melted state (the README's main job spends nearly all its
+steps there), so it was a bad trade.  The strip walk has no spill and needs
+no unroll (one thread, N = 10^4, skin 0.3, AMD EPYC, CPU time of 25 steps
+alternated in one process, ratio to md.c's nine-cell walk: lattice 1.10
+(nine cells) / 0.98 (unrolled) / 1.03 (strips); melted by 400 steps 1.05 /
+1.21 / 0.97; with unroll the strips read 0.85 / 1.02, the same loss on the
+melted state).
 
 The pair kernels are built with ``build_options(fma=True)``: multiplies and
 adds may be fused into FMA instructions, as gcc fuses them by default in the
@@ -111,7 +119,7 @@ def forces_list_3d(i, x, y, z, ax, ay, az, pe, nbr_start, nbrs, rc2, eshift, sid
     pe[i] = e - npair * eshift
 
 
-@build_options(fma=True, unroll=True)
+@build_options(fma=True)
 def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, nc,
                     rc2, eshift, side):
     xi = x[i]
@@ -122,20 +130,22 @@ def forces_cells_2d(i, x, y, ax, ay, pe, cell_start, cell_particles, cell_size, 
     fy = wall_force(yi, side)
     e = wall_energy(xi, side) + wall_energy(yi, side)
     npair = 0
+    y0 = max(cy - 1, 0)
+    y1 = min(cy + 2, nc)
     for ix in range(max(cx - 1, 0), min(cx + 2, nc)):
-        for iy in range(max(cy - 1, 0), min(cy + 2, nc)):
-            c = ix * nc + iy
-            for k in range(cell_start[c], cell_start[c + 1]):
-                j = cell_particles[k]
-                dx = xi - x[j]
-                dy = yi - y[j]
-                r2 = dx * dx + dy * dy
-                if r2 < rc2 and j != i:
-                    f = lj_force(r2)
-                    fx += f * dx
-                    fy += f * dy
-                    e += lj_energy(r2)
-                    npair += 1
+        # cells ix * nc + y0 .. ix * nc + y1 - 1 lie next to each other in
+        # cell_particles: one strip of particles per column of cells
+        for k in range(cell_start[ix * nc + y0], cell_start[ix * nc + y1]):
+            j = cell_particles[k]
+            dx = xi - x[j]
+            dy = yi - y[j]
+            r2 = dx * dx + dy * dy
+            if r2 < rc2 and j != i:
+                f = lj_force(r2)
+                fx += f * dx
+                fy += f * dy
+                e += lj_energy(r2)
+                npair += 1
     ax[i] = fx
     ay[i] = fy
     pe[i] = e - npair * eshift

@@ -6,8 +6,8 @@ along each axis; ghosts are images already shifted across periodic
 boundaries, so separations need no minimum image.  ``walls`` adds the walls
 of the (global) box of side ``side``.  The force kernels are built with
 the single-process ones' options (:mod:`examples.md.forces`):
-``build_options(fma=True)``, and ``unroll=True`` in 2-D as
-``forces_cells_2d`` (the same cell walk, so the same register pressure).
+``build_options(fma=True)``; the 2-D one walks the same strips of cells as
+``forces_cells_2d``.
 """
 from math import floor
 
@@ -40,7 +40,7 @@ def bin_local_3d(i, x, y, z, keys, ranks, counts, lox, loy, loz, csx, csy, csz, 
     ranks[i] = atomic_inc(counts[key])
 
 
-@build_options(fma=True, unroll=True)
+@build_options(fma=True)
 def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, csx, csy,
                     ncx, ncy, rc2, eshift, side, walls):
     xi = x[i]
@@ -50,19 +50,19 @@ def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, c
     fx = 0.0
     fy = 0.0
     e = 0.0
+    y0 = max(cy - 1, 0)
+    y1 = min(cy + 2, ncy)
     for ix in range(max(cx - 1, 0), min(cx + 2, ncx)):
-        for iy in range(max(cy - 1, 0), min(cy + 2, ncy)):
-            c = ix * ncy + iy
-            for k in range(cell_start[c], cell_start[c + 1]):
-                j = cell_particles[k]
-                dx = xi - x[j]
-                dy = yi - y[j]
-                r2 = dx * dx + dy * dy
-                if r2 < rc2 and j != i:
-                    f = lj_force(r2)
-                    fx += f * dx
-                    fy += f * dy
-                    e += lj_energy(r2) - eshift
+        for k in range(cell_start[ix * ncy + y0], cell_start[ix * ncy + y1]):
+            j = cell_particles[k]
+            dx = xi - x[j]
+            dy = yi - y[j]
+            r2 = dx * dx + dy * dy
+            if r2 < rc2 and j != i:
+                f = lj_force(r2)
+                fx += f * dx
+                fy += f * dy
+                e += lj_energy(r2) - eshift
     if walls:
         fx += wall_force(xi, side)
         fy += wall_force(yi, side)
