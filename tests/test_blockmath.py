@@ -37,6 +37,11 @@ def carried(i, x, y, rate):
     y[j] = exp(-y[i] * rate) + x[i]  # reads the element the item before wrote
 
 
+def shifted(i, x, y, rate):
+    j = i + 1
+    y[j] = exp(-x[i] * rate) + 1.0  # y[j] its own; x may be y (passed twice)
+
+
 def _python(func, x, rate):
     y = np.zeros_like(x)
     for i in range(len(x)):
@@ -128,7 +133,9 @@ def test_items_reading_another_items_element_stay_items(backend):
     """A @serial kernel whose item reads what the item before wrote (a
     recurrence) keeps its items in order: not run in blocks (phase by phase,
     item 1 would read y[1] before item 0 wrote it), on every backend the
-    values of the sequential Python loop."""
+    values of the sequential Python loop.  Without @serial, the cython
+    build without OpenMP keeps the item loop too (the item writes y[j], reads
+    y[i]: not its own element), so it still runs the items in order."""
     n = 300
     x = np.random.default_rng(2).uniform(0.0, 1.0, n)
     want = np.zeros(n)
@@ -144,6 +151,12 @@ def test_items_reading_another_items_element_stay_items(backend):
         np.testing.assert_array_equal(y, want)
     else:
         np.testing.assert_allclose(y, want, rtol=backend.rtol * 10)
+    if backend.name == "cython" and not backend.openmp and backend.use_double:
+        plain = Elementwise(build_options(_fresh(carried), host_cpu=True))
+        ys = np.zeros(n)
+        plain(x, ys, 0.5, shape=n - 1)
+        assert "_block(" not in plain.built.generated.source
+        np.testing.assert_array_equal(ys, want)
 
 
 def two_nests(a, b, c, n):
@@ -168,3 +181,23 @@ def test_block_functions_build_together():
         parallelize(_fresh(two_nests))(a, b, c, n)
     np.testing.assert_array_equal(b, want_b)
     np.testing.assert_array_equal(c, want_c)
+
+
+def test_serial_items_through_one_array_passed_twice_stay_items(backend):
+    """@serial, the same array as x and y: item i reads a[i], which item
+    i - 1 wrote.  Nothing in the item's text shows it (y[j] is the item's
+    own, x is only read), so @serial kernels never run in blocks: every
+    backend gives the sequential loop's values."""
+    n = 200
+    a0 = np.random.default_rng(4).uniform(0.0, 1.0, n)
+    want = a0.copy()
+    for i in range(n - 1):
+        shifted(i, want, want, 0.5)
+    a = wrap(a0.astype(backend.dtype))
+    k = Elementwise(serial(build_options(_fresh(shifted), host_cpu=True)))
+    k(a, a, 0.5, shape=n - 1)
+    got = np.asarray(a.get())
+    if backend.name == "cython" and backend.use_double:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=backend.rtol * 10)

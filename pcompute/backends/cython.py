@@ -206,8 +206,10 @@ class CythonBackend(Backend):
         openmp = self.use_openmp(config) and not is_serial(func)
         shares = openmp and static_shares(func, config)
         # Straight-line items with math calls run in blocks (codegen/blockmath):
-        # one call per thread's share of the items (or all of them).
-        blocks = block_plan(program, printer.lane_math) if not openmp or shares else None
+        # one call per thread's share of the items (or all of them); never
+        # @serial items, which may read what the item before wrote.
+        blocks = block_plan(program, printer.lane_math) \
+            if (not openmp or shares) and not is_serial(func) else None
         if blocks:
             functions = block_source(printer, blocks)
             runtime = printer.module_runtime()

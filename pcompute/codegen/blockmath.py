@@ -31,8 +31,8 @@ GCC 12, a C copy of both loops alternated in one process.
 
 Items of one block run phase by phase, so item k + 1's first phase runs
 before item k's last: only kernels each of whose items reads and writes its
-own elements of the arrays it writes take this form (see :func:`plan`),
-@serial ones included.
+own elements of the arrays it writes take this form (see :func:`plan`), and
+no @serial kernel (the backend's choice).
 """
 import ast
 from dataclasses import dataclass
@@ -159,8 +159,9 @@ def _own_elements(fn, body, index):
     element of the item's own: every subscript of it is one name, the same,
     holding the index or the index plus a constant.  Items of a block then
     never touch an element another item touches, and running them phase by
-    phase changes no value, whatever order items are run in (a @serial
-    kernel reading the element an earlier item wrote takes the item loop)."""
+    phase changes no value, whatever order items are run in (an item reading
+    the element an earlier item wrote keeps the item loop: the serial build
+    then still runs the items in order)."""
     stores = {}
     for stmt in body:
         for n in ast.walk(stmt):
