@@ -21,7 +21,7 @@
  *
  * Built by benchmarks/reference/md.py with gcc -O3 -fopenmp (and again with
  * -march=native); driven through ctypes: md_create, md_reset, md_steps,
- * md_energy, md_rebuilds, md_free.
+ * md_energy, md_rebuilds, md_positions, md_free.
  */
 #include <math.h>
 #include <omp.h>
@@ -656,6 +656,13 @@ void md_energy(md_t *m, double *out)
 }
 
 int64_t md_rebuilds(md_t *m) { return m->rebuilds; }
+
+/* The positions, dim arrays of n one after the other (the layout md_reset takes). */
+void md_positions(md_t *m, double *out)
+{
+    for (int d = 0; d < m->dim; d++)
+        memcpy(out + d * m->n, m->x[d], m->n * sizeof(double));
+}
 
 int64_t md_pairs(md_t *m) { return m->strategy == 1 ? -1 : m->offsets[m->n]; }
 

@@ -25,6 +25,7 @@ _SIGNATURES = {
     "md_time_steps": (_D, [_P, _I]),
     "md_energy": (None, [_P, _P]),
     "md_rebuilds": (_I64, [_P]),
+    "md_positions": (None, [_P, _P]),
     "md_pairs": (_I64, [_P]),
     "md_free": (None, [_P]),
 }
@@ -70,6 +71,12 @@ class CMD:
     @property
     def rebuilds(self):
         return self.lib.md_rebuilds(self.ptr)
+
+    def positions(self):
+        """The current positions: a list of dim arrays (copies)."""
+        out = np.empty(self.dim * self.n)
+        self.lib.md_positions(self.ptr, out.ctypes.data)
+        return list(out.reshape(self.dim, self.n))
 
     def __del__(self):
         ptr, self.ptr = getattr(self, "ptr", None), None

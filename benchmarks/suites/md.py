@@ -2,7 +2,13 @@
 
 2-D default set-up (lattice spacing 1.5, walls, dt 0.02, double), every
 neighbour strategy (``simple`` only at N <= 10^4), N = 10^3, 10^4, 10^5
-(10^6 with ``--full``); 3-D with walls and periodic, ``cells`` and ``count``,
+(10^6 with ``--full``); ``cells`` with a 0.3 skin from a later start: the
+positions after LATER steps of the C reference from the lattice (a
+disordered, denser state, as the README's main job has for nearly all its
+steps: the first 25 steps from the lattice are regular, with predictable
+branches and few pairs per cell, and a build option that won there,
+``-funroll-loops`` on the 2-D cell forces, lost 14 % on the later state);
+3-D with walls and periodic, ``cells`` and ``count``,
 at N = 10^4 and 10^5 (those of them among the MD sizes).  pcompute runs on
 cython + OpenMP.
 
@@ -65,6 +71,7 @@ NAME = "md"
 STEPS = 25
 SIMPLE_STEPS = 3            # O(N^2): fewer steps per sample at N = 10^4
 SKIN = 0.3
+LATER = 400                 # the later start: the state after this many C steps
 MAX_SAMPLES = 41            # per implementation, while the group's budget lasts
 MIN_SAMPLE_S = 0.02         # a sample of the group's fastest implementation lasts this long
 MAX_RUNS = 50               # runs of STEPS steps per sample, at most
@@ -92,10 +99,10 @@ class PcomputeMD:
     its arrays (the grown neighbour list included) are reused, as the C and
     Numba versions reuse theirs."""
 
-    def __init__(self, n, dim, periodic, nnps, skin, variant=pc.OMP):
+    def __init__(self, n, dim, periodic, nnps, skin, variant=pc.OMP, start=None):
         from examples.md.lattice import lattice_positions
         from examples.md.simulation import Simulation
-        self.pos0 = lattice_positions(n, dim)
+        self.pos0 = lattice_positions(n, dim) if start is None else start
         self.variant = variant
         with variant.use():
             self.sim = Simulation(n=n, dim=dim, periodic=periodic, nnps=nnps, skin=skin,
@@ -204,6 +211,11 @@ def run(ctx):
         _group(ctx, "2-D count/sort lists, skin %.1f" % SKIN, n,
                _impls(ctx, n, 2, False, pos, side, "count", SKIN, have_c, ge4, sort=True,
                       lammps=True), STEPS)
+        later = "2-D cells, skin %.1f, from step %d" % (SKIN, LATER)
+        if have_c and ctx.md_case_wanted(later):
+            start = later_state(pos, side, SKIN)
+            _group(ctx, later, n, _impls(ctx, n, 2, False, start, side, "cells", SKIN,
+                                          have_c, ge4), STEPS, known=False)
     for n in ctx.profile.md_3d_sizes:
         if n not in ns:
             continue
@@ -213,6 +225,18 @@ def run(ctx):
                 case = "3-D %s %s" % ("periodic" if periodic else "walls", nnps)
                 _group(ctx, case, n, _impls(ctx, n, 3, periodic, pos, side, nnps, 0.0,
                                             have_c, n >= 10**4, numba=False), STEPS)
+
+
+def later_state(pos, side, skin, steps=LATER):
+    """The positions after ``steps`` steps from ``pos`` (the C reference, cells
+    with ``skin``): a disordered, denser state, like the one the README's
+    main job spends nearly all its steps in, where the lattice's first steps
+    are regular (branches predictable, few pairs per cell)."""
+    from ..reference.md import CMD
+    sim = CMD(pos, side, "cells", False, skin)
+    sim.reset()
+    sim.step(steps)
+    return sim.positions()
 
 
 def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False,
@@ -243,7 +267,7 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
             suffix = pc.GENERIC_SUFFIX if variant is pc.OMP_GENERIC else ""
             out.append(Impl("pcompute cython+omp %s%s" % (strategy, suffix), "pcompute",
                             lambda s=strategy, v=variant: PcomputeMD(n, dim, periodic, s,
-                                                                     skin, v),
+                                                                     skin, v, pos),
                             target=targets or None,
                             note="" if strategy == nnps or not have_c
                             else "(vs %s)" % c_label))
@@ -274,7 +298,9 @@ def _impls(ctx, n, dim, periodic, pos, side, nnps, skin, have_c, ge4, sort=False
     return out
 
 
-def _group(ctx, case, n, impls, steps):
+def _group(ctx, case, n, impls, steps, known=True):
+    """Sample ``impls`` on ``case``; ``known``: the start is the lattice, whose
+    energies md_energies.json holds (2-D)."""
     if not ctx.md_case_wanted(case):
         return
     print("\n[%s] %s, N = %d, %d steps per run" % (NAME, case, n, steps))
@@ -299,7 +325,7 @@ def _group(ctx, case, n, impls, steps):
             _rename(impls, imp, label)        # e.g. LAMMPS: what its log reports
     ref = next((i for i in live if i.is_ref), None)
     for imp in live:
-        imp.check = _check(imp, ref, n, steps, case.startswith("2-D"))
+        imp.check = _check(imp, ref, n, steps, known and case.startswith("2-D"))
     runs = _runs_per_sample(ctx, case, n, live, steps)
     print("  %d run(s) of %d steps per sample" % (runs, steps))
     budget = prof.budget * max(1, len(live))
