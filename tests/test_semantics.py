@@ -5,14 +5,25 @@ Integers must match exactly; floats within the backend's tolerance.  The
 python reference runs once per kernel, size and precision in each process.
 With OpenMP, enough items are used that the loop really runs in parallel
 (below ``SERIAL_BELOW`` items the OpenMP module runs serially).
+
+Three of the four Cython cases (cython-float32, cython-float64,
+cython-openmp-float32) build the corpus as group modules (several kernels in
+one module: :mod:`pcompute.build.cython_group`), ahead of their first test in
+each process (``corpus_groups``); the fourth, cython-openmp-float64, builds
+every kernel as a module of its own (the module test_codegen_compiles.py
+compiles, so each corpus kernel is still compiled and run alone once).
 """
+import os
+
 import numpy as np
 import pytest
 
 import pcompute as pc
 from pcompute import Elementwise, use_config
 from pcompute.backends.cython import SERIAL_BELOW
+from pcompute.backends.registry import get_backend
 
+from conftest import BackendCase
 from kernels.corpus import CORPUS
 from kernels.nd_corpus import View
 
@@ -63,8 +74,58 @@ def compare(kernel, backend, got, want):
                                        equal_nan=True, err_msg=message)
 
 
+#: The cases whose corpus kernels are built as group modules, in chunks of
+#: about ``CHUNK`` kernels (one group module each).
+GROUPED = (("cython", False, "float32"), ("cython", False, "float64"),
+           ("cython", True, "float32"))
+CHUNK = 38
+_grouped_here = []          # set once the groups were asked for in this process
+
+
+def group_chunks():
+    """``(case, kernel names)`` of every group module of the GROUPED cases."""
+    names = [n for n in sorted(CORPUS) if not CORPUS[n].skip_reason("cython")]
+    parts = max(1, round(len(names) / CHUNK))
+    return [(BackendCase(*case), names[k::parts]) for case in GROUPED for k in range(parts)]
+
+
+def build_chunk(case, names):
+    """Build the kernels ``names`` of ``case`` as one group module (strict: a
+    group that cannot be merged or built raises GroupBuildError), with the
+    arguments their tests call them with, so each test finds its kernel."""
+    cython = get_backend("cython")
+    with case.config(), use_config(strict_groups=True) as config:
+        items = []
+        for name in names:
+            kernel = CORPUS[name]
+            args = device_args(kernel.args(items_for(case), case.dtype,
+                                           np.random.default_rng(SEED)))
+            item = Elementwise(kernel.func).program_for(cython, config, args)
+            if item is not None:
+                items.append(item)
+        cython.prebuild_elementwise(items, config)
+
+
+@pytest.fixture
+def corpus_groups(backend):
+    """On a GROUPED case, every GROUPED case's corpus built as group modules
+    (once per process).  Under pytest-xdist each worker starts at its own
+    place in the list of chunks, so that two workers build different chunks
+    at the same time and then find each other's in the compile cache (a
+    chunk being built by the other waits on the cache's lock)."""
+    if (backend.name, backend.openmp, backend.precision) not in GROUPED or _grouped_here:
+        return
+    _grouped_here.append(True)     # once, also when a build fails (its error
+    chunks = group_chunks()        # is this test's; later tests build alone)
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    start = (worker % workers) * len(chunks) // workers
+    for case, names in chunks[start:] + chunks[:start]:
+        build_chunk(case, names)
+
+
 @pytest.mark.parametrize("name", sorted(CORPUS))
-def test_kernel_matches_python_backend(name, backend):
+def test_kernel_matches_python_backend(name, backend, corpus_groups):
     kernel = CORPUS[name]
     reason = kernel.skip_reason(backend.name)
     if reason:
