@@ -17,7 +17,7 @@ import traceback
 import numpy as np
 
 from . import reference
-from .machine import available_bytes
+from .machine import available_bytes, load_average
 from .results import fmt_n, fmt_time, reference_of
 from .timing import Stats, calibrate, first_call, sample
 
@@ -221,13 +221,18 @@ class Group:
     def run(self):
         """Sample every entry in turn until each has ``min_reps`` samples
         (``min_samples`` for the fast ones) and the group's budget is spent
-        (or ``max_reps``; 3 for samples slower than ``SLOW``); record the rows."""
+        (or ``max_reps``; 3 for samples slower than ``SLOW``); record the rows,
+        each with the 1-minute load average before and after the samples
+        (``extra["load"]``, printed below the rows, as the MD suite's groups):
+        a row that flips between runs can then be told from one that ran
+        beside other work."""
         prof = self.ctx.profile
         budget = prof.budget * max(1, len(self.entries))
         need = prof.min_reps
         if self.min_samples:
             need = max(need, min(self.min_samples, prof.max_reps))
         start = time.perf_counter()
+        load_before = load_average()
         for rnd in range(prof.max_reps):
             if rnd >= need and time.perf_counter() - start > budget:
                 break
@@ -245,10 +250,15 @@ class Group:
                 except Exception as exc:
                     self.entries.remove(e)
                     self.failed(e.row_kw["impl"], e.row_kw["kind"], exc)
+        load = (load_before, load_average())
+        for e in self.entries:
+            e.row_kw["extra"] = dict(e.row_kw.get("extra") or {}, load=load)
         rows = [self.ctx.rec.add(*self.key, stats=Stats.of(e.samples, e.inner), **e.row_kw)
                 for e in self.entries]
         for row in rows:
             self.ctx.print_row(row)
+        if rows:
+            print("  load average %s before, %s after the samples" % load)
 
 
 def _nothing():

@@ -105,6 +105,21 @@ def test_group_min_samples_apply_to_fast_rows_only(profile, fast, slow, capsys):
     capsys.readouterr()
 
 
+def test_group_rows_record_the_load_before_and_after_their_samples(monkeypatch, capsys):
+    """Every row of a group keeps the 1-minute load average read before and
+    after the group's samples (as the MD groups do), and the group prints it."""
+    from benchmarks import context
+    loads = iter([1.25, 3.5])
+    monkeypatch.setattr(context, "load_average", lambda: next(loads))
+    ctx = Context(dataclasses.replace(SMOKE, budget=0.0), Recorder())
+    with ctx.group("sort", "keys", 10) as g:
+        for impl in ("a", "b"):
+            g.entries.append(_Entry(dict(impl=impl, kind="peer", is_ref=impl == "a",
+                                         extra={"kept": 1}), lambda k: 0.01, 1))
+    assert [r.extra for r in ctx.rec.rows] == [{"kept": 1, "load": (1.25, 3.5)}] * 2
+    assert "load average 1.25 before, 3.5 after the samples" in capsys.readouterr().out
+
+
 def test_summary_cells_give_median_and_best_ratios():
     data = {"machine": {"cpu": "Test CPU", "cores": 2, "load_average": 0.1,
                         "load_average_end": 1.5, "pcompute": "0.1.0 @ abc1234"},
