@@ -179,19 +179,125 @@ def via_helper(a, b, n):
         b[i] = _get_next(a, i)
 
 
-def test_an_array_handed_to_a_function_is_listed_as_not_checked():
-    """A helper's subscripts are not checked before the launch (on cython
-    ``via_helper`` at n = len(a) reads past the end where plain Python raises
-    IndexError): explain() says so instead of listing nothing."""
-    from pcompute import use_config
-    with use_config(backend="python"):
-        text = parallelize(via_helper).explain(np.arange(6.0), np.zeros(6), 5)
-        assert "indices not checked before the launch" in text
-        assert "a (line %d): handed whole to a call" % (
-            via_helper.__code__.co_firstlineno + 2) in text
-        assert text.count("handed whole to a call") == 1      # once per call site
-        text = parallelize(guarded_backward).explain(np.arange(6.0), np.zeros(6), 6)
-        assert "handed whole" not in text and "not checked" not in text
+def _get_prev(a, k):
+    return a[k - 1]
+
+
+def via_prev(a, b, n):
+    for i in range(n):
+        b[i] = _get_prev(a, i)
+
+
+def _cell(a, r, c):
+    return a[r, c + 1]
+
+
+def via_cell(a, b, n, m):
+    for i in range(n):
+        for j in range(m):
+            b[i, j] = _cell(a, i, 2 * j - 1)
+
+
+def _maybe_prev(a, k):
+    if k > 0:
+        return a[k - 1]
+    return 0.0
+
+
+def via_maybe_prev(a, b, n):
+    for i in range(n):
+        b[i] = _maybe_prev(a, i)
+
+
+def _square(a, k):
+    return a[k * k]
+
+
+def via_square(a, b, n):
+    for i in range(n):
+        b[i] = _square(a, i)
+
+
+def _pass_on(a, k):
+    return _get_next(a, k) + len(a)
+
+
+def via_pass_on(a, b, n):
+    for i in range(n):
+        b[i] = _pass_on(a, i)
+
+
+def _explain(backend, func, *args):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.errors.SequentialLoopWarning)
+        return parallelize(func).explain(*args)
+
+
+def _run(backend, func, arrays, *ints):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pc.errors.SequentialLoopWarning)
+        device = _arrays(backend, *arrays)
+        parallelize(func)(*device, *ints)
+    return [_host(d) for d in device]
+
+
+def test_a_helpers_subscripts_are_checked_before_the_launch(backend):
+    """An array handed to a helper whose subscripts are affine in its integer
+    parameters, called with arguments affine in the counters: its indices
+    are checked like the nest's (on cython via_helper at n = len(a) read
+    past the end where plain Python raises IndexError)."""
+    a = np.arange(1.0, 7.0)
+    with pytest.raises(IndexError):
+        via_helper(a, np.zeros(6), 6)
+    with pytest.raises(KernelIndexError) as info:
+        _run(backend, via_helper, [a, np.zeros(6)], 6)
+    text = str(info.value)
+    assert "index 6 is out of range for axis 0 of array 'a' (length 6)" in text
+    assert "the subscript a[k + 1] of _get_next() called as _get_next(a, i) takes the " \
+           "indices 1 to 6" in text
+    assert info.value.location.line.strip() == "b[i] = _get_next(a, i)"
+    with pytest.raises(KernelIndexError, match="index -1 is out of range"):
+        _run(backend, via_prev, [a, np.zeros(6)], 6)
+    want = np.zeros(6)
+    via_helper(a, want, 5)
+    np.testing.assert_array_equal(_run(backend, via_helper, [a, np.zeros(6)], 5)[1], want)
+    text = _explain(backend, via_helper, *_arrays(backend, a, np.zeros(6)), 5)
+    assert "not checked" not in text
+
+
+def test_a_helpers_subscripts_on_two_axes(backend):
+    a = np.arange(12.0).reshape(3, 4)
+    want = np.zeros((3, 2))
+    via_cell(a, want, 3, 2)                     # c + 1 = 2j: 0 and 2
+    np.testing.assert_array_equal(_run(backend, via_cell, [a, np.zeros((3, 2))], 3, 2)[1],
+                                  want)
+    with pytest.raises(IndexError):
+        via_cell(a, np.zeros((3, 3)), 3, 3)
+    with pytest.raises(KernelIndexError, match="index 4 is out of range for axis 1"):
+        _run(backend, via_cell, [a, np.zeros((3, 3))], 3, 3)
+
+
+def test_a_helper_whose_subscripts_cannot_be_checked_is_listed(backend):
+    """Under a condition of the helper's, not affine, or handed on to
+    another helper: runs as plain Python does, and explain() lists it."""
+    a = np.arange(1.0, 10.0)
+    for func, n in ((via_maybe_prev, 6), (via_square, 3), (via_pass_on, 6)):
+        want = np.zeros(6)
+        func(a, want, n)
+        np.testing.assert_array_equal(_run(backend, func, [a, np.zeros(6)], n)[1], want)
+    line = via_maybe_prev.__code__.co_firstlineno + 2
+    text = _explain(backend, via_maybe_prev, *_arrays(backend, a[:6], np.zeros(6)), 6)
+    assert "a[k - 1] of _maybe_prev() called as _maybe_prev(a, i) (line %d): indices -1 " \
+           "to 4 on axis 0 (length 6) under a condition" % line in text
+    text = _explain(backend, via_square, *_arrays(backend, a, np.zeros(6)), 3)
+    assert "a (line %d): subscript a[k * k] in _square() is not affine in its integer " \
+           "parameters" % (via_square.__code__.co_firstlineno + 2) in text
+    text = _explain(backend, via_pass_on, *_arrays(backend, a, np.zeros(6)), 6)
+    assert "a (line %d): handed on by _pass_on() to another call" % (
+        via_pass_on.__code__.co_firstlineno + 2) in text
+    assert text.count("handed on") == 1                     # once per call site
 
 
 def _findings(func, shapes, **ints):

@@ -26,6 +26,7 @@ for ``explain()``, and runs as before.
 """
 from dataclasses import dataclass
 
+from . import callee
 from .exact import _isl, _loop_constraints, _term
 
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
@@ -46,52 +47,73 @@ class Finding:
         return self.high if self.high >= self.length else self.low
 
 
-def check(accesses, shapes):
+def check(accesses, shapes, lookup=None):
     """``(findings, notes)`` of the ``accesses`` of a nest (nest.Access),
     ``shapes``: ``{array name: shape}`` at this call.  ``findings``: the
     :class:`Finding` of the first subscript that plain Python would take
     out of range, if any (a list of at most one); ``notes``: what could not
-    be decided, one text per access (for ``explain()``)."""
+    be decided, one text per access (for ``explain()``).  An array handed
+    whole to a helper is checked through the helper's subscripts
+    (:mod:`.callee`; ``lookup(name)``: a global of the user's function)."""
     notes = []
     for access in accesses:
         shape = shapes.get(access.array)
         if shape is None:
             continue
         if access.node.__class__.__name__ == "Name":
-            if not access.write:        # (a call adds a read and a write of it)
-                notes.append("%s (line %d): handed whole to a call: the indices a called "
-                             "function takes of it are not checked against its shape "
-                             "(bounds_check checks them while the kernel runs)"
-                             % (access.array, access.node.lineno))
+            if access.write:            # (a call adds a read and a write of it)
+                continue
+            inner, why = callee.accesses(access, lookup) if lookup and access.call \
+                else (None, "handed whole to a call")
+            if inner is None:
+                notes.append("%s (line %d): %s: the indices a called function takes of "
+                             "it are not checked against its shape (bounds_check checks "
+                             "them while the kernel runs)"
+                             % (access.array, access.node.lineno, why))
+                continue
+            for one in inner:
+                finding = _check_subscripts(one, shape, notes)
+                if finding is not None:
+                    return [finding], notes
             continue
         if access.node.__class__.__name__ != "Subscript":
             continue
-        where = "%s (line %d)" % (access.text or access.array, access.node.lineno)
-        if access.subs is None:
-            notes.append("%s: a subscript that is not affine in the loop counters is not "
-                         "checked against the array's shape (bounds_check checks it while "
-                         "the kernel runs)" % where)
-            continue
-        if len(access.subs) != len(shape):
-            continue
-        domain = _domain(access)
-        if domain is None:
-            notes.append("%s: the bounds of its loops are not known at the call, so its "
-                         "indices are not checked against the array's shape" % where)
-            continue
-        for axis, (sub, length) in enumerate(zip(access.subs, shape)):
-            span = _span(access, sub, domain)
-            if span is None:            # the access never runs at this call
-                break
-            low, high = span
-            if 0 <= low and high < length:
-                continue
-            if _certain(access):
-                return [Finding(access, axis, low, high, length)], notes
-            notes.append("%s: indices %d to %d on axis %d (length %d) under a condition "
-                         "or a break the analysis cannot follow: not checked before the "
-                         "launch" % (where, low, high, axis, length))
+        finding = _check_subscripts(access, shape, notes)
+        if finding is not None:
+            return [finding], notes
     return [], notes
+
+
+def _check_subscripts(access, shape, notes):
+    """The :class:`Finding` of ``access`` (a subscript of an array of
+    ``shape``) if plain Python takes it out of range, else None (with a note
+    on what could not be decided)."""
+    where = "%s (line %d)" % (access.text or access.array, access.node.lineno)
+    if access.subs is None:
+        notes.append("%s: a subscript that is not affine in the loop counters is not "
+                     "checked against the array's shape (bounds_check checks it while "
+                     "the kernel runs)" % where)
+        return None
+    if len(access.subs) != len(shape):
+        return None
+    domain = _domain(access)
+    if domain is None:
+        notes.append("%s: the bounds of its loops are not known at the call, so its "
+                     "indices are not checked against the array's shape" % where)
+        return None
+    for axis, (sub, length) in enumerate(zip(access.subs, shape)):
+        span = _span(access, sub, domain)
+        if span is None:            # the access never runs at this call
+            return None
+        low, high = span
+        if 0 <= low and high < length:
+            continue
+        if _certain(access):
+            return Finding(access, axis, low, high, length)
+        notes.append("%s: indices %d to %d on axis %d (length %d) under a condition "
+                     "or a break the analysis cannot follow: not checked before the "
+                     "launch" % (where, low, high, axis, length))
+    return None
 
 
 def _certain(access):

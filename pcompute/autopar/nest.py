@@ -53,6 +53,8 @@ class Access:
     text: str = ""
     guards: tuple = ()      # (Affine lhs - rhs, comparison op, holds) of enclosing ifs
     conditional: bool = False   # under a condition that is not an affine guard (bounds.py)
+    call: object = None     # an array handed whole: the ast.Call it is an argument of
+    call_args: tuple = ()   # that call's positional arguments, Affine over counters or None
 
 
 def range_args(node):
@@ -240,19 +242,23 @@ class _Collector(ast.NodeVisitor):
         if isinstance(node.func, ast.Name) and node.func.id == "len" and \
                 self.is_array(getattr(node.args[0], "id", None) if node.args else None):
             return          # len(a) reads a's length, none of its elements
+        args = None
         for arg in list(node.args) + [k.value for k in node.keywords]:
             if isinstance(arg, ast.Name) and self.is_array(arg.id):
                 # an array handed to a function may be read and written anywhere
-                self._add(arg.id, arg, False, None)
-                self._add(arg.id, arg, True, None)
+                # (bounds.py checks the helper's subscripts: callee.py)
+                if args is None:
+                    args = tuple(self._affine(a) for a in node.args)
+                self._add(arg.id, arg, False, None, node, args)
+                self._add(arg.id, arg, True, None, node, args)
             else:
                 self.visit(arg)
         self.visit(node.func)
 
-    def _add(self, name, node, write, subs):
+    def _add(self, name, node, write, subs, call=None, call_args=()):
         self.accesses.append(Access(name, node, write, tuple(self.stack), subs,
                                     self.order, self.segment(node), tuple(self.guards),
-                                    self.unknown > 0))
+                                    self.unknown > 0, call, call_args))
         self.order += 1
 
 

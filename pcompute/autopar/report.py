@@ -40,7 +40,8 @@ class ReportMixin:
         cached = self._index_checks.get(key)
         if cached is not None and cached[0] is report:
             return cached[1]
-        findings, notes = bounds.check(report.accesses, dict(zip(names, shapes)))
+        findings, notes = bounds.check(report.accesses, dict(zip(names, shapes)),
+                                       self.func.__globals__.get)
         if findings:
             raise self._index_error(findings[0], step)
         self._index_checks[key] = (report, tuple(notes))
