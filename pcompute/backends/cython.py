@@ -220,6 +220,10 @@ class CythonBackend(Backend):
         args = ", ".join(index + expanded_names(entry, dims))
         block_call = "%s_block(%%s, %%s%s)" % (entry.c_name, "".join(
             ", " + name for name in expanded_names(entry, dims))) if blocks else None
+        # the template pastes the block calls by name: all items, a thread's share
+        block_all = block_call % ("0", "pc_n") if blocks else None
+        block_share = block_call % ("pc_share(pc_n, pc_thread)",
+                                    "pc_share(pc_n, pc_thread + 1)") if blocks else None
         fastcall = self.fast_call(program, printer, first=dims, dims=dims)
         schedule, schedule_total = elementwise_schedules(
             func, config, ["pc_n" if dims == 1 else "pc_n0", "pc_total"])
@@ -239,7 +243,7 @@ class CythonBackend(Backend):
             serial_below=2 if parallel_items(func) else serial_below(program, func),
             schedule=schedule, schedule_total=schedule_total,
             shares=shares, parallel_name="parallel" if shares else "prange",
-            block_call=block_call,
+            block_all=block_all, block_share=block_share,
             pad="    " if shares else "")
         return GeneratedKernel("elementwise", entry.name, "cython", source, ("run",),
                                tuple(entry.args[dims:]),

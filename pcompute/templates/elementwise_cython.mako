@@ -45,19 +45,19 @@ cdef object pc_run(${run_params}):
     cdef long long pc_thread
 %endif
     with nogil:
-%if block_call:
+%if block_all:
 ## Items in blocks (codegen/blockmath.py): one call per share of the items.
 %if openmp:
         if pc_n < ${serial_below}:
-            ${block_call % ("0", "pc_n")}
+            ${block_all}
         else:
             # Each thread runs its share of the items: a parallel block, not prange,
             # whose copies of the loop variable cost a barrier per launch.
             with parallel():
                 pc_thread = openmp.omp_get_thread_num()
-                ${block_call % ("pc_share(pc_n, pc_thread)", "pc_share(pc_n, pc_thread + 1)")}
+                ${block_share}
 %else:
-        ${block_call % ("0", "pc_n")}
+        ${block_all}
 %endif
 %elif openmp:
         if pc_n < ${serial_below}:
