@@ -12,8 +12,6 @@ loaded from the cache.
 import os
 from functools import lru_cache
 
-from .. import diskcache
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
 KIND = "rendered"
 _memo = {}          # key -> text rendered or read in this process
@@ -70,6 +68,7 @@ def render(template_name, **context):
     """Render the template ``template_name`` (without ``.mako``) with
     ``context`` (plain data), or read what it rendered to before from the
     cache (see the module docstring)."""
+    from .. import diskcache       # json, tempfile, ...: not at ``import pcompute``
     key = diskcache.make_key(KIND, _templates_digest(), template_name,
                          [(name, _plain(context[name], template_name))
                           for name in sorted(context)])
