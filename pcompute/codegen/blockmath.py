@@ -162,11 +162,7 @@ def _own_elements(fn, body, index):
     phase changes no value, whatever order items are run in (an item reading
     the element an earlier item wrote keeps the item loop: the serial build
     then still runs the items in order)."""
-    stores = {}
-    for stmt in body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                stores[n.id] = stores.get(n.id, 0) + 1
+    stores = _store_counts(body)
     own = {index}
     for stmt in body:
         if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name) and \
@@ -185,6 +181,16 @@ def _own_elements(fn, body, index):
             if len(names) != 1 or names.pop() not in own:
                 return False
     return True
+
+
+def _store_counts(body):
+    """``{name: how many times the statements of ``body`` store it}``."""
+    count = {}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                count[node.id] = count.get(node.id, 0) + 1
+    return count
 
 
 def _shifted(value, own):
@@ -237,11 +243,7 @@ def _names(fn, node, args_only):
 def _recomputable(fn, body, index, crossing):
     """The assignments of the crossing integer locals assigned once, from the
     index, scalar arguments, constants and such locals (in body order)."""
-    count = {}
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                count[node.id] = count.get(node.id, 0) + 1
+    count = _store_counts(body)
     scalars = {name for name, t in fn.args if t.is_scalar}
     ok, out = {index}, []
     for stmt in body:
