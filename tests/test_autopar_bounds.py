@@ -227,6 +227,18 @@ def via_pass_on(a, b, n):
         b[i] = _pass_on(a, i)
 
 
+_K = 100
+
+
+def _at(a, _K):
+    return a[_K]                    # the parameter, not the module's _K
+
+
+def via_at(a, b, idx, n):
+    for i in range(n):
+        b[i] = _at(a, idx[i])
+
+
 def _explain(backend, func, *args):
     import warnings
     with warnings.catch_warnings():
@@ -287,6 +299,10 @@ def test_a_helper_whose_subscripts_cannot_be_checked_is_listed(backend):
         want = np.zeros(6)
         func(a, want, n)
         np.testing.assert_array_equal(_run(backend, func, [a, np.zeros(6)], n)[1], want)
+    idx = np.array([5, 0, 3, 1, 2, 4], np.int32)       # no index from the module's _K
+    want = np.zeros(6)
+    via_at(a, want, idx, 6)
+    np.testing.assert_array_equal(_run(backend, via_at, [a, np.zeros(6)], idx, 6)[1], want)
     line = via_maybe_prev.__code__.co_firstlineno + 2
     text = _explain(backend, via_maybe_prev, *_arrays(backend, a[:6], np.zeros(6)), 6)
     assert "a[k - 1] of _maybe_prev() called as _maybe_prev(a, i) (line %d): indices -1 " \

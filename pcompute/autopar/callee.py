@@ -42,8 +42,9 @@ def accesses(access, lookup):
     array_params = [p for p, arg in zip(params, call.args) if arg is access.node]
     ints = {p: a for p, a in zip(params, access.call_args) if a is not None}
     stored = assigned_names(tree)
+    # module-level ints are constants, unless a parameter or a local hides them
     env = {k: v for k, v in func.__globals__.items() if k not in stored and
-           isinstance(v, numbers.Integral) and not isinstance(v, bool)}
+           k not in params and isinstance(v, numbers.Integral) and not isinstance(v, bool)}
     variables = set(ints) - stored
     found = []
     for node, certain in _subscripts(tree.body, set(array_params)):
