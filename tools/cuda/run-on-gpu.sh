@@ -6,7 +6,9 @@
 # There, from the project root:                           bash tools/cuda/run-on-gpu.sh [pytest args]
 # Results go to $OUT (default /tmp/pcompute-gpu): env.txt, tests.log, junit.xml,
 # gpu-bench.txt, gpu-bench.json.  TESTS_S and BENCH_S bound the two parts
-# (seconds); NPROC sets the pytest-xdist workers; SKIP_BENCH=1 runs the tests only.
+# (seconds); NPROC sets the pytest-xdist workers; SKIP_BENCH=1 runs the tests only;
+# PCOMPUTE_COMMIT names the commit sent: write it into the command where the
+# tree is sent from (the copy there may carry a stale .git, whose HEAD is not it).
 # Needs the CUDA toolkit, Python 3.12, numpy, Cython, pytest and pytest-xdist there.
 # Every cuda case of the `backend` fixture carries the `cuda` marker
 # (tests/conftest.py); --require-backends makes an unavailable backend fail
