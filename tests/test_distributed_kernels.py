@@ -8,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from pcompute import use_config
+import pcompute as pc
+from pcompute import Elementwise, use_config
 from pcompute.build import cuda_builder
 from pcompute.distributed import packing
 from pcompute.distributed.scan import _carry_output
@@ -74,3 +75,29 @@ def test_kernels_compile_as_cuda(nvcc, real):
         sources.append(carry.generate(
             "cuda", input=i32, dscan_out=i32, dscan_carry=np.int32(3)))
     cuda_builder.check_cuda_sources(sources)            # one nvcc run for all
+
+
+def test_local_binning_of_outside_and_nan_positions(backend):
+    """The decomposed run's binning (local_cells.bin_local_2d) on every
+    backend: a position below the local region or NaN goes to the first cell,
+    one past it to the last, as the single-process cell_of bins them (a NaN
+    reaching floor() raised on the python backend and is undefined in C)."""
+    real = backend.dtype.type
+    lo, cs, nc = 1.0, 0.5, 4
+    x = np.array([1.1, -3.0, np.nan, 2.9, 100.0, 2.2, 1.0], real)
+    y = np.array([1.6, 1.2, 2.4, np.nan, 1.99, -1.0, 3.0], real)
+
+    def cell(p):
+        q = (p - lo) / cs
+        return 0 if not q >= 0 else (nc - 1 if q >= nc else int(q))
+
+    expected = np.array([cell(a) * nc + cell(b) for a, b in zip(x, y)], np.int32)
+    keys, ranks = pc.wrap(np.zeros(len(x), np.int32), np.zeros(len(x), np.int32))
+    counts = pc.wrap(np.zeros(nc * nc, np.int32))
+    Elementwise(local_cells.bin_local_2d)(
+        pc.wrap(x), pc.wrap(y), keys, ranks, counts, real(lo), real(lo), real(cs),
+        real(cs), np.int32(nc), np.int32(nc))
+    keys.pull()
+    counts.pull()
+    np.testing.assert_array_equal(keys.data, expected)
+    np.testing.assert_array_equal(counts.data, np.bincount(expected, minlength=nc * nc))

@@ -9,21 +9,17 @@ the single-process ones' options (:mod:`examples.md.forces`):
 ``build_options(fma=True)``; the 2-D one walks the same strips of cells as
 ``forces_cells_2d``.
 """
-from math import floor
+from pcompute import atomic_inc, build_options
 
-from pcompute import atomic_inc, build_options, cast
-
-from .physics import lj_energy, lj_force, wall_energy, wall_force
+from .physics import cell_of, lj_energy, lj_force, wall_energy, wall_force
 
 
 def local_cell(p, lo, cs, nc):
-    """Cell index (0 .. nc-1) along one axis of the local grid."""
-    c = cast(floor((p - lo) / cs), 'int')
-    if c < 0:
-        c = 0
-    if c >= nc:
-        c = nc - 1
-    return c
+    """Cell index (0 .. nc-1) along one axis of the local grid: the
+    single-process :func:`~examples.md.physics.cell_of` of the offset from
+    ``lo`` (outside the region: the first or last cell; NaN: the first, on
+    every backend)."""
+    return cell_of(p - lo, cs, nc)
 
 
 def bin_local_2d(i, x, y, keys, ranks, counts, lox, loy, csx, csy, ncx, ncy):
