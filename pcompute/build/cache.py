@@ -11,8 +11,8 @@ Publishing is atomic: the artefact is built in a private temporary directory,
 copied next to its final place under a unique name and ``os.replace``-d in.
 Builders of one key in several processes coordinate through a lock file
 (``<artefact>.lock``) that its holder touches every second: waiters poll for
-the artefact, a lock left by a killed process (dead pid, or no heartbeat for
-``stale_after`` seconds) is broken, and after ``lock_timeout`` seconds a
+the artefact, a lock left by a killed process (on this host: its pid is gone;
+held from another host: no heartbeat for ``stale_after`` seconds) is broken, and after ``lock_timeout`` seconds a
 waiter builds on its own.  Correctness never depends on the lock.
 """
 
@@ -110,14 +110,20 @@ class _Lock:
             return True
         except OSError:
             return False
-        stale = age > self.stale_after
-        if not stale:
-            try:
-                info = json.loads(text)
-                stale = (info.get("host") == socket.gethostname()
-                         and not _pid_alive(int(info["pid"])))
-            except (ValueError, KeyError, TypeError):
-                stale = age > 1.0  # half-written by a killed process
+        # A holder on this host is asked directly: its lock is stale only when
+        # its process is gone.  A heartbeat can stall for seconds on a loaded
+        # machine (the CI's two test workers and eight compiling processes on
+        # two cores broke a live builder's lock, and its kernel was compiled
+        # twice); the heartbeat's age decides only for another host's lock,
+        # or one without a readable holder.
+        try:
+            info = json.loads(text)
+            if info.get("host") == socket.gethostname():
+                stale = not _pid_alive(int(info["pid"]))
+            else:
+                stale = age > self.stale_after
+        except (ValueError, KeyError, TypeError):
+            stale = age > self.stale_after  # half-written, or by a killed process
         if stale:
             log.debug("breaking stale cache lock %s", self.path)
             try:

@@ -323,6 +323,24 @@ def test_lock_without_heartbeat_is_broken(tmp_path):
     assert time.monotonic() - start < 1.0
 
 
+def test_live_lock_on_this_host_is_not_broken_for_a_late_heartbeat(tmp_path):
+    """A lock of a live process on this host whose heartbeat is late (a loaded
+    machine): waited for, never broken, until the lock timeout."""
+    store = cache.Cache(lock_timeout=0.5, stale_after=2.0)
+    key = cache.make_key("late heartbeat")
+    final = store.path_for("test", key)
+    final.parent.mkdir(parents=True)
+    lock = Path(str(final) + ".lock")
+    lock.write_text(json.dumps({"pid": os.getpid(),
+                                "host": __import__("socket").gethostname()}))
+    old = time.time() - 30
+    os.utime(lock, (old, old))
+    start = time.monotonic()
+    assert store.get_or_build("test", key, Builder()).exists()
+    assert 0.4 < time.monotonic() - start < 3.0
+    assert lock.exists()  # not ours: left alone
+
+
 def test_live_lock_is_waited_for_then_ignored(tmp_path):
     """A fresh lock held by a live process: wait, then build anyway."""
     store = cache.Cache(lock_timeout=0.5)
