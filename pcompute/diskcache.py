@@ -22,11 +22,10 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
 from pathlib import Path
 
 from .config import get_config
-from .errors import CacheWarning
+from .errors import CacheWarning, warn_once
 
 log = logging.getLogger("pcompute.diskcache")
 
@@ -36,7 +35,6 @@ _TMP = ".tmp-"
 
 _state_lock = threading.Lock()
 _resolved_roots = {}      # requested root -> resolved Path
-_warned = set()           # messages already warned about in this process
 
 
 # --------------------------------------------------------------------------
@@ -94,14 +92,6 @@ def _feed(digest, part):
 # --------------------------------------------------------------------------
 # root directory
 
-def warn_once(message):
-    with _state_lock:
-        if message in _warned:
-            return
-        _warned.add(message)
-    warnings.warn(message, CacheWarning, stacklevel=3)
-
-
 def _usable_dir(path, private=False):
     """Create ``path`` if needed; True if we can write into it."""
     try:
@@ -147,8 +137,8 @@ def cache_root():
         if not _usable_dir(fallback, private=True):
             fallback = Path(tempfile.mkdtemp(prefix="pcompute-cache-"))
         warn_once("pcompute cache directory %s is not writable; using %s "
-                   "instead (set PCOMPUTE_CACHE_DIR to choose another)"
-                   % (requested, fallback))
+                  "instead (set PCOMPUTE_CACHE_DIR to choose another)"
+                  % (requested, fallback), CacheWarning)
         root = fallback
     with _state_lock:
         _resolved_roots[requested] = root

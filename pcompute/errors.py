@@ -9,6 +9,25 @@ line on what to write instead.  Failures inside pcompute raise
 """
 
 
+import threading
+import warnings
+
+_warned_lock = threading.Lock()
+_warned = set()     # (category, message) pairs already warned about in this process
+
+
+def warn_once(message, category, stacklevel=3):
+    """Warn ``message`` as ``category`` once per process: the same message of
+    the same class again says nothing.  ``stacklevel`` counts as
+    :func:`warnings.warn` does from inside this function (3: the caller of the
+    function that calls ``warn_once``)."""
+    with _warned_lock:
+        if (category, message) in _warned:
+            return
+        _warned.add((category, message))
+    warnings.warn(message, category, stacklevel=stacklevel)
+
+
 class SourceLocation:
     """Where a construct sits in the user's file (1-based line, 0-based column)."""
 

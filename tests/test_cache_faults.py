@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import pcompute as pc
-from pcompute import diskcache
+from pcompute import diskcache, errors
 from pcompute.build import cache, cython_builder
 from pcompute.errors import CacheWarning
 
@@ -70,7 +70,7 @@ def test_eight_processes_compile_one_new_kernel(tmp_path):
 
 def test_full_disk_still_runs_the_kernel(tmp_path, monkeypatch):
     monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(diskcache, "_warned", set())
+    monkeypatch.setattr(errors, "_warned", set())
 
     def no_space(path, data):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))

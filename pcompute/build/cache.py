@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from ..config import get_config
+from ..errors import CacheWarning, warn_once
 from .. import diskcache
 # make_key, cache_root and pcompute_version are this module's too (builders
 # call cache.make_key): the keys and root of every entry.
@@ -226,8 +227,8 @@ class Cache(Entries):
         return final
 
     def _build_uncached(self, build_fn, final, exc):
-        diskcache.warn_once("cannot write to the pcompute cache (%s); artefacts are "
-                   "kept for this process only" % exc)
+        warn_once("cannot write to the pcompute cache (%s); artefacts are "
+                  "kept for this process only" % exc, CacheWarning)
         keep = Path(tempfile.mkdtemp(prefix="pcompute-uncached-"))
         import atexit
         atexit.register(shutil.rmtree, keep, True)

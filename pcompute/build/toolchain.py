@@ -18,13 +18,11 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import threading
 import time
-import warnings
 
 from pcompute import diskcache
 from pcompute.build import cache
-from pcompute.errors import OpenMPWarning
+from pcompute.errors import OpenMPWarning, warn_once
 
 log = logging.getLogger("pcompute.build.toolchain")
 
@@ -42,9 +40,6 @@ _BREW_PREFIXES = ("/opt/homebrew/opt/libomp", "/usr/local/opt/libomp")
 
 #: The cache kind of the compiler's ``--version`` and ``-###`` answers.
 PROBE_KIND = "toolchain"
-
-_warn_lock = threading.Lock()
-_warned = set()
 
 
 def compiler_command():
@@ -256,8 +251,9 @@ def arch_flags(march=None):
     if march == "native":
         return native_flags()
     if is_msvc():
-        _warn_once("march=%r is ignored: %s has no -march option (use its /arch: "
-                   "flags through extra_compile_args)" % (march, compiler_identity()))
+        warn_once("march=%r is ignored: %s has no -march option (use its /arch: "
+                  "flags through extra_compile_args)" % (march, compiler_identity()),
+                  OpenMPWarning)
         return []
     return ["-march=%s" % march]
 
@@ -405,9 +401,9 @@ def _openmp_flags(command, cflags_env, ldflags_env):
         result = _cached_probe(command, identity, [override])
         if result is not None:
             return result
-        _warn_once("PCOMPUTE_OPENMP_CFLAGS=%r / PCOMPUTE_OPENMP_LDFLAGS=%r do "
-                   "not build an OpenMP program with %s; detecting OpenMP "
-                   "flags instead" % (cflags_env, ldflags_env, identity))
+        warn_once("PCOMPUTE_OPENMP_CFLAGS=%r / PCOMPUTE_OPENMP_LDFLAGS=%r do "
+                  "not build an OpenMP program with %s; detecting OpenMP "
+                  "flags instead" % (cflags_env, ldflags_env, identity), OpenMPWarning)
     return _cached_probe(command, identity, _candidates(command))
 
 
@@ -463,18 +459,10 @@ def _write_probe(path, result):
         log.debug("could not store the OpenMP probe result: %s", exc)
 
 
-def _warn_once(message):
-    with _warn_lock:
-        if message in _warned:
-            return
-        _warned.add(message)
-    warnings.warn(message, OpenMPWarning, stacklevel=3)
-
-
 def warn_no_openmp():
     """Emit, once per process, the OpenMPWarning that kernels run serially."""
-    _warn_once("OpenMP not available with %s; kernels run serially. Set "
-               "PCOMPUTE_OPENMP_CFLAGS/PCOMPUTE_OPENMP_LDFLAGS to the flags "
-               "that enable it (e.g. '-fopenmp', or on macOS '-Xpreprocessor "
-               "-fopenmp' and '-lomp' with libomp installed)."
-               % compiler_identity())
+    warn_once("OpenMP not available with %s; kernels run serially. Set "
+              "PCOMPUTE_OPENMP_CFLAGS/PCOMPUTE_OPENMP_LDFLAGS to the flags "
+              "that enable it (e.g. '-fopenmp', or on macOS '-Xpreprocessor "
+              "-fopenmp' and '-lomp' with libomp installed)."
+              % compiler_identity(), OpenMPWarning)

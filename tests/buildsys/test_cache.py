@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pcompute import diskcache
+from pcompute import diskcache, errors
 from pcompute.build import cache
 from pcompute.errors import CacheWarning
 
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 def fresh_state(monkeypatch, tmp_path):
     """A private cache root per test, and no remembered roots or warnings."""
     monkeypatch.setattr(diskcache, "_resolved_roots", {})
-    monkeypatch.setattr(diskcache, "_warned", set())
+    monkeypatch.setattr(errors, "_warned", set())
     monkeypatch.setenv("PCOMPUTE_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
 

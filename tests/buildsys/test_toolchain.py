@@ -8,9 +8,9 @@ import warnings
 
 import pytest
 
-from pcompute import diskcache
+from pcompute import diskcache, errors
 from pcompute.build import cache, toolchain
-from pcompute.errors import OpenMPWarning
+from pcompute.errors import CacheWarning, OpenMPWarning
 
 needs_gcc = pytest.mark.skipif(
     sys.platform == "win32" or shutil.which(toolchain.compiler_command()[0])
@@ -24,7 +24,7 @@ def fresh_state(monkeypatch, tmp_path):
     monkeypatch.setattr(diskcache, "_resolved_roots", {})
     monkeypatch.delenv("PCOMPUTE_OPENMP_CFLAGS", raising=False)
     monkeypatch.delenv("PCOMPUTE_OPENMP_LDFLAGS", raising=False)
-    monkeypatch.setattr(toolchain, "_warned", set())
+    monkeypatch.setattr(errors, "_warned", set())
     toolchain._openmp_flags.cache_clear()
     yield
     toolchain._openmp_flags.cache_clear()
@@ -113,6 +113,14 @@ def test_no_openmp_warning_once():
     assert len(found) == 1
     text = str(found[0].message)
     assert "serially" in text and "PCOMPUTE_OPENMP_CFLAGS" in text
+    # errors.warn_once keys on the class and the message: the same text as
+    # another class is a warning of its own, once too.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            errors.warn_once(text, CacheWarning)
+            toolchain.warn_no_openmp()
+    assert [w.category for w in caught] == [CacheWarning]
 
 
 def test_no_candidate_works(monkeypatch):
