@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -308,48 +309,38 @@ def test_killed_builder_does_not_block(tmp_path, fresh_state):
     assert path.exists() and not lock.exists()
 
 
-def test_lock_without_heartbeat_is_broken(tmp_path):
-    """A lock of a live process on another host that stopped beating."""
-    store = cache.Cache(stale_after=2.0)
-    key = cache.make_key("foreign lock")
+def _held_lock(store, name, host, heartbeat_age=0.0):
+    """A build lock on a new key of kind 'test' as this (live) process on
+    ``host`` writes it, its heartbeat (modification time) ``heartbeat_age``
+    seconds old; returns the key and the lock's path."""
+    key = cache.make_key(name)
     final = store.path_for("test", key)
     final.parent.mkdir(parents=True)
     lock = Path(str(final) + ".lock")
-    lock.write_text(json.dumps({"pid": os.getpid(), "host": "elsewhere"}))
-    old = time.time() - 30
+    lock.write_text(json.dumps({"pid": os.getpid(), "host": host}))
+    old = time.time() - heartbeat_age
     os.utime(lock, (old, old))
+    return key, lock
+
+
+def test_lock_without_heartbeat_is_broken(tmp_path):
+    """A lock of a live process on another host that stopped beating."""
+    store = cache.Cache(stale_after=2.0)
+    key, _ = _held_lock(store, "foreign lock", "elsewhere", heartbeat_age=30)
     start = time.monotonic()
     assert store.get_or_build("test", key, Builder()).exists()
     assert time.monotonic() - start < 1.0
 
 
-def test_live_lock_on_this_host_is_not_broken_for_a_late_heartbeat(tmp_path):
-    """A lock of a live process on this host whose heartbeat is late (a loaded
-    machine): waited for, never broken, until the lock timeout."""
+@pytest.mark.parametrize("heartbeat_age", [0, 30], ids=["fresh", "late-heartbeat"])
+def test_live_lock_is_waited_for_then_ignored(tmp_path, heartbeat_age):
+    """A lock held by a live process on this host: waited for, never broken,
+    then the kernel is built anyway at the lock timeout; the lock is left
+    alone.  A heartbeat 30 s late (past stale_after: a loaded machine) does
+    not make it stale while its process lives."""
     store = cache.Cache(lock_timeout=0.5, stale_after=2.0)
-    key = cache.make_key("late heartbeat")
-    final = store.path_for("test", key)
-    final.parent.mkdir(parents=True)
-    lock = Path(str(final) + ".lock")
-    lock.write_text(json.dumps({"pid": os.getpid(),
-                                "host": __import__("socket").gethostname()}))
-    old = time.time() - 30
-    os.utime(lock, (old, old))
-    start = time.monotonic()
-    assert store.get_or_build("test", key, Builder()).exists()
-    assert 0.4 < time.monotonic() - start < 3.0
-    assert lock.exists()  # not ours: left alone
-
-
-def test_live_lock_is_waited_for_then_ignored(tmp_path):
-    """A fresh lock held by a live process: wait, then build anyway."""
-    store = cache.Cache(lock_timeout=0.5)
-    key = cache.make_key("live lock")
-    final = store.path_for("test", key)
-    final.parent.mkdir(parents=True)
-    lock = Path(str(final) + ".lock")
-    lock.write_text(json.dumps({"pid": os.getpid(),
-                                "host": __import__("socket").gethostname()}))
+    key, lock = _held_lock(store, "live lock %s" % heartbeat_age,
+                           socket.gethostname(), heartbeat_age)
     start = time.monotonic()
     assert store.get_or_build("test", key, Builder()).exists()
     assert 0.4 < time.monotonic() - start < 3.0
