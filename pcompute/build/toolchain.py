@@ -4,8 +4,9 @@ The OpenMP probe compiles, links and runs a tiny program; its result is
 stored in the cache directory keyed by the compiler identity (and any
 ``PCOMPUTE_OPENMP_*FLAGS`` override), so a new process does not probe again.
 The compiler's identity (``--version``) and what it makes of ``-march=native``
-(``-###``) are kept in the cache too, keyed on the compiler executable's path,
-size and modification time (:func:`_kept_probe`).
+(``-###``) are kept in the cache too, keyed on the files of the compiler that
+really runs: its driver and its compiler proper, behind any launcher such as
+ccache or a script (:mod:`pcompute.build.compiler_answers`).
 """
 
 import functools
@@ -22,6 +23,7 @@ import time
 
 from pcompute import diskcache
 from pcompute.build import cache
+from pcompute.build.compiler_answers import kept_answer, proper_lines
 from pcompute.errors import OpenMPWarning, warn_once
 
 log = logging.getLogger("pcompute.build.toolchain")
@@ -37,9 +39,6 @@ int main(void) {
 """
 _NEGATIVE_TTL = 24 * 3600.0   # re-probe a failed detection after a day
 _BREW_PREFIXES = ("/opt/homebrew/opt/libomp", "/usr/local/opt/libomp")
-
-#: The cache kind of the compiler's ``--version`` and ``-###`` answers.
-PROBE_KIND = "toolchain"
 
 
 def compiler_command():
@@ -70,12 +69,14 @@ def compiler_identity():
 @functools.lru_cache(maxsize=None)
 def _identity(command):
     exe = shutil.which(command[0]) or command[0]
-    return _kept_probe("identity", command, (), lambda: _run_identity(command, exe))
+    return kept_answer("identity", command, (), lambda: _run_identity(command, exe),
+                       listing=not is_msvc(command))
 
 
 def _run_identity(command, exe):
     """``(identity, whether to keep it)`` from the compiler's ``--version``."""
-    args = [exe] if is_msvc(command) else [exe, "--version"]
+    # through a launcher (ccache gcc) the compiler behind it answers
+    args = [exe] if is_msvc(command) else [exe] + list(command[1:]) + ["--version"]
     try:
         out = subprocess.run(args, capture_output=True, text=True,
                              errors="replace", timeout=30)
@@ -86,30 +87,6 @@ def _run_identity(command, exe):
     except (OSError, subprocess.SubprocessError) as exc:
         first, keep = "unusable: %s" % exc, False
     return "%s [%s] %s" % (" ".join(command), exe, first), keep
-
-
-def _kept_probe(what, command, extra, run):
-    """The text ``run()`` gives (``(text, keep)``) for the compiler
-    ``command``, kept in the cache (kind ``toolchain``) when ``keep``, keyed
-    on ``what``, ``extra``, the command and the compiler executable's real
-    path, size and modification time: a new process reads it back instead of
-    starting the compiler (5-40 ms a probe), and an upgraded (or replaced)
-    compiler is probed again."""
-    exe = shutil.which(command[0]) or command[0]
-    try:
-        real = os.path.realpath(exe)
-        st = os.stat(real)
-    except OSError:           # no such compiler: probed (and said) every time
-        return run()[0]
-    key = diskcache.make_key("compiler-probe", what, list(command), list(extra), real,
-                             st.st_size, st.st_mtime_ns)
-    entries = diskcache.Entries()
-    text = entries.read_text(PROBE_KIND, key)
-    if text is None:
-        text, keep = run()
-        if keep:
-            entries.write_text(PROBE_KIND, key, text)
-    return text
 
 
 def python_build_flags():
@@ -196,7 +173,7 @@ def _native_target(command, flags):
         return "no native target"
     # what -march=native means depends on the CPU: a cache shared by machines
     # keeps one answer per CPU
-    return _kept_probe("native-target", command, list(flags) + [_cpuinfo_identity()],
+    return kept_answer("native-target", command, list(flags) + [_cpuinfo_identity()],
                        lambda: _run_native_target(command, flags))
 
 
@@ -210,10 +187,7 @@ def _run_native_target(command, flags):
     except (OSError, subprocess.SubprocessError) as exc:
         return "unresolved (%s)" % exc, False
     found = []
-    for line in (out.stderr or "").splitlines():
-        words = _words(line)
-        if not any(w.endswith(("cc1", "cc1.exe")) or w == "-cc1" for w in words):
-            continue
+    for words in proper_lines(out.stderr or ""):
         take = False
         for w in words:
             if take:
@@ -228,13 +202,6 @@ def _run_native_target(command, flags):
     if not found:
         return "unresolved: %s" % " ".join((out.stderr or "").split())[-300:], False
     return " ".join(found), True
-
-
-def _words(line):
-    try:
-        return shlex.split(line)
-    except ValueError:
-        return line.split()
 
 
 def arch_flags(march=None):

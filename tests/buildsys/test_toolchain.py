@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import subprocess
 import sys
 import time
 import warnings
@@ -9,7 +10,7 @@ import warnings
 import pytest
 
 from pcompute import diskcache, errors
-from pcompute.build import cache, toolchain
+from pcompute.build import cache, compiler_answers, toolchain
 from pcompute.errors import CacheWarning, OpenMPWarning
 
 needs_gcc = pytest.mark.skipif(
@@ -130,65 +131,115 @@ def test_no_candidate_works(monkeypatch):
 
 
 FAKE_CC = """#!/bin/sh
-echo "$0 $*" >> "$(dirname "$0")/calls"
+here="$(dirname "$0")"
+echo "$*" >> "$here/calls"
 case "$*" in
-  *-###*) echo ' "/usr/lib/cc1" "-march=%s" "-mavx2" "-mtune=%s"' >&2 ;;
-  *--version*) echo "fakecc (%s) 1.0" ;;
+  *-march=native*) echo ' "'"$here"'/cc1" -E %(target)s' >&2 ;;
+  *-###*) echo ' "'"$here"'/cc1" -E' >&2 ;;
+  *--version*) echo "fakecc (%(name)s) 1.0" ;;
 esac
 """
 
 
-def _fake_compiler(folder, name):
-    cc = folder / "fakecc"
-    cc.write_text(FAKE_CC % (name, name, name))
+def _fake_compiler(folder, name, target=True):
+    """A /bin/sh stand-in for gcc in ``folder`` (``fakecc``) whose -### listing
+    runs ``folder/cc1`` (written too), answering for the CPU ``name`` (no
+    target options with ``target`` False); an existing one is upgraded in
+    place (both files rewritten, their modification times a second later)."""
+    cc, proper = folder / "fakecc", folder / "cc1"
+    flags = "-march=%s -mavx2 -mtune=%s" % (name, name) if target else ""
+    for path, text in ((cc, FAKE_CC % {"name": name, "target": flags}), (proper, name)):
+        old = path.stat().st_mtime_ns if path.exists() else None
+        path.write_text(text)
+        if old is not None:
+            os.utime(path, ns=(old, old + 10 ** 9))
     cc.chmod(0o755)
     return cc
+
+
+def _calls(folder):
+    return (folder / "calls").read_text().splitlines()
 
 
 def _as_a_new_process():
     toolchain._identity.cache_clear()
     toolchain._native_target.cache_clear()
+    compiler_answers.compiler_files.cache_clear()
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="a /bin/sh compiler stand-in")
+@needs_gcc
 def test_compiler_answers_are_kept_until_the_compiler_changes(tmp_path, monkeypatch):
-    """The compiler's --version and -### answers are asked once: a new process
-    reads them from the cache; a compiler whose file changed (an upgrade) is
-    asked again."""
-    cc = _fake_compiler(tmp_path, "znver3")
-    monkeypatch.setenv("CC", str(cc))
+    """The compiler's --version and -### answers are asked once, and which
+    compiler proper a driver binary runs: a new process reads them from the
+    cache and starts no compiler; an upgraded compiler proper (the driver
+    unchanged) is asked again."""
+    script = _fake_compiler(tmp_path, "znver3")
+    stub = tmp_path / "driver.c"
+    stub.write_text('#include <unistd.h>\nint main(int c, char **v) '
+                    '{ execv("%s", v); return 127; }\n' % script)
+    driver = tmp_path / "driver"
+    subprocess.run([toolchain.compiler_command()[0], str(stub), "-o", str(driver)],
+                   check=True)
+    shutil.copy(driver, tmp_path / "ccache")
+    assert not compiler_answers.is_launcher(str(driver))
+    assert compiler_answers.is_launcher(str(tmp_path / "ccache"))
+    assert compiler_answers.is_launcher(str(script))
+    monkeypatch.setenv("CC", str(driver))
     monkeypatch.setattr(toolchain, "native_flags", lambda: ["-march=native"])
     _as_a_new_process()
     try:
         first = toolchain.compiler_identity(), toolchain.native_target()
         assert "fakecc (znver3) 1.0" in first[0] and first[1] == \
             "-march=znver3 -mavx2 -mtune=znver3"
-        assert len((tmp_path / "calls").read_text().splitlines()) == 2
+        assert len(_calls(tmp_path)) == 3     # its compiler proper, --version, -march=native
         _as_a_new_process()
         assert (toolchain.compiler_identity(), toolchain.native_target()) == first
-        assert len((tmp_path / "calls").read_text().splitlines()) == 2   # not asked
-        stat = cc.stat()
-        _fake_compiler(tmp_path, "znver4")            # upgraded in place
-        os.utime(cc, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10 ** 9))
+        assert len(_calls(tmp_path)) == 3     # not asked
+        _fake_compiler(tmp_path, "znver4")    # upgraded: cc1 (and the answers) changed
         _as_a_new_process()
         assert "fakecc (znver4) 1.0" in toolchain.compiler_identity()
         assert toolchain.native_target() == "-march=znver4 -mavx2 -mtune=znver4"
-        assert len((tmp_path / "calls").read_text().splitlines()) == 4
+        assert len(_calls(tmp_path)) == 5     # the same driver: the same proper, not asked
+    finally:
+        _as_a_new_process()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a /bin/sh compiler stand-in")
+def test_an_upgrade_behind_a_wrapper_is_seen(tmp_path, monkeypatch):
+    """CC a script that runs the compiler (as ``ccache gcc`` runs gcc): the
+    script does not change when the compiler behind it does, so each process
+    asks it for its compiler proper (one -###) and keys on that."""
+    script = _fake_compiler(tmp_path, "znver3")
+    wrapper = tmp_path / "wrapper"
+    wrapper.write_text('#!/bin/sh\nexec "%s" "$@"\n' % script)
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setattr(toolchain, "native_flags", lambda: ["-march=native"])
+    _as_a_new_process()
+    try:
+        first = toolchain.compiler_identity(), toolchain.native_target()
+        assert "fakecc (znver3) 1.0" in first[0] and "-march=znver3" in first[1]
+        assert len(_calls(tmp_path)) == 3
+        _as_a_new_process()
+        assert (toolchain.compiler_identity(), toolchain.native_target()) == first
+        assert _calls(tmp_path)[3:] == ["-### -E -x c /dev/null"]   # the proper only
+        _fake_compiler(tmp_path, "znver4")
+        _as_a_new_process()
+        assert "fakecc (znver4) 1.0" in toolchain.compiler_identity()
+        assert toolchain.native_target() == "-march=znver4 -mavx2 -mtune=znver4"
+        assert len(_calls(tmp_path)) == 7
     finally:
         _as_a_new_process()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a /bin/sh compiler stand-in")
 def test_an_unresolved_native_target_is_not_kept(tmp_path, monkeypatch):
-    cc = tmp_path / "fakecc"
-    cc.write_text("#!/bin/sh\necho \"$*\" >> \"$(dirname \"$0\")/calls\"\n")
-    cc.chmod(0o755)
-    monkeypatch.setenv("CC", str(cc))
+    monkeypatch.setenv("CC", str(_fake_compiler(tmp_path, "znver3", target=False)))
     monkeypatch.setattr(toolchain, "native_flags", lambda: ["-march=native"])
     try:
         for _ in range(2):
             _as_a_new_process()
             assert toolchain.native_target().startswith("unresolved")
-        assert len((tmp_path / "calls").read_text().splitlines()) == 2
+        assert len([c for c in _calls(tmp_path) if "-march=native" in c]) == 2
     finally:
         _as_a_new_process()
