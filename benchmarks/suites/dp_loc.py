@@ -51,7 +51,7 @@ def rows():
                     dp_hand.new_direction, dp_hand.inverse_diagonal, dp_hand.copy_into),
          "5 Elementwise + 3 Reduction kernels and the loop"),
         ("md forces 2-d", code_lines(md_forces.lj_forces_2d, *lj),
-         code_lines(md_hand.forces_list_2d, *lj),
+         code_lines(md_hand.forces_list_2d, md_hand.pair_sums_2d, *lj),
          "examples/md forces_list_2d (its outputs also add the walls)"),
     ]
 

@@ -7,10 +7,11 @@ boundaries, so separations need no minimum image.  ``walls`` adds the walls
 of the (global) box of side ``side``.  The force kernels are built with
 the single-process ones' options (:mod:`examples.md.forces`):
 ``build_options(fma=True)``; the 2-D one walks the same strips of cells as
-``forces_cells_2d``.
+``forces_cells_2d``, with the same pair helper (``pair_sums_2d``).
 """
-from pcompute import atomic_inc, build_options
+from pcompute import atomic_inc, build_options, declare
 
+from .forces import pair_sums_2d
 from .physics import cell_of, lj_energy, lj_force, wall_energy, wall_force
 
 
@@ -43,29 +44,23 @@ def forces_local_2d(i, ax, ay, pe, x, y, cell_start, cell_particles, lox, loy, c
     yi = y[i]
     cx = local_cell(xi, lox, csx, ncx)
     cy = local_cell(yi, loy, csy, ncy)
-    fx = 0.0
-    fy = 0.0
-    e = 0.0
+    sums = declare('matrix(3)')
+    sums[0] = 0.0
+    sums[1] = 0.0
+    sums[2] = 0.0
+    if walls:
+        sums[0] = wall_force(xi, side)
+        sums[1] = wall_force(yi, side)
+        sums[2] = wall_energy(xi, side) + wall_energy(yi, side)
+    npair = 0
     y0 = max(cy - 1, 0)
     y1 = min(cy + 2, ncy)
     for ix in range(max(cx - 1, 0), min(cx + 2, ncx)):
-        for k in range(cell_start[ix * ncy + y0], cell_start[ix * ncy + y1]):
-            j = cell_particles[k]
-            dx = xi - x[j]
-            dy = yi - y[j]
-            r2 = dx * dx + dy * dy
-            if r2 < rc2 and j != i:
-                f = lj_force(r2)
-                fx += f * dx
-                fy += f * dy
-                e += lj_energy(r2) - eshift
-    if walls:
-        fx += wall_force(xi, side)
-        fy += wall_force(yi, side)
-        e += wall_energy(xi, side) + wall_energy(yi, side)
-    ax[i] = fx
-    ay[i] = fy
-    pe[i] = e
+        npair += pair_sums_2d(xi, yi, i, x, y, cell_particles, cell_start[ix * ncy + y0],
+                              cell_start[ix * ncy + y1], rc2, sums)
+    ax[i] = sums[0]
+    ay[i] = sums[1]
+    pe[i] = sums[2] - npair * eshift
 
 
 @build_options(fma=True)
