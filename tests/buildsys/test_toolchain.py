@@ -178,8 +178,7 @@ def test_compiler_answers_are_kept_until_the_compiler_changes(tmp_path, monkeypa
     stub.write_text('#include <unistd.h>\nint main(int c, char **v) '
                     '{ execv("%s", v); return 127; }\n' % script)
     driver = tmp_path / "driver"
-    subprocess.run([toolchain.compiler_command()[0], str(stub), "-o", str(driver)],
-                   check=True)
+    subprocess.run(toolchain.compiler_command() + [str(stub), "-o", str(driver)], check=True)
     shutil.copy(driver, tmp_path / "ccache")
     assert not compiler_answers.is_launcher(str(driver))
     assert compiler_answers.is_launcher(str(tmp_path / "ccache"))
