@@ -423,3 +423,39 @@ def antidiagonal_sums(a, s, n):
     for i in range(n):
         for j in range(n):
             s[i + j] += a[i, j]
+
+
+# ---------------------------------------------------------------- arrays handed to helpers
+def _elt(v, k):
+    return v[k]
+
+
+def _twice(v, k):
+    return _elt(v, k) * 2.0
+
+
+def _store(v, k, value):
+    v[k] = value
+
+
+def _store_next(v, k, value):
+    v[k + 1] = value
+
+
+def _store_at(v, idx, k, value):
+    v[idx[k]] = value
+
+
+# The helpers' own accesses decide (autopar/callee.py): reading a[i] through a
+# helper calling a helper and writing c's own element run in parallel; writing
+# a[i + 1] where the next iteration reads a[i] (a flow dependence), and a write
+# at an index read from an array (anywhere), run sequentially.
+@nest(lambda dt, rng: [R(rng, 13, dt), R(rng, 12, dt), np.zeros(12, dt),
+                       rng.permutation(12).astype(np.int32), 12], ["launch", "serial"])
+def helper_calls(a, b, c, idx, n):
+    for i in range(n):
+        b[i] = _twice(a, i) + 1.0
+        _store(c, i, b[i] - a[i])
+    for i in range(n):
+        _store_next(a, i, a[i] * 0.5)
+        _store_at(b, idx, i, c[i])

@@ -51,9 +51,35 @@ def scatter(i, idx, x):
     x[idx[i]] = 1.0
 
 
+def _put(v, k, value):
+    v[k] = value
+
+
+def _put_next(v, k, value):
+    _put(v, k + 1, value)           # a helper calling a helper: writes v[k + 1]
+
+
+def _tally(c):
+    atomic_inc(c[0])                # every item: exempt as an atomic
+
+
+def shift_via_helper(i, x):
+    _put_next(x, i, x[i] * 2.0)
+
+
+def own_via_helper(i, x, y):
+    _put(y, i, x[i] + x[i + 1])
+
+
+def counted_via_helper(i, keys, counts):
+    if keys[i] > 0:
+        _tally(counts)
+
+
 RACY = {shift_right: "x[1]", neighbour_write: "f[0]", shared_slot: "total[0]",
-        both_halves: "x[4]", grid_up: "u[1, 0]"}
-RACE_FREE = [own_element, three_components, guarded_first, counted, even_odd, scatter]
+        both_halves: "x[4]", grid_up: "u[1, 0]", shift_via_helper: "x[1]"}
+RACE_FREE = [own_element, three_components, guarded_first, counted, even_odd, scatter,
+             own_via_helper, counted_via_helper]
 
 
 def shift_by(i, x, y, k):

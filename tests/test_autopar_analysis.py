@@ -9,10 +9,10 @@ from pcompute.autopar.analysis import analyse
 from pcompute.autopar.deptest import LoopSpan, test_pair as dep_test
 
 
-def verdicts(src, env, arrays=("a",), live_out=()):
+def verdicts(src, env, arrays=("a",), live_out=(), lookup=None):
     nest = ast.parse(src).body[0]
     report = analyse(nest, env, lambda name: name in arrays, live_out=live_out,
-                     segment=ast.unparse)
+                     segment=ast.unparse, lookup=lookup)
     return {v.loop.var: (v.kind, v.reasons) for v in report.verdicts}
 
 
@@ -180,3 +180,145 @@ def test_exact_test_keeps_real_dependences():
     got = verdicts("for i in range(n):\n    if i < h:\n        a[i + 2] = a[i] * 2.0\n",
                    dict(n=12, h=6))
     assert got["i"][0] == "sequential"
+
+
+# -- arrays handed to helpers: the helpers' own accesses (autopar/callee.py)
+
+def _elt(v, k):
+    return v[k]
+
+
+def _twice(v, k):
+    return _elt(v, k) * 2.0
+
+
+def _store(v, k, value):
+    v[k] = value
+
+
+def _store_next(v, k, value):
+    v[k + 1] = value
+
+
+def _store_at(v, idx, k, value):
+    v[idx[k]] = value
+
+
+def _squared(v, k):
+    return v[k * k]
+
+
+def _total(v, n):
+    s = 0.0
+    for t in range(n):
+        s += v[t]
+    return s
+
+
+def _pair(v, w, k):
+    return v[k] + w[k]
+
+
+def _recurse(v, k):
+    if k > 0:
+        return _recurse(v, k - 1)
+    return v[0]
+
+
+def _from_end(v, k):
+    return v[v.shape[0] - 1 - k] + len(v)
+
+
+def _alias(v, k):
+    w = v
+    w[k] = 1.0
+
+
+def _cell(v, r, c, m):
+    return v[r * m + c]
+
+
+def _at3(v, k, d):
+    j = 3 * k + d
+    return v[j]
+
+
+def _at_moved(v, k):
+    j = k
+    j += 1
+    return v[j]
+
+
+def _mirror(v, k, h):
+    if k < h:
+        v[k + h] = v[k] * 2.0
+
+
+def _line(func, offset):
+    return "%s:%d" % (__file__, func.__code__.co_firstlineno + offset)
+
+
+def helper_verdict(body, env, arrays=("a", "b")):
+    src = "for i in range(n):\n    %s\n" % body
+    kind, reasons = verdicts(src, dict(env, n=env.get("n", 8)), arrays, lookup=globals().get)["i"]
+    return kind, " ".join(reasons)
+
+
+@pytest.mark.parametrize("body", [
+    "b[i] = _twice(a, i)",              # read-only, through a helper calling a helper
+    "a[i] = _elt(a, i) + 1.0",          # reads the element the iteration writes
+    "_store(b, i, a[i])",               # writes its own element
+    "_store(a, i, _elt(a, i) * 0.5)",
+    "b[i] = _squared(a, i)",            # reads anywhere (not affine), nothing writes a
+    "b[i] = _total(a, n)",              # a loop inside: reads anywhere
+    "b[i] = _from_end(a, i)",           # its shape: no element; reads anywhere
+    "_store(a, i * m + 1, _cell(a, i, 0, m))",     # m = 4 at the call: a[4i] and a[4i + 1]
+    "_store(a, 3 * i, _at3(a, i, 1))",  # a local set once: reads a[3i + 1]
+    "_mirror(a, i, 4)",                 # writes a[i + 4] only where i < 4: isl
+])
+def test_a_helpers_accesses_keep_the_loop_parallel(body):
+    kind, reasons = helper_verdict(body, {"m": 4})
+    assert kind == "parallel", reasons
+    # without the helpers' bodies, the arrays handed whole are written anywhere
+    src = "for i in range(n):\n    %s\n" % body
+    assert verdicts(src, dict(n=8, m=4), ("a", "b"))["i"][0] == "sequential"
+
+
+def test_a_helper_writing_the_next_element_carries_a_flow_dependence():
+    kind, reasons = helper_verdict("_store_next(a, i, a[i] * 0.5)", {})
+    assert kind == "sequential"
+    assert "flow dependence a[i + 1] via _store_next(a, i, a[i] * 0.5) [v[k + 1] at %s] " \
+           "(line 2, write) -> a[i] (line 2, read): distance 1" % _line(_store_next, 1) \
+        in reasons
+    kind, reasons = helper_verdict("_store_next(b, 2 * i, a[i])", {})    # b[2i + 1]
+    assert kind == "parallel", reasons
+    kind, reasons = helper_verdict("_mirror(a, i, 3)\n    b[i] = a[i]", {})
+    assert kind == "sequential"
+    assert "flow dependence a[i + 3] via _mirror(a, i, 3) [v[k + h] at %s] where i < 3 " \
+           "(line 2, write) -> a[i] (line 3, read): distance 3" % _line(_mirror, 2) in reasons
+
+
+@pytest.mark.parametrize("body, why", [
+    ("_store_at(a, b, i, 1.0)", "v[idx[k]] at %s is not affine in the integer parameters "
+     "of _store_at()" % _line(_store_at, 1)),
+    ("a[i] = _total(a, n)", "v[t] at %s is not affine" % _line(_total, 3)),
+    ("a[i] = _at_moved(a, i)", "v[j] at %s is not affine" % _line(_at_moved, 3)),
+    ("b[i] = _pair(a, a, i)", "a is passed twice to _pair() (%s)" % _line(_pair, 0)),
+    ("_alias(a, i)", "_alias() uses its parameter v other than by subscripts, its length "
+     "or shape and as a helper's argument (%s)" % _line(_alias, 1)),
+    ("a[i] = _recurse(a, i)", "_recurse() calls itself at %s: recursion is not followed"
+     % _line(_recurse, 2)),
+])
+def test_what_a_helper_does_not_tell_counts_anywhere_and_says_why(body, why):
+    kind, reasons = helper_verdict(body, {})
+    assert kind == "sequential"
+    assert "[anywhere: %s" % why in reasons
+
+
+def test_helpers_are_followed_to_a_limited_depth(monkeypatch):
+    from pcompute.autopar import callee
+    monkeypatch.setattr(callee, "MAX_DEPTH", 1)
+    kind, reasons = helper_verdict("a[i] = _twice(a, i)", {})
+    assert kind == "sequential"
+    assert "a via _twice(a, i) -> _elt(v, k) [anywhere: _elt() at %s is more than 1 " \
+           "helper calls deep" % _line(_twice, 1) in reasons

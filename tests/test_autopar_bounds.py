@@ -267,8 +267,8 @@ def test_a_helpers_subscripts_are_checked_before_the_launch(backend):
         _run(backend, via_helper, [a, np.zeros(6)], 6)
     text = str(info.value)
     assert "index 6 is out of range for axis 0 of array 'a' (length 6)" in text
-    assert "the subscript a[k + 1] of _get_next() called as _get_next(a, i) takes the " \
-           "indices 1 to 6" in text
+    assert "the subscript a[i + 1] via _get_next(a, i) [a[k + 1] at %s:%d] takes the " \
+           "indices 1 to 6" % (__file__, _get_next.__code__.co_firstlineno + 1) in text
     assert info.value.location.line.strip() == "b[i] = _get_next(a, i)"
     with pytest.raises(KernelIndexError, match="index -1 is out of range"):
         _run(backend, via_prev, [a, np.zeros(6)], 6)
@@ -292,8 +292,9 @@ def test_a_helpers_subscripts_on_two_axes(backend):
 
 
 def test_a_helper_whose_subscripts_cannot_be_checked_is_listed(backend):
-    """Under a condition of the helper's, not affine, or handed on to
-    another helper: runs as plain Python does, and explain() lists it."""
+    """Not affine in the helper's integer parameters: runs as plain Python
+    does, and explain() lists it; under an affine condition of the
+    helper's, or handed on to another helper: followed and checked."""
     a = np.arange(1.0, 10.0)
     for func, n in ((via_maybe_prev, 6), (via_square, 3), (via_pass_on, 6)):
         want = np.zeros(6)
@@ -305,24 +306,64 @@ def test_a_helper_whose_subscripts_cannot_be_checked_is_listed(backend):
     np.testing.assert_array_equal(_run(backend, via_at, [a, np.zeros(6)], idx, 6)[1], want)
     line = via_maybe_prev.__code__.co_firstlineno + 2
     text = _explain(backend, via_maybe_prev, *_arrays(backend, a[:6], np.zeros(6)), 6)
-    assert "a[k - 1] of _maybe_prev() called as _maybe_prev(a, i) (line %d): indices -1 " \
-           "to 4 on axis 0 (length 6) under a condition" % line in text
+    assert "    - line %d: reads a[i - 1] via _maybe_prev(a, i) [a[k - 1] at %s:%d] where " \
+           "i > 0" % (line, __file__, _maybe_prev.__code__.co_firstlineno + 2) \
+        in text.splitlines()
+    assert "not checked" not in text                # i - 1 only where i > 0
     text = _explain(backend, via_square, *_arrays(backend, a, np.zeros(6)), 3)
-    assert "a (line %d): subscript a[k * k] in _square() is not affine in its integer " \
-           "parameters" % (via_square.__code__.co_firstlineno + 2) in text
+    assert "a via _square(a, i) [anywhere: a[k * k] at %s:%d is not affine in the " \
+           "integer parameters of _square()] (line %d): the indices a called function " \
+           "takes of it are not checked" % (__file__, _square.__code__.co_firstlineno + 1,
+                                             via_square.__code__.co_firstlineno + 2) in text
+    assert text.count("the indices a called function") == 1    # one note per access
     text = _explain(backend, via_pass_on, *_arrays(backend, a, np.zeros(6)), 6)
-    assert "a (line %d): handed on by _pass_on() to another call" % (
-        via_pass_on.__code__.co_firstlineno + 2) in text
-    assert text.count("handed on") == 1                     # once per call site
+    assert "    - line %d: reads a[i + 1] via _pass_on(a, i) -> _get_next(a, k) [a[k + 1] " \
+           "at %s:%d]" % (via_pass_on.__code__.co_firstlineno + 2, __file__,
+                          _get_next.__code__.co_firstlineno + 1) in text.splitlines()
+    assert "not checked" not in text
 
 
-def _findings(func, shapes, **ints):
+def _checked(func, shapes, **ints):
+    """(findings, notes) of the first nest of ``func``, helpers followed."""
     import ast
     import inspect
     import textwrap
     nest = ast.parse(textwrap.dedent(inspect.getsource(func))).body[0].body[0]
     _, accesses = collect(nest, ints, lambda name: name in shapes)
-    return check(accesses, shapes)[0]
+    return check(accesses, shapes, globals().get)
+
+
+def _findings(func, shapes, **ints):
+    return _checked(func, shapes, **ints)[0]
+
+
+def _positive_prev(a, k):
+    if a[k] > 0.0:
+        return a[k - 1]
+    return 0.0
+
+
+def via_positive_prev(a, b, n):
+    for i in range(n):
+        b[i] = _positive_prev(a, i)
+
+
+def test_a_helpers_affine_condition_guards_its_access():
+    """An affine ``if`` of the helper's (``k > 0``) guards its access: the
+    index is checked where the condition holds, and refused when it leaves
+    the array there; under a condition on data it is a note (plain Python
+    may never reach it)."""
+    assert _checked(via_maybe_prev, {"a": (6,), "b": (7,)}, n=7) == ([], [])
+    (found,), _ = _checked(via_maybe_prev, {"a": (4,), "b": (6,)}, n=6)
+    assert (found.low, found.high, found.length) == (0, 4, 4)
+    with pytest.raises(IndexError):
+        via_maybe_prev(np.ones(4), np.zeros(6), 6)
+    found, notes = _checked(via_positive_prev, {"a": (6,), "b": (6,)}, n=6)
+    assert found == [] and len(notes) == 1
+    assert notes[0].startswith("a[i - 1] via _positive_prev(a, i) [a[k - 1] at %s:%d]" % (
+        __file__, _positive_prev.__code__.co_firstlineno + 2))
+    assert notes[0].endswith("indices -1 to 4 on axis 0 (length 6) under a condition or a "
+                             "break the analysis cannot follow: not checked before the launch")
 
 
 def strided(a, b, lo, hi, step, k):

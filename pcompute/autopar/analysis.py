@@ -10,7 +10,7 @@ it: its iterations may run in any order once the outer loops are fixed),
 import ast
 from dataclasses import dataclass, field
 
-from . import exact
+from . import callee, exact
 from .deptest import Dependence, LoopSpan, carried_level, test_pair
 from .nest import collect
 from .scalars import scalar_uses
@@ -39,7 +39,8 @@ class NestReport:
     nest: object
     loops: list
     verdicts: list
-    accesses: list = field(default_factory=list)
+    accesses: list = field(default_factory=list)     # as collected (nest.py)
+    expanded: list = field(default_factory=list)     # with the helpers' (callee.py)
 
     def verdict(self, loop):
         for v in self.verdicts:
@@ -115,23 +116,26 @@ def _exact(a, b, common, dep):
 
 
 def analyse(nest, env, is_array, same_array=lambda a, b: a == b, live_out=(),
-            segment=lambda node: ""):
+            segment=lambda node: "", lookup=None):
     """The :class:`NestReport` of the ``for`` statement ``nest`` at this call.
 
     ``env``: the values of the names at the call (loop invariants);
     ``is_array(name)``; ``same_array(a, b)`` (aliasing: the same array under
     two names); ``live_out``: names read after the nest; ``segment(node)``:
-    the source text of a node, for the reasons."""
+    the source text of a node, for the reasons; ``lookup(name)``: a global
+    of the user's function (the helpers whose accesses of the arrays handed
+    to them are followed: :mod:`.callee`)."""
     loops, accesses = collect(nest, env, is_array, segment)
+    expanded = callee.expand(accesses, lookup)
     pairs = {}
-    carried = array_dependences(accesses, same_array, pairs)
+    carried = array_dependences(expanded, same_array, pairs)
     arrays = {a.array for a in accesses}
     verdicts = []
     for loop in loops:
         verdict = _verdict(loop, carried.get(loop, []), arrays, live_out)
         verdict.pairs = pairs.get(loop, [])
         verdicts.append(verdict)
-    return NestReport(nest, loops, verdicts, accesses)
+    return NestReport(nest, loops, verdicts, accesses, expanded)
 
 
 def _verdict(loop, array_reasons, arrays, live_out):

@@ -54,29 +54,19 @@ def check(accesses, shapes, lookup=None):
     out of range, if any (a list of at most one); ``notes``: what could not
     be decided, one text per access (for ``explain()``).  An array handed
     whole to a helper is checked through the helper's subscripts
-    (:mod:`.callee`; ``lookup(name)``: a global of the user's function)."""
+    (:func:`.callee.expand`, unless ``accesses`` are expanded already;
+    ``lookup(name)``: a global of the user's function)."""
     notes = []
-    for access in accesses:
+    for access in callee.expand(accesses, lookup):
         shape = shapes.get(access.array)
         if shape is None:
             continue
-        if access.node.__class__.__name__ == "Name":
-            if access.write:            # (a call adds a read and a write of it)
-                continue
-            inner, why = callee.accesses(access, lookup) if lookup and access.call \
-                else (None, "handed whole to a call")
-            if inner is None:
-                notes.append("%s (line %d): %s: the indices a called function takes of "
-                             "it are not checked against its shape (bounds_check checks "
-                             "them while the kernel runs)"
-                             % (access.array, access.node.lineno, why))
-                continue
-            for one in inner:
-                finding = _check_subscripts(one, shape, notes)
-                if finding is not None:
-                    return [finding], notes
-            continue
-        if access.node.__class__.__name__ != "Subscript":
+        if access.subs is None and access.via:
+            note = ("%s (line %d): the indices a called function takes of it are not "
+                    "checked against its shape (bounds_check checks them while the kernel "
+                    "runs)" % (access.text, access.node.lineno))
+            if note not in notes:       # read and written anywhere: one note
+                notes.append(note)
             continue
         finding = _check_subscripts(access, shape, notes)
         if finding is not None:

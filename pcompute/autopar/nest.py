@@ -55,6 +55,8 @@ class Access:
     conditional: bool = False   # under a condition that is not an affine guard (bounds.py)
     call: object = None     # an array handed whole: the ast.Call it is an argument of
     call_args: tuple = ()   # that call's positional arguments, Affine over counters or None
+    via: str = ""           # made by a helper (callee.py): the calls, "f(a, i) -> g(x, k)"
+    atomic: bool = False    # an argument of an atomic_* call in a helper (race.py)
 
 
 def range_args(node):
@@ -245,8 +247,8 @@ class _Collector(ast.NodeVisitor):
         args = None
         for arg in list(node.args) + [k.value for k in node.keywords]:
             if isinstance(arg, ast.Name) and self.is_array(arg.id):
-                # an array handed to a function may be read and written anywhere
-                # (bounds.py checks the helper's subscripts: callee.py)
+                # an array handed to a function: read and written anywhere, until
+                # callee.expand replaces the pair by the helper's own accesses
                 if args is None:
                     args = tuple(self._affine(a) for a in node.args)
                 self._add(arg.id, arg, False, None, node, args)

@@ -272,7 +272,8 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         env = {k: v for k, v in ints}
         report = analyse(step.node, env, lambda n: n in array_names,
                          lambda a, b: same.get(a, a) == same.get(b, b),
-                         live_out=step.live_out, segment=self._segment)
+                         live_out=step.live_out, segment=self._segment,
+                         lookup=self.func.__globals__.get)
         canon = (lambda name: same.get(name, name))
         plan = self._plan(report.root, report, scope, step, canon)
         self._analyses[key] = (report, plan)

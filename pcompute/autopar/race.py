@@ -12,8 +12,10 @@ while the affine ``if`` conditions around the accesses hold.  A warning is
 given only with such a counterexample, so a race-free kernel is never
 flagged; accesses whose subscripts are not affine in the item indices and
 loop counters (``x[idx[i]]``, ``x[i + k]`` with ``k`` a run-time scalar) are
-not judged statically.  Arguments of ``atomic_*`` calls, and kernels marked
-``@serial``, are exempt.
+not judged statically.  An array handed to a helper is judged through the
+helper's own accesses of it (:mod:`.callee`: ``put(x, i)`` writing ``x[k +
+1]`` writes ``x[i + 1]``).  Arguments of ``atomic_*`` calls (in the kernel
+or its helpers), and kernels marked ``@serial``, are exempt.
 """
 import ast
 import warnings
@@ -21,6 +23,7 @@ import warnings
 import numpy as np
 
 from ..errors import RaceError, RaceWarning
+from . import callee
 from .deptest import LoopSpan, test_pair
 from .nest import collect
 
@@ -73,8 +76,10 @@ def find_races(src, dims, ints=None, extents=None):
 
     env = {k: v for k, v in (ints or {}).items() if k not in params}
     _, accesses = collect(nest, env, lambda name: name in arrays, segment)
+    accesses = callee.expand(accesses, src.func.__globals__.get)    # the helpers' accesses
     atomic = _atomic_nodes(tree)
-    accesses = [a for a in accesses if id(a.node) not in atomic and a.subs is not None]
+    accesses = [a for a in accesses if id(a.node) not in atomic and not a.atomic and
+                a.subs is not None]
     races = []
     for x, a in enumerate(accesses):
         for b in accesses[x:]:

@@ -7,7 +7,7 @@ import re
 import warnings
 
 from ..errors import KernelIndexError, SequentialLoopError, SequentialLoopWarning, SourceLocation
-from . import bounds
+from . import bounds, callee
 
 
 class ReportMixin:
@@ -40,8 +40,7 @@ class ReportMixin:
         cached = self._index_checks.get(key)
         if cached is not None and cached[0] is report:
             return cached[1]
-        findings, notes = bounds.check(report.accesses, dict(zip(names, shapes)),
-                                       self.func.__globals__.get)
+        findings, notes = bounds.check(report.expanded, dict(zip(names, shapes)))
         if findings:
             raise self._index_error(findings[0], step)
         self._index_checks[key] = (report, tuple(notes))
@@ -133,6 +132,12 @@ class ReportMixin:
                 out.append("      %s" % verdict.kind)
                 for reason in verdict.reasons:
                     out.append("        - %s" % reason)
+            helpers = callee.helper_accesses(report.expanded)
+            if helpers:
+                out.append("  arrays handed to helpers:")
+                out.extend("    - line %d: %s %s%s" % (
+                    a.node.lineno, "writes" if a.write else "reads", a.text,
+                    " (may not run)" if a.conditional else "") for a in helpers)
             if notes:
                 out.append("  indices not checked before the launch:")
                 out.extend("    - %s" % note for note in notes)
