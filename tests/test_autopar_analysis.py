@@ -322,3 +322,24 @@ def test_helpers_are_followed_to_a_limited_depth(monkeypatch):
     assert kind == "sequential"
     assert "a via _twice(a, i) -> _elt(v, k) [anywhere: _elt() at %s is more than 1 " \
            "helper calls deep" % _line(_twice, 1) in reasons
+
+
+def explained_helpers(a, b, n):
+    for i in range(n):
+        b[i] = _pair(a, a, i) + _twice(b, i)
+
+
+def test_explain_lists_the_arrays_handed_to_helpers():
+    import numpy as np
+
+    from pcompute import parallelize, use_config
+    with use_config(backend="python"):
+        text = parallelize(explained_helpers).explain(np.ones(4), np.zeros(4), 4)
+    line = explained_helpers.__code__.co_firstlineno + 2
+    lines = text.splitlines()
+    assert lines.index("  arrays handed to helpers:") == len(lines) - 5
+    assert text.count("dependence a via _pair(a, a, i)") == 2     # anti, output: once each
+    assert "    - line %d: reads and writes a via _pair(a, a, i) [anywhere: a is passed " \
+           "twice to _pair() (%s)]" % (line, _line(_pair, 0)) in lines    # one line
+    assert "    - line %d: reads b[i] via _twice(b, i) -> _elt(v, k) [v[k] at %s]" % (
+        line, _line(_elt, 1)) in lines

@@ -56,25 +56,32 @@ def expand(accesses, lookup=None):
     of it (see the module docstring); the others as they are.
     ``lookup(name)``: a global of the user's function (None: no helper is
     read, every such array counts as read and written anywhere)."""
-    out = []
+    out, done = [], set()
     for access in accesses:
         if access.call is None:
             out.append(access)
-        elif not access.write:          # a call adds a read and a write: one stands for both
+        elif not access.write and (id(access.call), access.array) not in done:
+            # a call adds a read and a write of each array argument: one stands for
+            # both, and for the array's other places in the call (passed twice)
+            done.add((id(access.call), access.array))
             out.extend(_Expansion(access, lookup).accesses())
     return out
 
 
 def helper_accesses(accesses):
-    """The accesses of ``accesses`` made by helpers (for ``explain()``),
-    each text once."""
-    seen, out = set(), []
+    """``[(access, "reads" / "writes" / "reads and writes"), ...]``: the
+    accesses of ``accesses`` made by helpers (for ``explain()``), one per
+    text and line."""
+    kinds, out = {}, []
     for access in accesses:
-        key = (access.text, access.write, access.node.lineno)
-        if access.via and key not in seen:
-            seen.add(key)
-            out.append(access)
-    return out
+        if not access.via:
+            continue
+        key = (access.text, access.node.lineno)
+        if key not in kinds:
+            kinds[key] = set()
+            out.append((key, access))
+        kinds[key].add("writes" if access.write else "reads")
+    return [(access, " and ".join(sorted(kinds[key]))) for key, access in out]
 
 
 class _Expansion:

@@ -136,8 +136,8 @@ class ReportMixin:
             if helpers:
                 out.append("  arrays handed to helpers:")
                 out.extend("    - line %d: %s %s%s" % (
-                    a.node.lineno, "writes" if a.write else "reads", a.text,
-                    " (may not run)" if a.conditional else "") for a in helpers)
+                    a.node.lineno, kind, a.text, " (may not run)" if a.conditional else "")
+                    for a, kind in helpers)
             if notes:
                 out.append("  indices not checked before the launch:")
                 out.extend("    - %s" % note for note in notes)
