@@ -462,3 +462,38 @@ def test_nests_whose_items_run_loops_are_not_row_aligned():
     conv(img, want, 6)
     np.testing.assert_array_equal(out, want)
     assert "align_rows" not in options_of(f.last_plans[0].kernel[0].func)
+
+
+_OFFSET = 0
+
+
+def _at_offset(v, k):
+    return v[k + _OFFSET] * 0.5
+
+
+def halve_from_offset(a, n):
+    for i in range(n):
+        a[i] = _at_offset(a, i)
+
+
+def test_a_module_number_a_helper_reads_is_read_at_each_call(backend, monkeypatch):
+    """The kernels compile a helper's module-level numbers in, as the nest's
+    own globals: a changed one gives a new analysis and kernel, and the call
+    is not replayed (it kept the old value: 0.5 of a[i] where plain Python
+    takes a[i + 1], and a parallel kernel for the anti dependence)."""
+    import sys
+    if backend.name == "python":
+        pytest.skip("the python backend's copy of a helper keeps the module's values of "
+                    "its first build (backends/pyexec.py python_callable, _CACHE per "
+                    "function): not autopar's; left open")
+    f = parallelize(halve_from_offset)
+    for offset, plan in ((0, "launch"), (0, "launch"), (1, "serial"), (0, "launch")):
+        monkeypatch.setattr(sys.modules[__name__], "_OFFSET", offset)
+        a = np.arange(1.0, 10.0).astype(backend.dtype)
+        want = a.copy()
+        halve_from_offset(want, 8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SequentialLoopWarning)
+            f(a, 8)
+        assert f.last_plans[0].kind == plan
+        np.testing.assert_array_equal(a, want)

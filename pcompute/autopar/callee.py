@@ -84,6 +84,37 @@ def helper_accesses(accesses):
     return [(access, " and ".join(sorted(kinds[key]))) for key, access in out]
 
 
+def module_reads(tree, lookup):
+    """``[(module globals, name), ...]``: the names the helpers called in
+    ``tree`` (a nest, or a kernel's source), and the helpers they call,
+    read from their modules (none of their parameters or locals): the
+    values a kernel compiles in as constants, as it does the nest's own
+    globals.  ``lookup(name)``: a global where ``tree`` is."""
+    seen, out = set(), []
+
+    def visit(node, lookup):
+        for call in ast.walk(node):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                continue
+            func = lookup(call.func.id)
+            if not isinstance(func, types.FunctionType) or func in seen:
+                continue
+            seen.add(func)
+            try:
+                src = read_function(func)
+            except KernelError:         # told, located, where the kernel is translated
+                continue
+            local = _static(src)[0] | {a.arg for a in src.tree.args.args}
+            module = func.__globals__
+            out.extend((module, n.id) for n in ast.walk(src.tree)
+                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                       and n.id not in local and n.id in module)
+            visit(src.tree, module.get)
+
+    visit(tree, lookup)
+    return out
+
+
 class _Expansion:
     """The accesses made of one array handed whole to one call of a nest."""
 
@@ -379,4 +410,4 @@ def _named(node, name):
     return isinstance(node, ast.Name) and node.id == name
 
 
-__all__ = ["MAX_DEPTH", "expand", "helper_accesses"]
+__all__ = ["MAX_DEPTH", "expand", "helper_accesses", "module_reads"]

@@ -38,7 +38,8 @@ from .analysis import analyse
 from .coverage import fresh_outputs, segments, sole_stores
 from .execute import ExecutorMixin
 from .nest import assigned_names, range_args
-from .planner import PlannerMixin, global_numbers
+from .callee import module_reads
+from .planner import PlannerMixin, global_numbers, helper_numbers
 from .plans import Step
 from .prebuild import PrebuildMixin
 from .replay import Replay
@@ -64,6 +65,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         self._parse()
         self._analyses = {}
         self._index_checks = {}     # (report, array shapes) -> notes (report.py)
+        self._reads = {}            # id(step) -> module-level names its helpers read
         self._kernels = {}
         self._reductions = {}
         self._warned = set()
@@ -232,6 +234,15 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
             raise self._user_index_error(error, step) from None
         return plan
 
+    def _module_reads(self, step):
+        """The module-level names the helpers called in nest ``step`` read
+        (:func:`.callee.module_reads`), found at its first call."""
+        reads = self._reads.get(id(step))
+        if reads is None:
+            reads = self._reads[id(step)] = tuple(module_reads(
+                step.node, self.func.__globals__.get))
+        return reads
+
     def _analysis(self, index, step, scope):
         """(report, plan) of nest ``index`` for the values in ``scope`` (cached
         on the integer values and array identities the nest reads)."""
@@ -252,6 +263,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         # the kernels read globals as constants (planner._kernel)
         consts = global_numbers(self.func.__globals__,
                                 [n for n in step.loaded if n not in self.local_names])
+        consts += helper_numbers(self._module_reads(step))     # the helpers' too
         key = (index, tuple(ints), tuple((a[0], a[2]) for a in arrays), aliases,
                self._speculating(), tuple(sorted(self._marks)), consts)
         cached = self._analyses.get(key)

@@ -13,6 +13,7 @@ from ..kernel_options import build_options
 from ..parallel import Elementwise
 from ..types import atomic_max, cast
 from .analysis import PARALLEL, REDUCTION
+from .callee import module_reads
 from .execute import REDUCE
 from .interchange import interchanged_kernel, reduction_arrays
 from .lower import (aligned_store, parallel_kernel, perfect_prefix, reduction_kernel,
@@ -102,7 +103,9 @@ class PlannerMixin:
     def _kernel(self, text, filename=None):
         # the kernel reads the function's globals as constants: one kernel
         # per source and values of the global numbers it reads
-        key = (text.source, global_numbers(self.func.__globals__, _loaded_names(text.source)))
+        # (and its helpers' module-level numbers, compiled in the same way)
+        key = (text.source, global_numbers(self.func.__globals__, _loaded_names(text.source)),
+               helper_numbers(module_reads(ast.parse(text.source), self.func.__globals__.get)))
         ew = self._kernels.get(key)
         if ew is None:
             namespace = dict(self.func.__globals__)
@@ -140,6 +143,17 @@ def global_numbers(namespace, names):
         if isinstance(value, (bool, int, float, complex, np.generic)):
             out.append((name, type(value), value))
     return tuple(out)
+
+
+def helper_numbers(reads):
+    """``((module, name, type, value), ...)`` of the numbers among the
+    module-level names helpers read (``reads``: :func:`.callee.module_reads`)."""
+    out = set()
+    for module, name in reads:
+        value = module.get(name)
+        if isinstance(value, (bool, int, float, complex, np.generic)):
+            out.add((module.get("__name__"), name, type(value), value))
+    return tuple(sorted(out, key=repr))
 
 
 def _loaded_names(source):

@@ -13,7 +13,8 @@ through its Elementwise's compiled fast call) when it has
   shape (the subscripts were checked against it, :mod:`.bounds`): NumPy arrays C-contiguous, of a plain native dtype, on a host backend
   (passed as they are, as the full path does) or pcompute Arrays;
 - no two arrays sharing memory (neither before);
-- the same globals (the very objects) for the names the nests read;
+- the same globals (the very objects) for the names the nests read, and for
+  the module-level names their helpers read;
 - the configuration unchanged (:data:`pcompute.config.GENERATION`).
 
 Anything else takes the full path, which keeps a new Replay.  Each kernel's
@@ -98,6 +99,10 @@ class Replay:
         self.global_values = {name: scope[name] for step, _ in launches
                               for name in step.loaded
                               if name not in position and name in self.globals}
+        # and every module-level name the nests' helpers read (compiled in)
+        self.helper_values = tuple({(id(module), name): (module, name, module.get(name))
+                                    for step, _ in launches
+                                    for module, name in owner._module_reads(step)}.values())
         self.launches = []
         for step, plan in launches:
             ew, text = plan.kernel
@@ -158,6 +163,9 @@ class Replay:
         g = self.globals
         for name, value in self.global_values.items():
             if g.get(name, self) is not value:
+                return False
+        for module, name, value in self.helper_values:
+            if module.get(name, self) is not value:
                 return False
         return True
 
