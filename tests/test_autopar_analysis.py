@@ -7,6 +7,8 @@ import pytest
 from pcompute.autopar.affine import affine
 from pcompute.autopar.analysis import analyse
 from pcompute.autopar.deptest import LoopSpan, test_pair as dep_test
+# looked up by name (helper_verdict's lookup=globals().get)
+from tests.autopar_nests import _elt, _store, _store_at, _store_next, _twice  # noqa: F401
 
 
 def verdicts(src, env, arrays=("a",), live_out=(), lookup=None):
@@ -184,26 +186,7 @@ def test_exact_test_keeps_real_dependences():
 
 # -- arrays handed to helpers: the helpers' own accesses (autopar/callee.py)
 
-def _elt(v, k):
-    return v[k]
-
-
-def _twice(v, k):
-    return _elt(v, k) * 2.0
-
-
-def _store(v, k, value):
-    v[k] = value
-
-
-def _store_next(v, k, value):
-    v[k + 1] = value
-
-
-def _store_at(v, idx, k, value):
-    v[idx[k]] = value
-
-
+# the helpers of tests/autopar_nests.py's helper_calls, and more
 def _squared(v, k):
     return v[k * k]
 
@@ -255,7 +238,7 @@ def _mirror(v, k, h):
 
 
 def _line(func, offset):
-    return "%s:%d" % (__file__, func.__code__.co_firstlineno + offset)
+    return "%s:%d" % (func.__code__.co_filename, func.__code__.co_firstlineno + offset)
 
 
 def helper_verdict(body, env, arrays=("a", "b")):
