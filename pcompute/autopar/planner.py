@@ -104,8 +104,10 @@ class PlannerMixin:
         # the kernel reads the function's globals as constants: one kernel
         # per source and values of the global numbers it reads
         # (and its helpers' module-level numbers, compiled in the same way)
-        key = (text.source, global_numbers(self.func.__globals__, _loaded_names(text.source)),
-               helper_numbers(module_reads(ast.parse(text.source), self.func.__globals__.get)))
+        tree = ast.parse(text.source)
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        key = (text.source, global_numbers(self.func.__globals__, names),
+               helper_numbers(module_reads(tree, self.func.__globals__.get)))
         ew = self._kernels.get(key)
         if ew is None:
             namespace = dict(self.func.__globals__)
@@ -134,13 +136,18 @@ class PlannerMixin:
         return ew
 
 
+#: The values a kernel compiles in as constants: bool, int, float, complex,
+#: NumPy scalars.
+_NUMBERS = (bool, int, float, complex, np.generic)
+
+
 def global_numbers(namespace, names):
-    """``((name, type, value), ...)`` of the numbers (bool, int, float,
-    complex, NumPy scalars) among ``names`` in ``namespace``, sorted."""
+    """``((name, type, value), ...)`` of the numbers (:data:`_NUMBERS`)
+    among ``names`` in ``namespace``, sorted."""
     out = []
     for name in sorted(names):
         value = namespace.get(name)
-        if isinstance(value, (bool, int, float, complex, np.generic)):
+        if isinstance(value, _NUMBERS):
             out.append((name, type(value), value))
     return tuple(out)
 
@@ -151,10 +158,7 @@ def helper_numbers(reads):
     out = set()
     for module, name in reads:
         value = module.get(name)
-        if isinstance(value, (bool, int, float, complex, np.generic)):
+        if isinstance(value, _NUMBERS):
             out.add((module.get("__name__"), name, type(value), value))
     return tuple(sorted(out, key=repr))
 
-
-def _loaded_names(source):
-    return {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
