@@ -19,6 +19,15 @@ ROOT = os.path.dirname(HERE)
 
 # A compile cache shared by all test processes (xdist workers) of a checkout.
 os.environ.setdefault("PCOMPUTE_CACHE_DIR", os.path.join(ROOT, ".pcompute-cache"))
+# PoCL's kernel cache (and pyopencl's) in the checkout too, through
+# XDG_CACHE_HOME, which PoCL reads when POCL_CACHE_DIR is unset (MPI ranks
+# get <it>/pocl/kcache-rank<N>: pcompute.build.opencl_ranks): the tests never
+# write into the user's ~/.cache, and a fresh clone compiles its OpenCL
+# programs as CI does.  PoCL compiles every kernel of a program (and every
+# work-group size it runs with) to native code: test_scan.py -k opencl took
+# 29 CPU-s with an empty PoCL cache and 6 CPU-s with a warm one (AMD EPYC
+# 2-core VM), so a run on a warm ~/.cache/pocl under-reports CI's time.
+os.environ.setdefault("XDG_CACHE_HOME", os.path.join(ROOT, ".pcompute-cache", "xdg"))
 # The suite builds its ~2000 Cython modules at -O0 (Config.opt_level), which
 # gcc compiles in far less time than -O3 (the modules are mostly Cython's
 # boilerplate; a fresh-clone CI on the 2-core AMD EPYC VM: test step 1342 s at
