@@ -15,7 +15,8 @@ def scaled(x, a):
 
 
 def test_dropped_results_are_reused_and_held_ones_kept(backend):
-    x = np.arange(1 << 18).astype(backend.dtype)    # 1-2 MiB: pooled sizes
+    # 128 KiB (float32) or 256 KiB: pooled sizes (host_pool.MIN_BYTES = 64 KiB)
+    x = np.arange(host_pool.MIN_BYTES // 2).astype(backend.dtype)
     first = scaled(x, 2)
     kept = np.array(first.get())
     before = dict(host_pool.stats)
