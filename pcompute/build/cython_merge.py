@@ -14,8 +14,9 @@ functions and variables, structs, ctypedefs, assignments) with
 ``cdef extern from *`` blocks (C helpers in verbatim C) are emitted once
 when several members carry the same text; a C name that two different
 blocks declare is suffixed in the members that carry the second and later
-of them, and only such names (and the member's struct types) are renamed
-in an extern block.  Names inside one-line string literals, after a ``.``
+of them, with every C function and macro such a block defines (the member's
+own copy of it), and only such names (and the member's struct types) are
+renamed in an extern block.  Names inside one-line string literals, after a ``.``
 (attributes, struct fields) and naming a keyword argument are never
 renamed.
 
@@ -28,7 +29,7 @@ import re
 
 #: Changes whenever the merged text of the same members would change (part
 #: of a group module's cache key).
-MERGE_VERSION = "1"
+MERGE_VERSION = "2"
 
 _IMPORT = re.compile(r"^(cimport |import |from \S+ c?import )")
 _DEF = re.compile(r"^(?:cpdef|def)\s+(\w+)\s*\(")
@@ -127,13 +128,18 @@ def block_names(block):
     raise MergeError("cannot merge the top-level statement %r" % line)
 
 
+def c_definitions(block):
+    """The C names (static functions, macros) an extern block's verbatim C
+    defines."""
+    c_text = "".join(block.split('"""')[1::2])
+    return _C_STATIC.findall(c_text) + _C_DEFINE.findall(c_text)
+
+
 def extern_names(block):
     """The C names a ``cdef extern from *`` block defines: in its verbatim C
     (static functions, macros) and its Cython declarations."""
-    names = []
+    names = c_definitions(block)
     parts = block.split('"""')
-    c_text = "".join(parts[1::2])
-    names += _C_STATIC.findall(c_text) + _C_DEFINE.findall(c_text)
     for line in "".join(parts[0::2]).split("\n")[1:]:
         line = line.strip()
         if not line or line.startswith("#"):
@@ -217,9 +223,12 @@ def merge(texts):
         for block, (kind, names) in zip(blocks, kinds):
             if kind != "extern":
                 continue
-            for n in names:
-                if extern_text.setdefault(n, block) != block:
-                    c_own.add(n)        # another block declares it: this member's own
+            clash = {n for n in names if extern_text.setdefault(n, block) != block}
+            if clash:           # another block declares them: this member's own,
+                # and so is every C function and macro its block defines (renamed
+                # in part, the block's text would differ from a later member's
+                # copy of the same block, and both would define the rest)
+                c_own |= clash | set(c_definitions(block))
         own |= c_own
         for block, (kind, names) in zip(blocks, kinds):
             if kind == "extern":

@@ -146,6 +146,32 @@ def test_identical_extern_blocks_once():
     assert "pc_shift_pcm" not in text
 
 
+def test_a_block_declaring_names_of_another_is_the_members_own_copy(group_cache):
+    """Members 1 and 2 carry the same extern block, which defines pc_shift
+    as member 0's other block does and pc_half, which member 0's does not:
+    each of them renames both names (member 1 renaming only pc_shift gave
+    two copies of the block, both defining pc_half: the group failed to
+    build).  The group builds once and each member runs as alone."""
+    def halved(text):
+        return text.replace("    static double pc_shift", "    static double pc_half("
+                            "double v) { return v / 2; }\n    static double pc_shift").replace(
+            "    double pc_shift(double)", "    double pc_shift(double)\n"
+            "    double pc_half(double)").replace("pc_shift(helper(x[i]))",
+                                                 "pc_shift(helper(x[i])) + pc_half(0.0)")
+    members = [A, halved(B), halved(B.replace("scale = 3.0", "scale = 4.0"))]
+    text = cython_merge.merge(members)
+    for k in (1, 2):
+        assert text.count("static double pc_half_pcm%d(" % k) == 1
+        assert text.count("static double pc_shift_pcm%d(" % k) == 1
+    assert "pc_half(" not in text and text.count("static double pc_shift(") == 1
+    assert cython_group.build_group([(t, "h", False, (), ()) for t in members]) == 1
+    for factor, offset, t in zip((2.0, 3.0, 4.0), (0.5, 0.25, 0.25), members):
+        x = np.arange(7, dtype=np.float64)
+        y = np.zeros(7)
+        cython_builder.build_cython(t, "h", False).run(7, x.ctypes.data, y.ctypes.data)
+        np.testing.assert_array_equal(y, x * factor + offset + 2.0)
+
+
 def test_merge_refuses_unknown_statements_and_other_headers():
     with pytest.raises(cython_merge.MergeError, match="top-level statement"):
         cython_merge.merge([A, A.replace("def names", "if True:\n    pass\ndef names")])
