@@ -47,3 +47,14 @@ def unread_locals(i, x, u, out):
     spare = declare('int')
     twice = 2.0 * x[i]
     out[i] = x[i] + (1.0 if u[i] >= 0 else 0.0)
+
+
+OFFSET = 0     # test_a_helpers_module_number_is_read_by_each_new_kernel changes it
+
+
+def _at_offset(v, k):
+    return v[k + OFFSET] * 0.5
+
+
+def halve_at_offset(i, out, x):
+    out[i] = _at_offset(x, i)

@@ -482,10 +482,6 @@ def test_a_module_number_a_helper_reads_is_read_at_each_call(backend, monkeypatc
     is not replayed (it kept the old value: 0.5 of a[i] where plain Python
     takes a[i + 1], and a parallel kernel for the anti dependence)."""
     import sys
-    if backend.name == "python":
-        pytest.skip("the python backend's copy of a helper keeps the module's values of "
-                    "its first build (backends/pyexec.py python_callable, _CACHE per "
-                    "function): not autopar's; left open")
     f = parallelize(halve_from_offset)
     for offset, plan in ((0, "launch"), (0, "launch"), (1, "serial"), (0, "launch")):
         monkeypatch.setattr(sys.modules[__name__], "_OFFSET", offset)

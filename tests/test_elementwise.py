@@ -69,6 +69,24 @@ def test_helper_and_integer_semantics(backend):
     np.testing.assert_allclose(out_f.data, np.sqrt(x * x + y * y), rtol=backend.rtol)
 
 
+def test_a_helpers_module_number_is_read_by_each_new_kernel(backend, monkeypatch):
+    """A module-level number a helper reads is compiled into each kernel as
+    its value at the build: an Elementwise made after it changed computes
+    what plain Python computes now (the python backend kept the helper's
+    copy of its first build, module values included: 0.5 of x[i] where plain
+    Python takes x[i + 1]).  Going back to 0 finds the first build again."""
+    x = rand(9, backend.dtype, 8)
+    for offset in (0, 1, 0):
+        monkeypatch.setattr(K, "OFFSET", offset)
+        out = pc.wrap(np.zeros(8, backend.dtype))
+        Elementwise(K.halve_at_offset)(out, pc.wrap(x))
+        out.pull()
+        want = np.zeros(8, backend.dtype)
+        for i in range(8):
+            K.halve_at_offset(i, want, x)
+        np.testing.assert_array_equal(out.data, want)
+
+
 def test_atomics_count_exactly(backend):
     n = 100000 if backend.name != "python" else 5000
     keys = np.random.default_rng(8).integers(0, 17, n).astype(np.int32)

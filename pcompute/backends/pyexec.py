@@ -35,8 +35,10 @@ from ..frontend.calls import _float_literal
 from ..bounds import negative_shift_error
 from ..frontend.source import read_function
 from . import pyints, pyvalues
+from .pyreads import GONE, global_reads, global_values, user_helpers
 
 _CACHE = {}
+_LAST = {}       # func -> (((globals, name, value), ...), its untyped copy)
 
 
 def _atomic(array, index, step):
@@ -279,20 +281,6 @@ def _fixed_names(tree):
     return names
 
 
-def _user_helpers(func, src):
-    resolver = Resolver(src)
-    found = {}
-    for node in ast.walk(src.tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            try:
-                kind, target = resolver.call_target(node)
-            except Exception:
-                continue
-            if kind == "helper" and target is not func:
-                found[node.func.id] = target
-    return found
-
-
 def _oracle_names(namespace):
     """Replace, in ``namespace``, the kernel-language functions by their
     python-backend versions and define the named constants."""
@@ -320,26 +308,40 @@ def _oracle_names(namespace):
 def python_callable(func, program=None, _seen=None):
     """The copy of ``func`` the python backend runs (see the module's text);
     ``program``: the typed program of the compiled backends, whose types of
-    locals, parameters and bool values the copy then follows (:class:`Typing`)."""
+    locals, parameters and bool values the copy then follows (:class:`Typing`).
+    The copy holds the module-level values ``func`` and its helpers read as
+    they are when it is made (:func:`.pyreads.global_values`)."""
     typing = _typing(func, program)
     # seen: func -> its copy (None while being made: a recursive call), so a
     # helper called by two functions is the same oracle copy in both
     seen = _seen if _seen is not None else {}
-    if typing is None and func in _CACHE:
-        seen[func] = _CACHE[func]
-        return _CACHE[func]
+    if typing is None:
+        # KernelObject asks for a method's copy at each access: the copy made
+        # last is kept with the very objects it read
+        last = _LAST.get(func)
+        if last is not None:
+            for module, name, value in last[0]:
+                if module.get(name, GONE) is not value:
+                    break
+            else:
+                seen[func] = last[1]
+                return last[1]
+    reads = global_reads(func)
+    values = global_values(reads)
+    if typing is None and (func, values) in _CACHE:
+        return _untyped(func, reads, _CACHE[func, values], seen)
     seen.setdefault(func, None)
     src = read_function(func)
     helpers = {}
-    for name, h in _user_helpers(func, src).items():
+    for name, h in user_helpers(func, src).items():
         if h not in seen:
             helpers[name] = python_callable(h, program, seen)
         elif seen[h] is not None:
             helpers[name] = seen[h]
     # typed copies differ by their own types and by the copies of the helpers
     # they call (a helper typed float32 for one program, double for another)
-    key = func if typing is None else \
-        (func, typing.key, tuple(sorted((n, id(h)) for n, h in helpers.items())))
+    key = (func, values) if typing is None else \
+        (func, values, typing.key, tuple(sorted((n, id(h)) for n, h in helpers.items())))
     if key in _CACHE:
         seen[func] = _CACHE[key]
         return _CACHE[key]
@@ -362,8 +364,19 @@ def python_callable(func, program=None, _seen=None):
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]
     _CACHE[key] = result
+    if typing is None:
+        return _untyped(func, reads, result, seen)
     seen[func] = result
     return result
+
+
+def _untyped(func, reads, copy_, seen):
+    """``copy_``, the untyped copy of ``func`` for the values of ``reads``
+    now, kept as the last one made (python_callable's first look)."""
+    _LAST[func] = (tuple((module, name, module.get(name, GONE))
+                         for module, name in reads), copy_)
+    seen[func] = copy_
+    return copy_
 
 
 def python_source(*funcs):
