@@ -37,6 +37,7 @@ import copy
 import numbers
 import types
 
+from ..backends.pyreads import global_reads
 from ..errors import KernelError
 from ..frontend.source import read_function
 from .affine import affine, subscript_indices
@@ -89,30 +90,23 @@ def module_reads(tree, lookup):
     ``tree`` (a nest, or a kernel's source), and the helpers they call,
     read from their modules (none of their parameters or locals): the
     values a kernel compiles in as constants, as it does the nest's own
-    globals.  ``lookup(name)``: a global where ``tree`` is."""
-    seen, out = set(), []
-
-    def visit(node, lookup):
-        for call in ast.walk(node):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
-                continue
-            func = lookup(call.func.id)
-            if not isinstance(func, types.FunctionType) or func in seen:
-                continue
-            seen.add(func)
-            try:
-                src = read_function(func)
-            except KernelError:         # told, located, where the kernel is translated
-                continue
-            local = _static(src)[0] | {a.arg for a in src.tree.args.args}
-            module = func.__globals__
-            out.extend((module, n.id) for n in ast.walk(src.tree)
-                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                       and n.id not in local and n.id in module)
-            visit(src.tree, module.get)
-
-    visit(tree, lookup)
-    return out
+    globals; the python backend's copies key on the same reads
+    (:func:`pcompute.backends.pyreads.global_reads`).  ``lookup(name)``: a
+    global where ``tree`` is."""
+    found = {}
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        func = lookup(call.func.id)
+        if not isinstance(func, types.FunctionType):
+            continue
+        try:
+            reads = global_reads(func)
+        except KernelError:         # told, located, where the kernel is translated
+            continue
+        for module, name in reads:
+            found[id(module), name] = (module, name)
+    return list(found.values())
 
 
 class _Expansion:

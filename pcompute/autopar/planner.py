@@ -7,8 +7,7 @@ Elementwise each kernel text becomes.  A mixin: it uses the function's
 source lines, names and kernel cache."""
 import ast
 
-import numpy as np
-
+from ..backends.pyreads import NUMBERS
 from ..kernel_options import build_options
 from ..parallel import Elementwise
 from ..types import atomic_max, cast
@@ -136,18 +135,13 @@ class PlannerMixin:
         return ew
 
 
-#: The values a kernel compiles in as constants: bool, int, float, complex,
-#: NumPy scalars.
-_NUMBERS = (bool, int, float, complex, np.generic)
-
-
 def global_numbers(namespace, names):
-    """``((name, type, value), ...)`` of the numbers (:data:`_NUMBERS`)
-    among ``names`` in ``namespace``, sorted."""
+    """``((name, type, value), ...)`` of the numbers among ``names`` in
+    ``namespace`` (:data:`~pcompute.backends.pyreads.NUMBERS`), sorted."""
     out = []
     for name in sorted(names):
         value = namespace.get(name)
-        if isinstance(value, _NUMBERS):
+        if isinstance(value, NUMBERS):
             out.append((name, type(value), value))
     return tuple(out)
 
@@ -158,7 +152,7 @@ def helper_numbers(reads):
     out = set()
     for module, name in reads:
         value = module.get(name)
-        if isinstance(value, _NUMBERS):
+        if isinstance(value, NUMBERS):
             out.add((module.get("__name__"), name, type(value), value))
     return tuple(sorted(out, key=repr))
 

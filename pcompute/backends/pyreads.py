@@ -14,7 +14,9 @@ from ..frontend.source import read_function
 
 GONE = object()      # a name no longer in its module
 _READS = {}          # func -> global_reads(func)
-_NUMBERS = (bool, int, float, complex, np.generic)
+#: The values a kernel compiles in as constants (autopar's planner keys on
+#: them too): bool, int, float, complex, NumPy scalars.
+NUMBERS = (bool, int, float, complex, np.generic)
 
 
 def user_helpers(func, src):
@@ -66,5 +68,5 @@ def global_values(reads):
     the values of the time it is made, as a compiled kernel keeps the module's
     numbers it was built with (a changed one gives a new copy, as a new build
     there compiles the new constant in)."""
-    return tuple([(type(v), v) if isinstance(v, _NUMBERS) else id(v)
+    return tuple([(type(v), v) if isinstance(v, NUMBERS) else id(v)
                   for v in [module.get(name, GONE) for module, name in reads]])
