@@ -2,7 +2,7 @@
 
 ``run_mpi(ranks, [module, args...], case)`` runs ``python -m module`` on
 ``ranks`` ranks with the backend configuration of a ``backend`` fixture case
-(PCOMPUTE_* variables), one OpenMP thread per rank, and a timeout: a hung
+(PCOMPUTE_* variables), one OpenMP and one PoCL thread per rank, and a timeout: a hung
 job is a failure, never a hang of the test suite.
 """
 import os
@@ -47,6 +47,9 @@ def case_env(case=None, **extra):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([ROOT, HERE, env.get("PYTHONPATH", "")])
     env.setdefault("OMP_NUM_THREADS", "1")
+    # PoCL's pthread device starts a thread per core in every rank, whatever
+    # OMP_NUM_THREADS says: one per rank too
+    env.setdefault("POCL_MAX_PTHREAD_COUNT", "1")
     if case is not None:
         env["PCOMPUTE_BACKEND"] = case.name
         env["PCOMPUTE_OPENMP"] = "1" if case.openmp else "0"

@@ -1,7 +1,7 @@
 """Run under mpiexec by tests/test_md_mpi.py: the decomposed MD against the
 plain-numpy reference (tests/md_reference.py) of the whole system.
 
-``python -m mpi_programs.md CONFIG...`` with each CONFIG ``grid:dim:bc:skin``
+``python -m mpi_programs.md [--steps=S] CONFIG...`` with each CONFIG ``grid:dim:bc:skin``
 (``bc`` is ``walls`` or ``periodic``), e.g. ``2x2:3:periodic:0.3``.  The
 particles form a jittered block that straddles the ranks' faces; in periodic
 boxes it is moved by half a box so that it also straddles the periodic
@@ -9,7 +9,8 @@ boundaries; with walls it lies against the walls of the axes not split.  Every s
 particles and the sum of their ids are checked; the total energy every 25
 steps against the reference (1e-10 relative in double; the first 25 steps
 to 2e-3 in float32, whose trajectories part from double ones), and the final
-positions.  A failed check aborts the job.
+positions.  Double runs S steps (100 unless ``--steps`` says otherwise, a
+multiple of 25), float32 runs 25.  A failed check aborts the job.
 """
 import sys
 
@@ -40,12 +41,12 @@ def initial_state(dim, periodic, grid, seed=7):
     return pos, vel, side
 
 
-def reference(pos, vel, side, periodic):
+def reference(pos, vel, side, periodic, steps):
     """Total energies every EVERY steps and the final positions (numpy, double)."""
     pos, vel = pos.copy(), vel.copy()
     acc, pe = ref.forces(pos, side, periodic)
     energies = [0.5 * np.sum(vel * vel) + pe.sum()]
-    for step in range(1, STEPS + 1):
+    for step in range(1, steps + 1):
         vel += 0.5 * DT * acc
         pos += DT * vel
         if periodic:
@@ -57,7 +58,7 @@ def reference(pos, vel, side, periodic):
     return np.array(energies), pos
 
 
-def check(comm, text, double):
+def check(comm, text, double, steps):
     grid, dim, bc, skin = text.split(":")
     dim, periodic, skin = int(dim), bc == "periodic", float(skin)
     pos, vel, side = initial_state(dim, periodic, parse_grid(grid))
@@ -67,7 +68,9 @@ def check(comm, text, double):
     assert sim.side == side
     ids = n * (n - 1) // 2
     energies = [sim.energy()[2]]
-    for step in range(1, (STEPS if double else EVERY) + 1):
+    if not double:
+        steps = EVERY
+    for step in range(1, steps + 1):
         sim.step()
         assert sim.census() == (n, ids), (text, step, sim.census())
         if step % EVERY == 0:
@@ -77,7 +80,8 @@ def check(comm, text, double):
     if double and comm.size > 1:
         assert migrated > 0, "%s: no particle changed rank; a weak test" % text
     if comm.rank == 0:
-        want, want_pos = reference(pos, vel, side, periodic)
+        want, want_pos = reference(pos, vel, side, periodic, steps)
+        assert len(energies) == len(want) == steps // EVERY + 1, text
         if double:
             np.testing.assert_allclose(energies, want, rtol=1e-10, err_msg=text)
             if periodic:
@@ -92,8 +96,13 @@ def check(comm, text, double):
 def main():
     comm = world()
     abort_on_error(comm)
-    for text in sys.argv[1:]:
-        check(comm, text, get_config().use_double)
+    args, steps = sys.argv[1:], STEPS
+    if args and args[0].startswith("--steps="):
+        steps = int(args.pop(0)[len("--steps="):])
+        if steps < EVERY or steps % EVERY:
+            raise ValueError("--steps=%d: a multiple of %d is needed" % (steps, EVERY))
+    for text in args:
+        check(comm, text, get_config().use_double, steps)
     comm.Barrier()
 
 
