@@ -177,6 +177,12 @@ def test_namespace_reexports_numpy_names():
         pnp.no_such_name
 
 
+def _pooled_items(dtype):
+    """The fewest items of ``dtype`` whose buffer the host pool keeps."""
+    from pcompute.backends import host_pool
+    return -(-host_pool.MIN_BYTES // np.dtype(dtype).itemsize)
+
+
 def test_dropped_result_gives_its_buffer_back_at_once(backend):
     """On host backends kernel outputs come from the host pool, and a value
     nobody uses any more returns its buffer without waiting for the garbage
@@ -188,13 +194,16 @@ def test_dropped_result_gives_its_buffer_back_at_once(backend):
     if not get_backend(backend.name).on_host:
         pytest.skip("%s keeps its arrays on a device: no host pool" % backend.name)
     old = pnp.set_options(eager_below=0)
-    x = np.linspace(0.0, 1.0, 1 << 18).astype(backend.dtype)
+    # the smallest array the pool keeps (the python backend runs each item
+    # in the interpreter: 1 << 18 items took 14 s a case there)
+    x = np.linspace(0.0, 1.0, _pooled_items(backend.dtype)).astype(backend.dtype)
     px = pnp.asarray(x)
     pnp.evaluate(px * 4 + 1)     # the first call builds the kernel (its frames
     gc.collect()                 # may keep the arguments until a collection)
     enabled = gc.isenabled()
     gc.disable()
     try:
+        host_pool.release()      # no idle buffer but the one y gives back
         y = pnp.evaluate(px * 2 + 1)
         np.testing.assert_allclose(np.asarray(y), x * 2 + 1, rtol=backend.rtol)
         del y
@@ -220,7 +229,9 @@ def test_dropped_input_of_a_cached_plan_gives_its_buffer_back_at_once(backend):
     if not get_backend(backend.name).on_host:
         pytest.skip("%s keeps its arrays on a device: no host pool" % backend.name)
     old = pnp.set_options(eager_below=0)
-    x = np.linspace(0.0, 1.0, 1 << 18).astype(backend.dtype)
+    # the smallest array the pool keeps (the python backend runs each item
+    # in the interpreter: 1 << 18 items took 14 s a case there)
+    x = np.linspace(0.0, 1.0, _pooled_items(backend.dtype)).astype(backend.dtype)
     px = pnp.asarray(x)
     for _ in range(2):           # the plans of both structures are cached
         pnp.evaluate(pnp.evaluate(px * 2 + 1) * 3 + 1)
