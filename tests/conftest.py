@@ -155,6 +155,18 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
 
 
+def worker_rotation(items):
+    """``items`` rotated so that each pytest-xdist worker starts at its own
+    place (worker k of m at ``k * len(items) // m``): workers building the
+    same list of group modules build different ones at the same time and
+    then find each other's in the compile cache (one being built by the
+    other waits on the cache's lock)."""
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    start = (worker % workers) * len(items) // workers
+    return items[start:] + items[:start]
+
+
 def precheck_cuda(sources):
     """Compile-check CUDA ``sources`` with one nvcc run (``check_cuda_sources``)
     so that the tests checking them one by one afterwards find them checked.

@@ -1,12 +1,19 @@
 """Differential fuzzing, fast profile (the long one is ``make fuzz``).
 
 Hypothesis drives :mod:`pcompute.fuzz.generator` (derandomized: the same
-kernels every run, so the shared compile cache makes warm runs cheap); each
-kernel runs through Elementwise and Reduction or Scan on the ``backend``
-fixture's configuration and is compared with the python backend: integers
-exactly, floats within the error bound that the tracked evaluation
+``FAST_EXAMPLES`` kernels in every process and every run, drawn once per
+process, so the shared compile cache makes warm runs cheap); each kernel runs
+through Elementwise and Reduction or Scan on the ``backend`` fixture's
+configuration and is compared with the python backend: integers exactly,
+floats within the error bound that the tracked evaluation
 (:mod:`pcompute.fuzz.tracked`) gives each element.  On the python cases the
 python backend is checked against that error model instead.
+
+On the Cython cases, the kernels of every case (the random ones and the
+regressions) are built as group modules (several kernels in one module:
+:mod:`pcompute.build.cython_group`, strict: a group that cannot be merged
+or built is an error) ahead of the first such test in each process
+(``fuzz_groups``); each test then finds its kernels built.
 """
 import fnmatch
 import os
@@ -16,11 +23,15 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from pcompute import use_config
+from pcompute.backends.registry import get_backend
 from pcompute.fuzz import DataChooser, FuzzCase, RandomChooser, Stats, Target, generate_case
 from pcompute.fuzz import tracked
 from pcompute.fuzz.generator import KNOWN_BUGS
+from pcompute.fuzz.prebuild import generated_kernels
 from pcompute.fuzz.runner import CaseRun, items_for, make_functions
 
+from conftest import BACKEND_CASES, worker_rotation
 from fuzz_regressions import REGRESSIONS
 
 # Random kernels against the oracle: the optimiser must see them (-O3), as
@@ -31,6 +42,7 @@ FAST_EXAMPLES = int(os.environ.get("PCOMPUTE_FUZZ_EXAMPLES", "16"))
 N = 67
 
 _RUNS = {}
+_CASES = []
 
 
 def prepared(case, precision, n):
@@ -54,23 +66,80 @@ def check_case(case, backend):
 
 @settings(max_examples=FAST_EXAMPLES, derandomize=True, deadline=None, database=None,
           phases=(Phase.explicit, Phase.generate),
-          suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                 HealthCheck.too_slow, HealthCheck.data_too_large])
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
-def test_random_kernels_match_python(backend, data):
+def _draw_case(data):
+    _CASES.append(generate_case(DataChooser(data), label="hypothesis"))
+
+
+def random_cases():
+    """The ``FAST_EXAMPLES`` cases hypothesis draws (derandomized: the same in
+    every process; drawn once per process: ~16000 draws)."""
+    if not _CASES:
+        _draw_case()
+        assert len(_CASES) == FAST_EXAMPLES, "hypothesis drew %d cases, not %d" % (
+            len(_CASES), FAST_EXAMPLES)
+    return _CASES
+
+
+def regression_case(name):
+    return FuzzCase.from_dict(REGRESSIONS[name]["case"])
+
+
+#: The cases whose kernels are built as group modules (all Cython cases),
+#: in chunks of about ``CHUNK`` cases (each one or two group modules: an
+#: Elementwise and a Reduction or Scan per case).
+GROUPED = [(name, openmp, p) for name, openmp in BACKEND_CASES if name == "cython"
+           for p in ("float32", "float64")]
+CHUNK = 11
+_grouped_here = []          # set once the groups were asked for in this process
+
+
+def group_chunks():
+    """``(target, cases)`` of every chunk of the GROUPED cases."""
+    cases = random_cases() + [regression_case(name) for name in sorted(REGRESSIONS)]
+    parts = max(1, round(len(cases) / CHUNK))
+    return [(Target(*g), cases[k::parts]) for g in GROUPED for k in range(parts)]
+
+
+def build_chunk(target, cases):
+    """The kernels of ``cases`` on ``target`` built as group modules (strict:
+    a group that cannot be merged or built raises GroupBuildError)."""
+    generated = []
+    with use_config(strict_groups=True):
+        for case in cases:
+            generated += generated_kernels(case, target, items_for(target, N))
+        with target.config() as config:
+            get_backend(target.name).prebuild(generated, config)
+
+
+@pytest.fixture
+def fuzz_groups(backend):
+    """On a Cython case, the kernels of every Cython case built as group
+    modules (once per process, each xdist worker starting at its own chunk:
+    :func:`conftest.worker_rotation`)."""
+    if (backend.name, backend.openmp, backend.precision) not in GROUPED or _grouped_here:
+        return
+    _grouped_here.append(True)     # once, also when a build fails (its error
+                                   # is this test's; later tests build alone)
+    for target, cases in worker_rotation(group_chunks()):
+        build_chunk(target, cases)
+
+
+@pytest.mark.parametrize("k", range(FAST_EXAMPLES))
+def test_random_kernels_match_python(k, backend, fuzz_groups):
     """Random valid kernels give the python backend's results on every backend."""
-    case = generate_case(DataChooser(data), label="hypothesis")
-    check_case(case, backend)
+    check_case(random_cases()[k], backend)
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
-def test_fuzz_regression(name, backend, request):
+def test_fuzz_regression(name, backend, request, fuzz_groups):
     entry = REGRESSIONS[name]
     reason = next((r for pattern, r in entry["xfail"].items()
                    if fnmatch.fnmatch(backend.id, pattern)), None)
     if reason:
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-    check_case(FuzzCase.from_dict(entry["case"]), backend)
+    check_case(regression_case(name), backend)
 
 
 def test_known_bugs_have_regressions():

@@ -13,8 +13,6 @@ each process (``corpus_groups``); the fourth, cython-openmp-float64, builds
 every kernel as a module of its own (the module test_codegen_compiles.py
 compiles, so each corpus kernel is still compiled and run alone once).
 """
-import os
-
 import numpy as np
 import pytest
 
@@ -23,7 +21,7 @@ from pcompute import Elementwise, use_config
 from pcompute.backends.cython import SERIAL_BELOW
 from pcompute.backends.registry import get_backend
 
-from conftest import BackendCase
+from conftest import BackendCase, worker_rotation
 from kernels.corpus import CORPUS
 from kernels.nd_corpus import View
 
@@ -116,11 +114,8 @@ def corpus_groups(backend):
     if (backend.name, backend.openmp, backend.precision) not in GROUPED or _grouped_here:
         return
     _grouped_here.append(True)     # once, also when a build fails (its error
-    chunks = group_chunks()        # is this test's; later tests build alone)
-    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:] or 0)
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    start = (worker % workers) * len(chunks) // workers
-    for case, names in chunks[start:] + chunks[:start]:
+                                   # is this test's; later tests build alone)
+    for case, names in worker_rotation(group_chunks()):
         build_chunk(case, names)
 
 

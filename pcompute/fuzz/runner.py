@@ -318,11 +318,16 @@ def _host(a):
     return np.asarray(a.data)
 
 
+def elementwise_outputs(inputs, wrap):
+    """The two output arrays of ``fz_kernel`` (floats, integers), zeroed."""
+    n = inputs.n
+    return (wrap(np.zeros(n, inputs.float_dtype())),
+            wrap(np.zeros(n, inputs.out_int_dtype())))
+
+
 def run_elementwise(funcs, inputs, wrap):
     from ..primitives.elementwise import Elementwise
-    n = inputs.n
-    out_f = wrap(np.zeros(n, inputs.float_dtype()))
-    out_i = wrap(np.zeros(n, inputs.out_int_dtype()))
+    out_f, out_i = elementwise_outputs(inputs, wrap)
     Elementwise(funcs["fz_kernel"])(*inputs.map_args(wrap), out_f, out_i)
     return _host(out_f).copy(), _host(out_i).copy()
 
@@ -331,21 +336,34 @@ def _map_dtype(case, inputs):
     return inputs.out_int_dtype() if case.map_kind == "i" else inputs.float_dtype()
 
 
-def run_reduction(case, funcs, inputs, wrap):
+def reduction_of(case, funcs, inputs):
+    """The Reduction of ``case`` (called with ``inputs.map_args``)."""
     from ..primitives.reduction import Reduction
-    red = Reduction(case.reduce_expr, map_func=funcs["fz_map"],
-                    dtype_out=_map_dtype(case, inputs), neutral=NEUTRAL[case.reduce_expr])
-    return np.asarray(red(*inputs.map_args(wrap)))
+    return Reduction(case.reduce_expr, map_func=funcs["fz_map"],
+                     dtype_out=_map_dtype(case, inputs), neutral=NEUTRAL[case.reduce_expr])
+
+
+def run_reduction(case, funcs, inputs, wrap):
+    return np.asarray(reduction_of(case, funcs, inputs)(*inputs.map_args(wrap)))
+
+
+def scan_of(case, funcs, inputs):
+    """The Scan of ``case`` (called with ``inputs.map_args`` and its output,
+    :func:`scan_output`)."""
+    from ..primitives.scan import Scan
+    dtype = _map_dtype(case, inputs)
+    return Scan(input=funcs["fz_map"], output=funcs["fz_scan_out"],
+                scan_expr=case.scan_expr, dtype=dtype, neutral=NEUTRAL[case.scan_expr],
+                is_segment=funcs["fz_seg"] if case.segmented else None)
+
+
+def scan_output(case, inputs, wrap):
+    return wrap(np.zeros(inputs.n, _map_dtype(case, inputs)))
 
 
 def run_scan(case, funcs, inputs, wrap):
-    from ..primitives.scan import Scan
-    dtype = _map_dtype(case, inputs)
-    out = wrap(np.zeros(inputs.n, dtype))
-    scan = Scan(input=funcs["fz_map"], output=funcs["fz_scan_out"],
-                scan_expr=case.scan_expr, dtype=dtype, neutral=NEUTRAL[case.scan_expr],
-                is_segment=funcs["fz_seg"] if case.segmented else None)
-    scan(*inputs.map_args(wrap), out)
+    out = scan_output(case, inputs, wrap)
+    scan_of(case, funcs, inputs)(*inputs.map_args(wrap), out)
     return _host(out).copy()
 
 
