@@ -77,6 +77,14 @@ def pc_atomic_max(array, index, value):
     return old
 
 
+def _as(node, base):
+    """``node`` converted to the C type ``base`` (pyvalues.as_ctype), by the
+    base's own converter where it has one (no dispatch per assignment)."""
+    if base in pyvalues.AS_CTYPE:
+        return _call("pc_as_" + base, node)
+    return _call("pc_as", node, base)
+
+
 def _call(name, node, *extra):
     return ast.copy_location(ast.Call(func=ast.Name(name, ast.Load()),
                                       args=[node] + [ast.Constant(e) for e in extra],
@@ -190,7 +198,7 @@ class _Rewrite(ast.NodeTransformer):
             # parameter is narrowed, an int passed to a double one converted)
             start = [ast.copy_location(ast.Assign(
                 targets=[ast.Name(name, ast.Store())],
-                value=_call("pc_as", ast.Name(name, ast.Load()), base)), node.body[0])
+                value=_as(ast.Name(name, ast.Load()), base)), node.body[0])
                 for name, base in self.typing.args]
             node.body = start + node.body
         return node
@@ -198,12 +206,12 @@ class _Rewrite(ast.NodeTransformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         base = None if self.typing is None else self.typing.joins.get(_position(node))
-        return node if base is None else _call("pc_as", node, base)
+        return node if base is None else _as(node, base)
 
     def visit_Return(self, node):
         self.generic_visit(node)
         if node.value is not None and self.typing is not None and self.typing.ret:
-            node.value = _call("pc_as", node.value, self.typing.ret)
+            node.value = _as(node.value, self.typing.ret)
         return node
 
     def visit_BinOp(self, node):
@@ -227,7 +235,7 @@ class _Rewrite(ast.NodeTransformer):
         value = ast.copy_location(ast.BinOp(ast.Name(target.id, ast.Load()), node.op,
                                             node.value), node)
         return ast.copy_location(ast.Assign(targets=[ast.Name(target.id, ast.Store())],
-                                            value=_call("pc_as", value, base)), node)
+                                            value=_as(value, base)), node)
 
     def visit_Assign(self, node):
         # `k = 100000` makes k an int local in C (a literal's type), so k * k
@@ -240,7 +248,7 @@ class _Rewrite(ast.NodeTransformer):
             return node
         base = self.typing.locals.get(target.id) if self.typing is not None else None
         if base is not None:
-            node.value = _call("pc_as", node.value, base)
+            node.value = _as(node.value, base)
         elif target.id not in self.fixed:
             node.value = _call("pc_local", node.value)
         return node
@@ -360,6 +368,8 @@ def python_callable(func, program=None, _seen=None):
     namespace.update(rewrite.counts)
     namespace["pc_local"] = pyvalues.local_value
     namespace["pc_as"] = pyvalues.as_ctype
+    namespace.update(("pc_as_" + base, convert) for base, convert in
+                     pyvalues.AS_CTYPE.items())
     namespace["pc_bool_int"] = pyvalues.bool_as_int
     exec(compile(module, src.filename, "exec"), namespace)
     result = namespace[tree.name]

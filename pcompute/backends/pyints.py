@@ -17,6 +17,8 @@ Loop variables of ``range``, ``int(...)`` and ``abs`` give typed values
 (:func:`typed_range`, :func:`int_`; ``min``/``max``: :func:`joined`).
 """
 import builtins
+import operator
+from functools import partial
 
 INT32_MIN, INT32_MAX = -2 ** 31, 2 ** 31 - 1
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -32,16 +34,25 @@ def _wrap(value, bits, signed):
     return value
 
 
+_new = int.__new__
+
+
 class CInt(int):
-    """An integer value of a C integer type (the subclasses name the type)."""
+    """An integer value of a C integer type (the subclasses name the type;
+    ``lo``/``hi``: its range, whose values need no wrapping)."""
 
     __slots__ = ()
     ctype = None
     bits = 0
     signed = True
+    lo = hi = 0
 
     def __new__(cls, value=0):
-        return int.__new__(cls, _wrap(int(value), cls.bits, cls.signed))
+        if type(value) is not int:
+            value = int(value)
+        if cls.lo <= value <= cls.hi:
+            return _new(cls, value)
+        return _new(cls, _wrap(value, cls.bits, cls.signed))
 
     def __repr__(self):
         return "%s(%d)" % (type(self).__name__, int(self))
@@ -66,27 +77,34 @@ class I32(CInt):
     """A C ``int``."""
     __slots__ = ()
     ctype, bits, signed = "int", 32, True
+    lo, hi = INT32_MIN, INT32_MAX
 
 
 class U32(CInt):
     """A C ``unsigned int``."""
     __slots__ = ()
     ctype, bits, signed = "uint", 32, False
+    lo, hi = 0, 2 ** 32 - 1
 
 
 class I64(CInt):
     """A C ``long long`` (pcompute's ``long``)."""
     __slots__ = ()
     ctype, bits, signed = "long", 64, True
+    lo, hi = INT64_MIN, INT64_MAX
 
 
 class U64(CInt):
     """A C ``unsigned long long`` (pcompute's ``ulong``)."""
     __slots__ = ()
     ctype, bits, signed = "ulong", 64, False
+    lo, hi = 0, 2 ** 64 - 1
 
 
 BY_TYPE = {"int": I32, "uint": U32, "long": I64, "ulong": U64}
+
+#: ``cls(value)`` for a value known to be in ``cls``'s range (no wrapping)
+MAKE = {cls: partial(_new, cls) for cls in BY_TYPE.values()}
 
 
 def type_of(value, other=None):
@@ -110,17 +128,35 @@ def promoted(a, b):
 
 def _binary(op, reflected=False):
     def method(self, other):
-        if not isinstance(other, int):
-            return NotImplemented
-        cls = BY_TYPE[promoted(self.ctype, type_of(other, self))]
+        kind = type(other)
+        cls = _PROMOTED.get((type(self), kind))
+        if cls is None:
+            if kind is int:
+                # a literal: typed by its value, unsigned beside an unsigned one
+                if INT32_MIN <= other <= INT32_MAX:
+                    cls = type(self) if other >= 0 and not self.signed else \
+                        _PROMOTED[type(self), I32]
+                else:
+                    cls = _PROMOTED[type(self), I64]
+            elif isinstance(other, int):
+                cls = BY_TYPE[promoted(self.ctype, type_of(other, self))]
+            else:
+                return NotImplemented
         # both operands converted to the result's type first, as C does (an
-        # unsigned // or >> sees the unsigned value of a negative operand)
-        a, b = _wrap(int(self), cls.bits, cls.signed), _wrap(int(other), cls.bits, cls.signed)
+        # unsigned // or >> sees the unsigned value of a negative operand); a
+        # value in the type's range is its own conversion
+        lo, hi = cls.lo, cls.hi
+        a, b = int(self), int(other)
+        if not lo <= a <= hi:
+            a = _wrap(a, cls.bits, cls.signed)
+        if not lo <= b <= hi:
+            b = _wrap(b, cls.bits, cls.signed)
         if reflected:
             a, b = b, a
-        if op in _SHIFTS:
-            return cls(op(a, b, cls.bits))
-        return cls(op(a, b))
+        result = op(a, b, cls.bits) if op in _SHIFTS else op(a, b)
+        if lo <= result <= hi:
+            return _new(cls, result)
+        return _new(cls, _wrap(result, cls.bits, cls.signed))
     return method
 
 
@@ -149,11 +185,16 @@ def _pow(a, b):
     return builtins.pow(a, b, 1 << 64) if b >= 0 else a ** b
 
 
-_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b,
-        "mul": lambda a, b: a * b, "floordiv": _floordiv,
-        "mod": lambda a, b: a % b, "pow": _pow,
-        "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+_OPS = {"add": operator.add, "sub": operator.sub,
+        "mul": operator.mul, "floordiv": _floordiv,
+        "mod": operator.mod, "pow": _pow,
+        "and": operator.and_, "or": operator.or_, "xor": operator.xor,
         "lshift": _lshift, "rshift": _rshift}
+
+# the result class of two typed operands (a bool is an ``int``), precomputed
+_PROMOTED = {(a, b): BY_TYPE[promoted(a.ctype, b.ctype)]
+             for a in BY_TYPE.values() for b in BY_TYPE.values()}
+_PROMOTED.update({(a, bool): BY_TYPE[promoted(a.ctype, "int")] for a in BY_TYPE.values()})
 
 for _name, _op in _OPS.items():
     setattr(CInt, "__%s__" % _name, _binary(_op))
@@ -167,19 +208,30 @@ def typed(type_name, value):
     return cls(value)
 
 
-def _range_type(args):
-    t = "int"
-    for a in args:
-        if isinstance(a, int):
-            t = promoted(t, type_of(a))
-    return t
+def _joined_class(values):
+    """The class of the promotion of ``int`` and the types of the integers
+    among ``values`` (:func:`type_of` each, by class where it is one)."""
+    cls = I32
+    for v in values:
+        kind = type(v)
+        if kind is int:
+            cls = _PROMOTED[cls, I32 if INT32_MIN <= v <= INT32_MAX else I64]
+        elif kind in MAKE or kind is bool:
+            cls = _PROMOTED[cls, kind]
+        elif isinstance(v, int):
+            cls = BY_TYPE[promoted(cls.ctype, type_of(v))]
+    return cls
 
 
 def typed_range(*args):
     """``range`` whose values have the loop variable's C type (the promotion
     of ``int`` and the arguments' types), as the compiled backends type it."""
-    cls = BY_TYPE[_range_type(args)]
-    return map(cls, builtins.range(*[int(a) for a in args]))
+    cls = _joined_class(args)
+    values = builtins.range(*[int(a) for a in args])
+    if not values or (cls.lo <= values[0] <= cls.hi and cls.lo <= values[-1] <= cls.hi):
+        # the values lie between the first and the last: none needs wrapping
+        return map(MAKE[cls], values)
+    return map(cls, values)
 
 
 def int_(x=0):
@@ -198,7 +250,4 @@ def joined(values, result):
     if not all(isinstance(v, int) for v in values) or \
             not any(isinstance(v, CInt) for v in values):
         return result
-    t = "int"
-    for v in values:
-        t = promoted(t, type_of(v))
-    return BY_TYPE[t](result)
+    return _joined_class(values)(result)

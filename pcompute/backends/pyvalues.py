@@ -20,6 +20,7 @@ identity: a :class:`KernelArray` is a view on the same memory.
 """
 import math
 import operator
+import struct
 import types as pytypes
 
 import numpy as np
@@ -28,13 +29,27 @@ from ..types import parse_type
 from . import pyints
 
 _F32 = np.dtype(np.float32)
+_SINGLE = struct.Struct("f")
+
+
+_FMAX = float(np.finfo(np.float32).max)
 
 
 def _f32(x):
+    """``x`` rounded to float32 as NumPy rounds it.  A float goes through
+    struct's native C conversion (the same rounding, 3x faster); an integer,
+    and a result that is not finite (NumPy warns of an overflow), go through
+    NumPy (an integer is rounded once there, not via a double)."""
+    if isinstance(x, float):
+        result = _SINGLE.unpack(_SINGLE.pack(x))[0]
+        if -_FMAX <= result <= _FMAX:
+            return result
     return float(np.float32(x))
 
 
 def _f32_op(op):
+    fop = getattr(float, op)
+
     def method(self, other):
         kind = type(other)
         if kind is F32:
@@ -48,7 +63,7 @@ def _f32_op(op):
             # a double (an F64, or a Python float computed from literals and
             # integers) makes the operation double, as in C
             return getattr(F64(self), op)(other)
-        result = getattr(float, op)(self, other)
+        result = fop(self, other)
         if result is NotImplemented:
             return result
         return F32(_f32(result))
@@ -57,8 +72,10 @@ def _f32_op(op):
 
 
 def _f64_op(op):
+    fop = getattr(float, op)
+
     def method(self, other):
-        result = getattr(float, op)(self, other)
+        result = fop(self, other)
         if result is NotImplemented:
             return result
         return F64(result)
@@ -124,11 +141,15 @@ def _cmp(op, single):
     # C compares a float with an integer (or a float32 with a float literal,
     # typed float32 as NEP 50 says) after converting it to the float's type:
     # `x == 0.3` is true for the float32 0.3, `x == 16777217` for 16777216.0
+    fop = getattr(float, op)
+
     def method(self, other):
         kind = type(other)
+        if kind is F64 or kind is float or kind is F32:
+            return fop(self, other)
         if isinstance(other, int) or (single and kind is Lit):
             other = _f32(other) if single else float(other)
-        return getattr(float, op)(self, other)
+        return fop(self, other)
     method.__name__ = op
     return method
 
@@ -141,10 +162,12 @@ for _op in _FLOAT_OPS:
 
 
 def _lit_cmp(op):
+    fop = getattr(float, op)
+
     def method(self, other):
         if type(other) is F32:
-            return getattr(float, op)(_f32(self), other)
-        return getattr(float, op)(self, other)
+            return fop(_f32(self), other)
+        return fop(self, other)
     method.__name__ = op
     return method
 
@@ -232,7 +255,7 @@ class KernelArray:
         if self._check is not None:
             self._check(index)
         if data.ndim > 1 and not isinstance(index, tuple):
-            return KernelArray(data[index])     # m[j][k] on a 2-D local array
+            return kernel_array(data[index])    # m[j][k] on a 2-D local array
         return read_value(self.dtype, data.item(index))
 
     def __setitem__(self, index, value):
@@ -261,10 +284,55 @@ class KernelArray:
         return "KernelArray(%r)" % (self.data,)
 
 
+_CINTS = frozenset(pyints.BY_TYPE.values())
+
+
+class _Vector(KernelArray):
+    """A 1-D array without bounds checks, of a dtype in :data:`_READERS`:
+    an element read is ``data.item`` through the dtype's reader, which gives
+    what :func:`read_value` gives (an integer array's values need no wrapping
+    into their type).  An index ``item`` refuses (a bool, a float) takes
+    :class:`KernelArray`'s way, which converts or rejects it as before."""
+
+    __slots__ = ("_item", "_read", "_float")
+
+    def __init__(self, data):
+        KernelArray.__init__(self, data)
+        self._item = data.item
+        self._read = _READERS[data.dtype]
+        self._float = data.dtype.kind == "f"
+
+    def __getitem__(self, index):
+        try:
+            value = self._item(index)
+        except TypeError:
+            return KernelArray.__getitem__(self, index)
+        return self._read(value)
+
+    def __setitem__(self, index, value):
+        kind = type(index)
+        if kind is not int:
+            index = int(index) if kind in _CINTS else _index(index)
+        self.data[index] = value if self._float else store_value(self.dtype, value)
+
+
+_READERS = {np.dtype(np.float64): F64, _F32: F32, np.dtype(np.bool_): bool}
+_READERS.update({np.dtype("%s%d" % (kind, size)): pyints.MAKE[cls]
+                 for (size, kind), cls in _INT_READ.items()})
+
+
+def kernel_array(data):
+    """The kernel's view of the NumPy array ``data`` (a :class:`KernelArray`)."""
+    if data.ndim == 1 and data.dtype in _READERS and \
+            getattr(data, "_check", None) is None:
+        return _Vector(data)
+    return KernelArray(data)
+
+
 def kernel_value(value):
     """The value a kernel sees for the argument ``value``."""
     if isinstance(value, np.ndarray):
-        return KernelArray(value)
+        return kernel_array(value)
     if isinstance(value, np.generic):
         return typed_value(value.dtype, value.item())
     if type(value) is float:
@@ -280,15 +348,30 @@ def kernel_values(args):
 
 def _declare_one(ctype):
     if ctype.shape:
-        return KernelArray(np.zeros(ctype.shape, dtype=ctype.dtype))
+        return kernel_array(np.zeros(ctype.shape, dtype=ctype.dtype))
     if ctype.pointer:
         return None
     return typed_value(ctype.dtype, 0)
 
 
+_PARSED = {}
+
+
+def _parsed(type_str):
+    """parse_type(type_str), kept per spelling (a CType is frozen): a kernel
+    calls declare and cast with the same few strings once per item."""
+    try:
+        return _PARSED[type_str]
+    except (KeyError, TypeError):     # TypeError: an unhashable spelling
+        ctype = parse_type(type_str)
+        if isinstance(type_str, str):
+            _PARSED[type_str] = ctype
+        return ctype
+
+
 def declare(type_str, num=1):
     """:func:`pcompute.types.declare` giving kernel values."""
-    ctype = parse_type(type_str)
+    ctype = _parsed(type_str)
     if num == 1:
         return _declare_one(ctype)
     return tuple(_declare_one(ctype) for _ in range(num))
@@ -297,7 +380,7 @@ def declare(type_str, num=1):
 def cast(x, type_str):
     """:func:`pcompute.types.cast` giving kernel values: floats truncate
     towards zero into integers, integers wrap to the width of the type."""
-    return typed_value(parse_type(type_str).dtype, x)
+    return typed_value(_parsed(type_str).dtype, x)
 
 
 def _float_type(values):
@@ -377,6 +460,30 @@ def as_ctype(value, base):
         return pyints.I32(1 if value else 0)
     bits, signed = _SMALL_INTS[base]
     return pyints.I32(pyints._wrap(int(value), bits, signed))
+
+
+def _as_cint(cls):
+    def convert(value):
+        if type(value) is cls:
+            return value
+        return cls(value if isinstance(value, int) else int(value))
+    return convert
+
+
+def _as_double(value):
+    return value if type(value) is F64 else F64(value)
+
+
+def _as_float(value):
+    # an F32 holds a float32 value (every F32 is made from one), its own rounding
+    return value if type(value) is F32 else F32(_f32(value))
+
+
+#: as_ctype(value, base) for each base, as one-argument functions that return
+#: a value already of the base's class as it is (the conversions on each
+#: assignment to a typed local of the python backend, pyexec's ``pc_as_*``)
+AS_CTYPE = {name: _as_cint(cls) for name, cls in pyints.BY_TYPE.items()}
+AS_CTYPE.update({"double": _as_double, "float": _as_float})
 
 
 def bool_as_int(value):
