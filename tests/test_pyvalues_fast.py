@@ -146,7 +146,8 @@ def test_float32_rounding_is_numpys_bit_for_bit():
         for v in values:
             assert bits(pyvalues._f32(v)) == bits(float(np.float32(v))), repr(v)
     # an integer goes NumPy's way (2**60 + 2**36 + 1 ties to 2**60 through a double)
-    for n in (2 ** 60 + 2 ** 36 + 1, 16777217, -(2 ** 62) - 1, 2 ** 127, I64(-7)):
+    for n in (2 ** 60 + 2 ** 36 + 1, 2 ** 24, 2 ** 24 + 1, -2 ** 24 - 1, 2 ** 25 + 3,
+              -(2 ** 62) - 1, 2 ** 127, I64(-7), U32(2 ** 32 - 1), True, 0, -5):
         assert bits(pyvalues._f32(n)) == bits(float(np.float32(n)))
     with pytest.warns(RuntimeWarning, match="overflow"):
         assert pyvalues._f32(1e300) == math.inf
@@ -234,3 +235,22 @@ def test_min_max_give_the_joined_type():
             got = fn(*values)
             assert type(got) is cls and got == wrap(int(pick(*values)), cls), (fn, values)
     assert type(pyvalues.max_(2, 3)) is int and type(pyvalues.min_(F32(0.5), 1)) is F32
+
+
+def test_cast_is_typed_value():
+    """cast() keeps a converter per spelling; each gives typed_value's value
+    and class (a float truncated, an integer wrapped to the width)."""
+    values = [I32(-1), U64(2 ** 64 - 1), I64(-2 ** 63), 2 ** 40 + 7, -300, True, F64(-2.7),
+              F32(pyvalues._f32(0.1)), Lit(1e10), 3.5, 1e300]
+    for name in ("int", "uint", "long", "ulong", "char", "uchar", "short", "ushort",
+                 "float", "double", "bool"):
+        dtype = pyvalues.parse_type(name).dtype
+        for value in values:
+            if dtype.kind != "f" and isinstance(value, float) and abs(value) >= 2 ** 63:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = pyvalues.typed_value(dtype, value)
+                got = pyvalues.cast(value, name)
+            assert type(got) is type(want) and bits(float(got)) == bits(float(want)), \
+                (name, value)

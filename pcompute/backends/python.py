@@ -18,7 +18,9 @@ from .pychecks import checked_args
 from .pyobjects import KernelObject
 from .pyexec import python_callable, python_source
 from .pyrace import Recorder, recorded_args
-from .pyints import I64
+from .pyints import I64, MAKE
+
+LONG = MAKE[I64]        # an item index as the long it is (in range: no wrapping)
 from .pyvalues import kernel_values, typed_value
 
 
@@ -44,8 +46,8 @@ class PythonBackend(Backend):
 
         def run(n, args):
             args = kernel_values(args)
-            for i in range(n):
-                kernel(I64(i), *args)       # the index is a long
+            for i in map(LONG, range(n)):   # the index is a long
+                kernel(i, *args)
 
         def run_nd(n, args):
             args = kernel_values(args)

@@ -33,6 +33,7 @@ _SINGLE = struct.Struct("f")
 
 
 _FMAX = float(np.finfo(np.float32).max)
+_EXACT = 2 ** 24          # every integer up to this is a float32 value
 
 
 def _f32(x):
@@ -44,6 +45,8 @@ def _f32(x):
         result = _SINGLE.unpack(_SINGLE.pack(x))[0]
         if -_FMAX <= result <= _FMAX:
             return result
+    elif isinstance(x, int) and -_EXACT <= x <= _EXACT:
+        return float(x)             # exact in float32: nothing to round
     return float(np.float32(x))
 
 
@@ -379,8 +382,36 @@ def declare(type_str, num=1):
 
 def cast(x, type_str):
     """:func:`pcompute.types.cast` giving kernel values: floats truncate
-    towards zero into integers, integers wrap to the width of the type."""
-    return typed_value(_parsed(type_str).dtype, x)
+    towards zero into integers, integers wrap to the width of the type
+    (:func:`typed_value`, by the converter kept per spelling)."""
+    try:
+        convert = _CASTS[type_str]
+    except (KeyError, TypeError):     # TypeError: an unhashable spelling
+        convert = _caster(type_str)
+    return convert(x)
+
+
+_CASTS = {}
+
+
+def _caster(type_str):
+    """The function giving ``typed_value(dtype, x)`` for the dtype of
+    ``type_str``: the class itself where it computes the same (``F64``; a
+    32/64-bit integer class, which wraps as store_value then read_value
+    do), float32's converter, else typed_value."""
+    dtype = _parsed(type_str).dtype
+    if dtype == _F32:
+        convert = _as_float
+    elif dtype == np.float64:
+        convert = F64
+    elif dtype.kind in "iu" and dtype.itemsize in (4, 8):
+        convert = _INT_READ[dtype.itemsize, dtype.kind]
+    else:
+        def convert(x):
+            return typed_value(dtype, x)
+    if isinstance(type_str, str):
+        _CASTS[type_str] = convert
+    return convert
 
 
 def _float_type(values):
