@@ -126,37 +126,46 @@ def promoted(a, b):
     return a if _RANK[a] >= _RANK[b] else b
 
 
-def _binary(op, reflected=False):
+def _binary(op, own, reflected=False):
+    """The operator ``op`` of the class ``own`` (reflected: ``other op self``),
+    with ``own``'s promotions looked up by the other operand's class."""
+    table = {kind: (cls, cls.lo, cls.hi, cls.bits, cls.signed)
+             for (mine, kind), cls in _PROMOTED.items() if mine is own}
+    # a literal: typed by its value, unsigned beside an unsigned one
+    small = table[own if not own.signed else I32]
+    signed_int, wide = table[I32], table[I64]
+    shift = op in _SHIFTS
+
     def method(self, other):
-        kind = type(other)
-        cls = _PROMOTED.get((type(self), kind))
-        if cls is None:
-            if kind is int:
-                # a literal: typed by its value, unsigned beside an unsigned one
-                if INT32_MIN <= other <= INT32_MAX:
-                    cls = type(self) if other >= 0 and not self.signed else \
-                        _PROMOTED[type(self), I32]
+        entry = table.get(type(other))
+        if entry is None:
+            if type(other) is int:
+                if 0 <= other <= INT32_MAX:
+                    entry = small
+                elif INT32_MIN <= other < 0:
+                    entry = signed_int
                 else:
-                    cls = _PROMOTED[type(self), I64]
+                    entry = wide
             elif isinstance(other, int):
-                cls = BY_TYPE[promoted(self.ctype, type_of(other, self))]
+                cls = BY_TYPE[promoted(own.ctype, type_of(other, self))]
+                entry = (cls, cls.lo, cls.hi, cls.bits, cls.signed)
             else:
                 return NotImplemented
+        cls, lo, hi, bits, signed = entry
         # both operands converted to the result's type first, as C does (an
         # unsigned // or >> sees the unsigned value of a negative operand); a
         # value in the type's range is its own conversion
-        lo, hi = cls.lo, cls.hi
         a, b = int(self), int(other)
         if not lo <= a <= hi:
-            a = _wrap(a, cls.bits, cls.signed)
+            a = _wrap(a, bits, signed)
         if not lo <= b <= hi:
-            b = _wrap(b, cls.bits, cls.signed)
+            b = _wrap(b, bits, signed)
         if reflected:
             a, b = b, a
-        result = op(a, b, cls.bits) if op in _SHIFTS else op(a, b)
+        result = op(a, b, bits) if shift else op(a, b)
         if lo <= result <= hi:
             return _new(cls, result)
-        return _new(cls, _wrap(result, cls.bits, cls.signed))
+        return _new(cls, _wrap(result, bits, signed))
     return method
 
 
@@ -196,9 +205,11 @@ _PROMOTED = {(a, b): BY_TYPE[promoted(a.ctype, b.ctype)]
              for a in BY_TYPE.values() for b in BY_TYPE.values()}
 _PROMOTED.update({(a, bool): BY_TYPE[promoted(a.ctype, "int")] for a in BY_TYPE.values()})
 
-for _name, _op in _OPS.items():
-    setattr(CInt, "__%s__" % _name, _binary(_op))
-    setattr(CInt, "__r%s__" % _name, _binary(_op, reflected=True))
+for _cls in BY_TYPE.values():
+    for _name, _op in _OPS.items():
+        setattr(_cls, "__%s__" % _name, _binary(_op, _cls))
+        setattr(_cls, "__r%s__" % _name, _binary(_op, _cls, reflected=True))
+
 
 
 def typed(type_name, value):
