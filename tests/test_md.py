@@ -307,8 +307,11 @@ def test_a_nan_position_is_no_neighbour_in_any_strategy(backend, nnps, geometry)
     if backend.use_double:
         want = _brute_force_lists(pos, sim.side, sim.periodic, sim.rc + 0.3)
     else:       # float32 flips pairs at the reach: the simple strategy's lists
-        want = make(geometry, "simple", positions=pos, skin=0.3,
-                    dtype=backend.dtype).neighbour_lists()
+        key = ("nan", backend.id, geometry)
+        if key not in _SIMPLE_RESULTS:
+            _SIMPLE_RESULTS[key] = make(geometry, "simple", positions=pos, skin=0.3,
+                                        dtype=backend.dtype).neighbour_lists()
+        want = _SIMPLE_RESULTS[key]
     for i, (got, w) in enumerate(zip(lists, want)):
         np.testing.assert_array_equal(got, w, err_msg="neighbours of particle %d" % i)
 
