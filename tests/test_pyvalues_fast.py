@@ -153,6 +153,31 @@ def test_float32_rounding_is_numpys_bit_for_bit():
         assert pyvalues._f32(1e300) == math.inf
 
 
+class _RaisingStruct:
+    """struct.Struct("f") as CPython 3.13.3+ and 3.14 have it: a finite
+    double beyond float32's range raises OverflowError (3.11 packs inf)."""
+
+    def __init__(self):
+        self._real = struct.Struct("f")
+
+    def pack(self, x):
+        if math.isfinite(x) and abs(x) > pyvalues._FMAX and \
+                math.isinf(self._real.unpack(self._real.pack(x))[0]):
+            raise OverflowError("float too large to pack with f format")
+        return self._real.pack(x)
+
+    def unpack(self, data):
+        return self._real.unpack(data)
+
+
+def test_float32_overflow_is_numpys_where_struct_raises(monkeypatch):
+    monkeypatch.setattr(pyvalues, "_SINGLE", _RaisingStruct())
+    for v in (1e300, -1e39, 3.4028235677973367e38):
+        with pytest.warns(RuntimeWarning, match="overflow"):
+            assert pyvalues._f32(v) == float(np.float32(v))
+    assert pyvalues._f32(3.4028235e38) == float(np.float32(3.4028235e38))
+
+
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
           "float32", "float64", "bool"]
 

@@ -40,9 +40,14 @@ def _f32(x):
     """``x`` rounded to float32 as NumPy rounds it.  A float goes through
     struct's native C conversion (the same rounding, 3x faster); an integer,
     and a result that is not finite (NumPy warns of an overflow), go through
-    NumPy (an integer is rounded once there, not via a double)."""
+    NumPy (an integer is rounded once there, not via a double).  A finite
+    float beyond float32's range packs to inf on CPython 3.11 but raises
+    OverflowError on later releases (gh-145633): NumPy's way too."""
     if isinstance(x, float):
-        result = _SINGLE.unpack(_SINGLE.pack(x))[0]
+        try:
+            result = _SINGLE.unpack(_SINGLE.pack(x))[0]
+        except OverflowError:
+            return float(np.float32(x))
         if -_FMAX <= result <= _FMAX:
             return result
     elif isinstance(x, int) and -_EXACT <= x <= _EXACT:
