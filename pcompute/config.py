@@ -482,7 +482,9 @@ class Config:
 
     @property
     def wgs(self):
-        """Work-group (block) size for GPU launches, or None to choose."""
+        """Work-group (block) size of OpenCL and CUDA launches, or None:
+        pcompute chooses a fixed one per kernel (never the driver, whose
+        choice follows the global size)."""
         return self._wgs
 
     @wgs.setter

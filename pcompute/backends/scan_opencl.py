@@ -99,7 +99,12 @@ def build_scan(backend, spec, config):
     queue = backend.queue
     wg = scan_wg(config)
     tiled = generated.option("tiled")
-    local = (config.wgs,) if config.wgs else None
+    # A fixed work-group size, never the driver's choice: that follows the
+    # global size, and PoCL compiles passes 1 and 3 again for each new one
+    # (every n below the item count; see opencl.ELEMENTWISE_WG).  Chunks:
+    # a work-group each (so the driver spreads them over the cores) unless
+    # the configuration sets a size.
+    local = (config.wgs,) if config.wgs else (1,)
     most = work_items(queue.device)
     if config.wgs or tiled:
         most = (most + wg - 1) // wg * wg
@@ -128,8 +133,7 @@ def build_scan(backend, spec, config):
         if n != state[0]:
             chunk = (n + most - 1) // most
             p = (n + chunk - 1) // chunk
-            if local:
-                p = (p + wg - 1) // wg * wg
+            p = (p + local[0] - 1) // local[0] * local[0]
             if tiled:     # chunk: tiles of wg items per work-group
                 chunk = (n + most - 1) // most
                 p = (n + chunk * wg - 1) // (chunk * wg) * wg
