@@ -12,6 +12,7 @@ import pytest
 from pcompute import atomic_inc, parallelize
 from pcompute.backends.registry import get_backend
 from pcompute.config import get_config, use_config
+from pcompute.errors import KernelValueError
 
 
 def store_pair(y, z, j, v):
@@ -67,12 +68,35 @@ def counted(h, keys, n):
         atomic_inc(h[keys[i]])
 
 
-def test_arrays_written_by_an_atomic_come_back(backend):
-    # atomic_inc(h[k]) writes h, though no subscript of h is stored
-    keys = np.array([0, 1, 1, 3, 3, 3], np.int32)
+def bump(h, k):
+    atomic_inc(h[k])
+
+
+def counted_by_a_helper(h, keys, n):
+    for i in range(n):
+        bump(h, keys[i])
+
+
+def test_atomics_in_a_nest_are_located_errors():
+    """Called from plain Python an atomic returns its argument and changes
+    nothing, so a nest with one (its own or a helper's) has no parallel form
+    that computes what the function computes as Python: parallelize says so,
+    at the call, with the file and line (it compiled and incremented before:
+    a silent difference from the plain function)."""
+    keys = np.array([0, 1, 1, 3], np.int32)
     h = np.zeros(4, np.int32)
-    parallelize(counted)(h, keys, 6)
-    assert h.tolist() == np.bincount(keys, minlength=4).tolist()
+    counted(h, keys, 4)
+    assert not h.any()                  # what Python computes
+    with pytest.raises(KernelValueError) as err:
+        parallelize(counted)
+    text = str(err.value)
+    assert "line %d" % (counted.__code__.co_firstlineno + 2) in text
+    assert "atomic_inc" in text and "changes nothing" in text
+    assert "Elementwise" in text        # the hint: where atomics are real
+    with pytest.raises(KernelValueError) as err:
+        parallelize(counted_by_a_helper)(h, keys, 4)
+    assert "atomic of a helper" in str(err.value) and "bump" in str(err.value)
+    assert not h.any()
 
 
 def two_nests(u, v, w, n):

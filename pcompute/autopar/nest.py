@@ -59,6 +59,28 @@ class Access:
     atomic: bool = False    # an argument of an atomic_* call in a helper (race.py)
 
 
+#: The atomics of the kernel language (pcompute.types), by name.
+ATOMICS = ("atomic_inc", "atomic_dec", "atomic_max")
+
+
+def atomic_called(call, namespace):
+    """The name of the pcompute atomic that ``call`` calls, resolved in
+    ``namespace`` (a function's globals: ``atomic_inc``, an alias of it, or
+    ``pcompute.atomic_inc``), else None."""
+    from .. import types
+    func = call.func
+    if isinstance(func, ast.Name):
+        target = namespace.get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        target = getattr(namespace.get(func.value.id), func.attr, None)
+    else:
+        return None
+    for name in ATOMICS:
+        if target is not None and target is getattr(types, name):
+            return name
+    return None
+
+
 def range_args(node):
     """The arguments of ``range(...)`` in ``for v in range(...)``, or None."""
     it = node.iter

@@ -37,7 +37,7 @@ from ..errors import (KernelIndexError, KernelValueError, SequentialLoopWarning,
 from .analysis import analyse
 from .coverage import fresh_outputs, segments, sole_stores
 from .execute import ExecutorMixin
-from .nest import assigned_names, range_args
+from .nest import assigned_names, atomic_called, range_args
 from .callee import module_reads
 from .planner import PlannerMixin, global_numbers, helper_numbers
 from .plans import Step
@@ -103,6 +103,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
         for k, stmt in enumerate(body):
             loaded = live_after(body[k + 1:])
             if isinstance(stmt, ast.For) and range_args(stmt) is not None:
+                self._refuse_atomics(stmt)
                 names = tuple(sorted({n.id for n in ast.walk(stmt)
                                       if isinstance(n, ast.Name)}))
                 self.steps.append(Step("nest", stmt, None, frozenset(loaded), names,
@@ -126,6 +127,28 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
                                                     [o.node for o in others])
             self.steps[k].segment_names = frozenset().union(
                 *(self.steps[j].loaded for j in run))
+
+    def _refuse_atomics(self, nest):
+        """A located error for an ``atomic_*`` call in ``nest``: called from
+        plain Python it returns its argument and changes nothing, so a
+        compiled nest (where it is a real atomic) would compute something
+        else than the function run as Python."""
+        for node in ast.walk(nest):
+            if isinstance(node, ast.Call):
+                name = atomic_called(node, self.func.__globals__)
+                if name is not None:
+                    raise self._atomic_error(name, node, "")
+
+    def _atomic_error(self, name, node, via):
+        return KernelValueError(
+            "%s(): %s in the loop nest at line %d%s: called from plain Python an "
+            "atomic returns its argument and changes nothing, so the nest cannot be "
+            "parallelised to compute what %s() computes as Python"
+            % (self.__name__, name, node.lineno, via, self.__name__),
+            self._location(node),
+            hint="update the counter in the loop itself (k = cnt[0]; cnt[0] += 1: "
+                 "parallelize finds the dependence and keeps the order), or write the "
+                 "loop body as an Elementwise kernel, where atomics are real")
 
     def _segment(self, node):
         line = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
@@ -286,6 +309,11 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
                          lambda a, b: same.get(a, a) == same.get(b, b),
                          live_out=step.live_out, segment=self._segment,
                          lookup=self.func.__globals__.get)
+        for access in report.expanded:
+            if access.atomic:       # an atomic_* of a helper the nest calls
+                raise self._atomic_error(
+                    "an atomic of a helper", access.node,
+                    " (%s)" % (access.text or "%s via %s" % (access.array, access.via)))
         canon = (lambda name: same.get(name, name))
         plan = self._plan(report.root, report, scope, step, canon)
         self._analyses[key] = (report, plan)
