@@ -22,7 +22,7 @@ from .utils import ArgumentParser
 from . import autopar as _autopar  # noqa: F401,E402 (registers the race check)
 from .autopar import parallelize  # noqa: E402
 from .types import (KnownType, address, annotate, atomic_dec, atomic_inc, atomic_max, cast,
-                    declare, printf)
+                    declare, prefetch, printf)
 from .types import TYPES as _TYPES
 
 globals().update(_TYPES)
@@ -35,7 +35,8 @@ __all__ = [
     "KernelValueError", "RaceError", "RaceWarning", "SequentialLoopError",
     "SequentialLoopWarning", "parallelize", "Elementwise", "elementwise", "serial",
     "build_options", "KnownType",
-    "address", "annotate", "atomic_dec", "atomic_inc", "atomic_max", "cast", "declare", "printf",
+    "address", "annotate", "atomic_dec", "atomic_inc", "atomic_max", "cast", "declare",
+    "prefetch", "printf",
     "Reduction", "Cython", "Extern", "Kernel", "LocalMem", "get_profile_info",
     "named_profile", "print_profile", "profile2csv", "profile_ctx", "profile_kernel",
     "reset_profile", "ArgumentParser", "Scan", "cumsum", "dot", "take_bool", "where",

@@ -608,6 +608,23 @@ def atomic_max(x, value):
     return x
 
 
+def prefetch(x):
+    """A hint that the array element ``x`` (``prefetch(a[k])``) will be
+    written or read soon: the processor may start loading its cache line
+    now, so that the access itself does not wait for memory.
+
+    It reads and writes nothing, never faults (an index past the array's end
+    is not an error here) and changes no result.  The cython backend emits
+    the C compiler's prefetch for writing (``__builtin_prefetch(&a[k], 1)``
+    with GCC and Clang, nothing with other compilers), OpenCL its
+    ``prefetch`` (global arrays only), CUDA nothing.  The python backend
+    does not evaluate the argument.  Worth it for accesses the processor
+    cannot foresee, a few iterations ahead: ``prefetch(x[p[t + 16]])`` in a
+    loop storing ``x[p[t]]`` over a large array.
+    """
+    return None
+
+
 def printf(fmt, *args):
     """C ``printf``: in Python, write ``fmt % args`` to standard output."""
     sys.stdout.write(fmt % args if args else fmt)

@@ -266,6 +266,10 @@ class _Collector(ast.NodeVisitor):
         if isinstance(node.func, ast.Name) and node.func.id == "len" and \
                 self.is_array(getattr(node.args[0], "id", None) if node.args else None):
             return          # len(a) reads a's length, none of its elements
+        if isinstance(node.func, ast.Name) and node.func.id == "prefetch" and \
+                len(node.args) == 1 and isinstance(node.args[0], ast.Subscript):
+            self.visit(node.args[0].slice)  # a hint: only its index is computed
+            return
         args = None
         for arg in list(node.args) + [k.value for k in node.keywords]:
             if isinstance(arg, ast.Name) and self.is_array(arg.id):

@@ -10,7 +10,7 @@ import ast
 from ..backends.pyreads import NUMBERS
 from ..kernel_options import build_options
 from ..parallel import Elementwise
-from ..types import atomic_max, cast
+from ..types import atomic_max, cast, prefetch
 from .analysis import PARALLEL, REDUCTION
 from .callee import module_reads
 from .execute import REDUCE
@@ -112,6 +112,7 @@ class PlannerMixin:
             namespace = dict(self.func.__globals__)
             namespace["atomic_max"] = atomic_max
             namespace["cast"] = cast
+            namespace["prefetch"] = prefetch
             exec(compile(text.source, filename or self.filename, "exec"), namespace)
             kfunc = namespace[text.name]
             kfunc.source = text.source

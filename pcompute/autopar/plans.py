@@ -30,4 +30,5 @@ class Plan:
     unchecked: object = None  # "speculate": the parallel kernel without checks
     overwrite_only: bool = False  # "speculate": a rerun rewrites all the run wrote
     chunked: object = None  # "speculate": (chunked kernel, checks) for few threads
+    chunked_ahead: object = None  # "speculate": the chunked kernel with prefetches
     memo: object = None     # "speculate": (validating kernel, key arrays), specmemo

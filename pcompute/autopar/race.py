@@ -15,7 +15,8 @@ loop counters (``x[idx[i]]``, ``x[i + k]`` with ``k`` a run-time scalar) are
 not judged statically.  An array handed to a helper is judged through the
 helper's own accesses of it (:mod:`.callee`: ``put(x, i)`` writing ``x[k +
 1]`` writes ``x[i + 1]``).  Arguments of ``atomic_*`` calls (in the kernel
-or its helpers), and kernels marked ``@serial``, are exempt.
+or its helpers), the element a ``prefetch`` names (not accessed), and kernels
+marked ``@serial``, are exempt.
 """
 import ast
 import warnings
@@ -53,7 +54,7 @@ def _atomic_nodes(tree):
     nodes = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
-                and n.func.id.startswith("atomic_"):
+                and (n.func.id.startswith("atomic_") or n.func.id == "prefetch"):
             nodes.update(id(a) for a in n.args)
     return nodes
 

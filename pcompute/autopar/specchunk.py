@@ -49,6 +49,10 @@ FP_MASK = 2 ** 61 - 1
 #: Bits per bitmap word (the bitmaps are uint32 arrays).
 WORD_BITS = 32
 
+#: Iterations ahead of the one running whose ``x[q[i]]`` the chunk loop
+#: prefetches (:func:`prefetches`).
+PREFETCH_AHEAD = 32
+
 #: Above this many chunks the bitmaps (n/8 bytes per chunk and array) and
 #: their check cost more than the logs save: the logs are used.
 MAX_CHUNKS = 64
@@ -133,23 +137,78 @@ def fingerprint(keys):
     return ast.parse(text).body
 
 
+def prefetched(loop, accesses, arrays, canon):
+    """The ``(array, q)`` user names of the instrumented accesses
+    ``array[q[i]]`` whose element the chunk's loop can fetch ahead
+    (:func:`prefetches`): each a statement of the loop body (not under an
+    ``if`` or an inner loop, so it runs in every iteration: ``q[i]`` is read
+    at every ``i`` of the loop), its key an element ``q[i]`` of a 1-D array at
+    the loop variable, in a body without ``break``, ``continue`` or
+    ``return`` and that never assigns the loop variable."""
+    body = loop.node.body
+    top = {id(n) for stmt in body
+           if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr))
+           for n in ast.walk(stmt)}
+    jumps = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+    stored = {n.id for stmt in body for n in ast.walk(stmt)
+              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if loop.var in stored or any(isinstance(n, jumps) for stmt in body for n in ast.walk(stmt)):
+        return ()
+    out = []
+    for acc in accesses:
+        node = acc.node
+        if canon(acc.array) not in arrays or id(node) not in top or \
+                not isinstance(node, ast.Subscript):
+            continue
+        key = node.slice
+        if isinstance(key, ast.Subscript) and isinstance(key.value, ast.Name) and \
+                isinstance(key.slice, ast.Name) and key.slice.id == loop.var and \
+                key.value.id not in stored and (acc.array, key.value.id) not in out:
+            out.append((acc.array, key.value.id))
+    return tuple(out)
+
+
+def prefetches(pairs):
+    """The statements, first in the chunk loop's body, that prefetch the
+    element ``array[q[i]]`` of the iteration :data:`PREFETCH_AHEAD` ahead
+    (within the chunk) for each ``(array, q)`` of ``pairs``.
+
+    The bitmap stores double the stores of a scatter such as ``x[p[i]] =
+    y[i]``: the processor's store buffer then holds half as many stores to
+    ``x`` waiting for their cache line, and fewer of those misses overlap.  A
+    prefetch is no store: it starts the line's load ahead without taking a
+    store buffer entry.  A C copy of the chunk loop (5 * 10^6 iterations of
+    the scatter over 10^7 float64, one thread, CPU time, AMD EPYC, load ~7):
+    the bitmap run 51-70 ms, 44-55 ms with the prefetch (32 ahead: 16 and 64
+    gained less), the loop without bitmaps 38-44 ms."""
+    out = []
+    for array, q in pairs:
+        out.extend(ast.parse(
+            "if %s + %d < %s:\n    prefetch(%s[%s[%s + %s * (%s + %d)]])"
+            % (TT, PREFETCH_AHEAD, END, array, q, LO, ST, TT, PREFETCH_AHEAD)).body)
+    return out
+
+
 def bitmap_params(logged):
     """The bitmap parameters of the chunked kernel, in order, for the
     instrumented arrays ``logged`` ((array, has_read, has_write))."""
     return [p for a, r, w in logged if w for p in ((RB % a,) if r else ()) + (WB % a,)]
 
 
-def chunked_kernel(loop, names_in_ns, arrays, accesses, canon, keys=()):
+def chunked_kernel(loop, names_in_ns, arrays, accesses, canon, keys=(), prefetch=False):
     """The :class:`ChunkKernels` of ``loop`` with the accesses of the
     ``arrays`` (canonical names) recorded in per-chunk bitmaps; with
     ``keys`` (the index arrays ``q`` of keys ``q[i]``, :mod:`.specmemo`), a
     run given ``autopar_record = 1`` also stores the keys it used, and every
     run leaves each chunk's fingerprint of its keys in ``autopar_fp`` (an
     int64 array, two per chunk, of every ``autopar_fs``-th key:
-    :func:`fingerprint`)."""
+    :func:`fingerprint`); with ``prefetch``, the chunk loop fetches its keyed
+    accesses ahead (:func:`prefetches`)."""
     kind = _RecordingBitmaps if keys else _Bitmaps
     params, logged, body = instrumented_body(loop, names_in_ns, arrays, accesses, canon,
                                              kind)
+    if prefetch:
+        body = prefetches(prefetched(loop, accesses, arrays, canon)) + body
     rows = [_stmt("%s = %s * %s" % (ROW % a, CHUNK, WORDS % a)) for a, r, w in logged if w]
     if keys:
         rows += fingerprint(keys)

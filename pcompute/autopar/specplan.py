@@ -82,6 +82,11 @@ class SpeculativeMixin:
             "speculative kernel", "speculative chunked kernel")), tuple(
                 (array, reads, self._kernel(check, "<pcompute speculation check kernel>"))
                 for array, reads, check in chunked.checks))
+        # the same, fetching its keyed accesses ahead (Backend.speculation_prefetch)
+        ahead = chunked_kernel(loop, names, arrays, accesses, canon, keys, prefetch=True)
+        plan.chunked_ahead = self._kernel(ahead.run, filename.replace(
+            "speculative kernel", "speculative chunked kernel")) \
+            if ahead.run.source != chunked.run.source else plan.chunked[0]
         if keys:
             plan.memo = (self._kernel(validating_kernel(loop, names, arrays, accesses, canon,
                                                         keys), filename.replace(
@@ -166,6 +171,8 @@ class SpeculativeMixin:
         (:mod:`.specchunk`): the chunked kernel, then each array's check;
         returns the host violation flags."""
         loop, (ew, text) = plan.loop, plan.chunked[0]
+        if get_backend(next(iter(arrays.values())).backend).speculation_prefetch:
+            ew = plan.chunked_ahead[0]
         maps, nwords = state.bitmaps(text.logged, arrays, chunks)
         flags = state.flags(written[0].backend if written else None)
         size = -(-loop.count // chunks)

@@ -250,6 +250,12 @@ class Backend:
         logs are the reference)."""
         return None
 
+    #: True where the chunks of a speculated loop gain from prefetching
+    #: their keyed accesses ahead (:func:`pcompute.autopar.specchunk.prefetches`):
+    #: the cython backend's C.  PoCL's OpenCL C gained nothing (its
+    #: ``prefetch`` does nothing; the test ahead cost a few percent).
+    speculation_prefetch = False
+
     # -- description -------------------------------------------------------------
     #: Line-comment prefix of the generated source (for headers).
     comment = "//"

@@ -151,6 +151,8 @@ class CythonBackend(Backend):
                     "(size_t), then each scalar)")
         return None
 
+    speculation_prefetch = True
+
     def speculation_chunks(self, config):
         """A speculated loop runs as contiguous chunks checked with private
         bitmaps: one chunk per OpenMP thread (at least 2, so that a

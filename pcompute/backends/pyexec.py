@@ -261,8 +261,11 @@ class _Rewrite(ast.NodeTransformer):
         return ast.copy_location(ast.Name(name, ast.Load()), node)
 
     def visit_Call(self, node):
-        self.generic_visit(node)
         func = node.func
+        if isinstance(func, ast.Name) and func.id == "prefetch":
+            # a hint for compiled code: the argument is not evaluated
+            return ast.copy_location(ast.Constant(None), node)
+        self.generic_visit(node)
         if isinstance(func, ast.Name) and func.id in ("atomic_inc", "atomic_dec") \
                 and len(node.args) == 1 and isinstance(node.args[0], ast.Subscript):
             sub = node.args[0]

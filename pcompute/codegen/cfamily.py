@@ -574,8 +574,8 @@ class CPrinter:
         indices = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         texts = [self.wrap(*self.expr(i), self.prec["*"]) for i in indices]
         cname = self.fn.cname(node.value.id)
-        if self.program.bounds_check:  # pcompute/bounds.py
-            site = self.bound_sites()[id(node)]
+        if self.program.bounds_check and id(node) != getattr(self, "_prefetched", None):
+            site = self.bound_sites()[id(node)]  # pcompute/bounds.py
             texts = ["%s(%s, %s, %d, %d, %s)" % (self.need("bound", "long"), self.expr(i)[0],
                                                  shape_name(cname, d), site, d, ERR)
                      for d, i in enumerate(indices)]
@@ -971,6 +971,26 @@ class CPrinter:
         return ("%s %s %s(%s *p)\n{\n    %s old;\n    #pragma omp atomic capture\n"
                 "    old = (*p)%s;\n    return old;\n}"
                 % (self.helper_qualifier, T, helper_name(kind, base), T, T, op))
+
+    def call_prefetch(self, node):
+        arg = node.args[0]
+        t = self.fn.type_of(arg)
+        # the element is not accessed: no bounds check (its index's reads are)
+        outer, self._prefetched = getattr(self, "_prefetched", None), id(arg)
+        try:
+            text = self.expr(arg)
+        finally:
+            self._prefetched = outer
+        pointer = "&" + self.wrap(text[0], text[1], self.prec["unary"])
+        return "%s(%s)" % (self.need("prefetch", t.base), pointer), self.prec["atom"]
+
+    def prefetch_helper(self, base):
+        """``pc_prefetch_<base>(p)``: the C compiler's prefetch of ``*p`` for
+        writing (GCC and Clang; nothing elsewhere).  Never faults."""
+        T = self.type_name_of(base)
+        return ("%s void %s(%s *p)\n{\n#if defined(__GNUC__) || defined(__clang__)\n"
+                "    __builtin_prefetch(p, 1);\n#else\n    (void)p;\n#endif\n}"
+                % (self.helper_qualifier, helper_name("prefetch", base), T))
 
     def call_local_barrier(self, node):
         # A macro defined by the low-level Kernel preamble of each dialect.

@@ -28,6 +28,12 @@ class CUDAPrinter(CPrinter):
     def local_array_prefix(self, space):
         return "__shared__ " if space == "local" else ""
 
+    def prefetch_helper(self, base):
+        # CUDA has no prefetch to global memory worth a hint: nothing
+        T = self.type_name_of(base)
+        return ("%s void %s(const %s *p)\n{\n    (void)p;\n}"
+                % (self.helper_qualifier, helper_name("prefetch", base), T))
+
     def atomic_helper(self, kind, base):
         T = self.type_name_of(base)
         call = "atomicAdd(p, 1)" if kind == "atomic_inc" else "atomicSub(p, 1)"

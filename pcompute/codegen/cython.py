@@ -153,6 +153,8 @@ class CythonPrinter(CPrinter):
             T = self.type_name_of(base)
             if kind == "atomic_max":
                 code.add("%s %s(%s *p, %s v) nogil" % (T, helper_name(kind, base), T, T))
+            elif kind == "prefetch":
+                code.add("void %s(%s *p) nogil" % (helper_name(kind, base), T))
             elif kind.startswith("atomic"):
                 code.add("%s %s(%s *p) nogil" % (T, helper_name(kind, base), T))
             elif kind in ("shl", "shr"):

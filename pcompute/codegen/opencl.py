@@ -67,6 +67,18 @@ class OpenCLPrinter(CPrinter):
                 "pass the array as a kernel argument")
         return CPrinter.call_atomic_max(self, node)
 
+    def call_prefetch(self, node):
+        # OpenCL's prefetch() takes global memory only: nothing for local arrays
+        space = self.fn.types.get(id(node.args[0].value))
+        if space is not None and space.space == "local":
+            return "(void)0", self.prec["atom"]
+        return CPrinter.call_prefetch(self, node)
+
+    def prefetch_helper(self, base):
+        T = self.type_name_of(base)
+        return ("%s void %s(const __global %s *p)\n{\n    prefetch(p, 1);\n}"
+                % (self.helper_qualifier, helper_name("prefetch", base), T))
+
     def atomic_max_text(self, t, pointer, value):
         if t.base not in ("int", "uint"):
             raise self.fn.src.error(

@@ -167,6 +167,9 @@ def runtime_source(needed, dialect):
         if kind == "atomic_max":
             out.append(dialect.atomic_max_helper(base))
             continue
+        if kind == "prefetch":
+            out.append(dialect.prefetch_helper(base))
+            continue
         if kind == "bound":  # the bounds check of an array access (pcompute/bounds.py)
             out.append(dialect.bound_helper().strip())
             continue

@@ -29,7 +29,7 @@ BUILTINS = {
     "abs": (1, 1), "min": (2, 16), "max": (2, 16), "int": (1, 1),
     "float": (1, 1), "printf": (1, 32), "declare": (1, 2), "cast": (2, 2),
     "address": (1, 1), "atomic_inc": (1, 1), "atomic_dec": (1, 1),
-    "atomic_max": (2, 2),
+    "atomic_max": (2, 2), "prefetch": (1, 1),
     "local_barrier": (0, 0), "len": (1, 1),
 }
 
@@ -39,7 +39,7 @@ NAMED_CONSTANTS = {"pi": math.pi, "M_PI": math.pi, "INFINITY": math.inf,
 
 _KTYPE_FUNCS = {getattr(ktypes, n): n for n in
                 ("declare", "cast", "address", "atomic_inc", "atomic_dec", "atomic_max",
-                 "printf")}
+                 "prefetch", "printf")}
 
 _MISSING = object()
 

@@ -153,6 +153,14 @@ class CallTyper:
         self.features.add("atomics")
         return t
 
+    def builtin_prefetch(self, node):
+        arg = node.args[0]
+        if not isinstance(arg, ast.Subscript):
+            self.fail(KernelSyntaxError, arg, "prefetch() takes an array element",
+                      "write prefetch(a[k])")
+        self.expr(arg)
+        return VOID
+
     def builtin_local_barrier(self, node):
         self.features.add("work_items")
         return VOID
