@@ -280,6 +280,31 @@ def test_plan_cpu_passes():
     assert plan(0, None) == ([], [])
 
 
+def test_cython_sort_asks_for_openmp_once_per_configuration(monkeypatch):
+    """The cython sort asks the backend whether to use OpenMP once per
+    configuration generation (it read three environment variables at every
+    sort), and a changed ``use_openmp`` is asked again and obeyed."""
+    backend = get_backend("cython")
+    if not backend.available():
+        pytest.skip(backend.why_unavailable())
+    asked, modules = [], []
+    use_openmp, sort_module = type(backend).use_openmp, sort_cython._sort_module
+    monkeypatch.setattr(type(backend), "use_openmp",
+                        lambda self, config: asked.append(config.use_openmp) or
+                        use_openmp(self, config))
+    monkeypatch.setattr(sort_cython, "_sort_module",
+                        lambda *args: modules.append(args[2]) or sort_module(*args))
+    sort_cython._openmp.clear()
+    keys = random_keys(101, np.int32, seed=3)
+    for flag in (True, True, False, True):
+        with pc.use_config(use_openmp=flag):
+            check_sorted(keys, [], sort_by_keys([pc.wrap(keys, backend="cython")],
+                                                backend="cython"))
+    assert asked == [True, False]
+    works = use_openmp(backend, pc.get_config().copy().update(use_openmp=True))
+    assert modules == [works, works, False, works]
+
+
 def test_cython_source_is_generated_without_compiling():
     source = sort_cython.generate_sort(np.int64, np.int32, openmp=True)
     assert "prange" in source and "ctypedef int64_t pc_key_t" in source

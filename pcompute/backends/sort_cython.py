@@ -10,9 +10,12 @@ When the caller needs no permutation and there is one value array, the
 passes carry the values instead of the indices: no gather (whose random
 reads cost about a third of the passes at 10^7 keys).
 """
+import functools
+
 import numpy as np
 
 from ..build.cython_builder import build_cython
+from ..config import GENERATION
 from ..templates import render
 from . import host_pool
 from .memo import per_generation
@@ -31,6 +34,7 @@ SERIAL_BELOW = 1 << 15
 KEEP_SCRATCH_BYTES = 1 << 28
 
 _scratch = {}      # (slot, dtype) -> numpy array kept between sorts
+_openmp = {}       # (generation, backend name, use_openmp) -> whether sorts use OpenMP
 
 _C_INT = {np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t",
           np.dtype(np.int64): "int64_t", np.dtype(np.uint64): "uint64_t",
@@ -63,6 +67,31 @@ def generate_gather(idx_dtype, value_dtypes, openmp):
                   type_list=", ".join(types), omp_note=" (OpenMP)" if openmp else "",
                   gather_params="".join(", size_t src%d, size_t dst%d" % (k, k)
                                         for k in range(len(types))))
+
+
+@functools.lru_cache(maxsize=256)
+def _passes(varying, key_bits):
+    """``(shifts, widths)`` (tuples) of the passes sorting keys that differ in
+    the bits of ``varying``: :func:`plan_cpu_passes`, memoised (planning took
+    4.6 us a call, as much as the passes over 1000 keys, and a program
+    sorting small arrays again and again plans the same passes each time)."""
+    shifts, widths = plan_cpu_passes(varying, key_bits, NARROW_WIDTH, MAX_WIDTH)
+    return tuple(shifts), tuple(widths)
+
+
+def _use_openmp(backend, config):
+    """``backend.use_openmp(config)``, asked once per configuration
+    generation (:data:`~pcompute.config.GENERATION`) and value of
+    ``config.use_openmp``, as the sort modules are looked up once per
+    generation (:func:`_sort_module`): the toolchain's answer reads three
+    environment variables, 4 us, at every sort."""
+    key = (GENERATION[0], backend.name, bool(config.use_openmp))
+    found = _openmp.get(key)
+    if found is None:
+        if len(_openmp) >= 64:
+            _openmp.clear()
+        found = _openmp[key] = backend.use_openmp(config)
+    return found
 
 
 @per_generation
@@ -123,7 +152,7 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
     With ``permutation=False`` the permutation returned may be None (it is
     when one value array is carried through the passes).
     """
-    openmp = backend.use_openmp(config)
+    openmp = _use_openmp(backend, config)
     keys = np.ascontiguousarray(keys)
     values = [np.ascontiguousarray(v) for v in values]
     n = len(keys)
@@ -137,8 +166,7 @@ def sort_by_keys(backend, keys, values, key_bits, config, permutation=True):
         bits_or, bits_and = module.key_bits_varying(n, _address(keys))
         if key_bits is not None and bits_or >> key_bits:
             raise key_range_error(key_bits)          # some key is not in [0, 2**key_bits)
-        shifts, widths = plan_cpu_passes(bits_or ^ bits_and, key_bits, NARROW_WIDTH,
-                                         MAX_WIDTH)
+        shifts, widths = _passes(bits_or ^ bits_and, key_bits)
         many = n if len(shifts) > 1 else 0
         payload = out_p.dtype if carry is None else COPY_TYPES[carry.dtype.itemsize]
         tmp_k = take_scratch("keys", many, keys.dtype)
