@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pcompute as pc
-from pcompute import Elementwise
+from pcompute import Elementwise, Reduction, build_options
 from pcompute.backends.cython_launch import SERIAL_BELOW, SERIAL_BELOW_LOOPS
 from pcompute.codegen.work import has_inner_loops
 from pcompute.frontend import type_kernel
@@ -69,6 +69,46 @@ def test_cython_threshold_follows_the_work_per_item():
         heavy = Elementwise(data_loop).generate("cython", x, 3)
     assert "pc_n < %d:" % SERIAL_BELOW in light
     assert "pc_n < %d:" % SERIAL_BELOW_LOOPS in heavy
+
+
+def row_total(i, offsets, values):
+    s = 0.0
+    for j in range(offsets[i], offsets[i + 1]):
+        s += values[j]
+    return s
+
+
+def row_first(i, offsets, values):
+    return values[offsets[i]]
+
+
+def square(i, values):
+    return values[i] * values[i]
+
+
+@build_options(serial_below=64)
+def square_from_64(i, values):
+    return values[i] * values[i]
+
+
+def test_cython_reduction_threshold_follows_the_work_per_item():
+    """A Reduction goes parallel where an Elementwise with the same items
+    would: from SERIAL_BELOW_LOOPS items when its map loops (a tuple
+    Reduction when any of its maps does), at the map's serial_below build
+    option when it has one (it always ran serially below SERIAL_BELOW)."""
+    offsets, values = np.zeros(5, np.int32), np.zeros(4)
+    serial = "if pc_n < %d or pc_nt == 1:"
+    with pc.use_config(use_openmp=True):
+        light = Reduction("a+b", map_func=square).generate("cython", values)
+        heavy = Reduction("a+b", map_func=row_total).generate("cython", offsets, values)
+        chosen = Reduction("a+b", map_func=square_from_64).generate("cython", values)
+        pair = Reduction(("a0+b0", "a1+b1"), map_func=(row_first, row_total),
+                         dtype_out=(np.float64, np.float64), neutral=("0", "0"))
+        tuple_heavy = pair.generate("cython", offsets, values)
+    assert serial % SERIAL_BELOW in light
+    assert serial % SERIAL_BELOW_LOOPS in heavy
+    assert serial % 64 in chosen
+    assert serial % SERIAL_BELOW_LOOPS in tuple_heavy
 
 
 def row_sums(i, out, offsets, values):

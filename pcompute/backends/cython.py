@@ -336,7 +336,9 @@ class CythonBackend(Backend):
             unpack=unpack, cparam_tail=comma_tail(cparams), arg_tail=arg_tail,
             param_tail=comma_tail(params),
             param_name_tail=comma_tail(p.split()[-1] for p in params),
-            serial_below=SERIAL_BELOW, fastcall=self.fast_call(spec.map_program, printer))
+            serial_below=min(serial_below(program, spec.map_func) for program in
+                             (parts.map_programs if parts else (spec.map_program,))),
+            fastcall=self.fast_call(spec.map_program, printer))
         return GeneratedKernel("reduction", spec.name, "cython", source, ("run",),
                                tuple(entry.args[1:]),
                                (("openmp", openmp), ("link", extern_link_args(printer)))

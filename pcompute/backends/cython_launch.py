@@ -17,8 +17,9 @@ SERIAL_BELOW_LOOPS = 256
 
 
 def serial_below(program, func=None):
-    """Below how many items an OpenMP Elementwise of ``program`` runs
-    serially: the ``serial_below`` build option of ``func`` when it has one."""
+    """Below how many items an OpenMP Elementwise of ``program`` (or a
+    Reduction whose map is ``program``) runs serially: the ``serial_below``
+    build option of ``func`` when it has one."""
     given = options_of(func).get("serial_below") if func is not None else None
     if given is not None:
         return given
