@@ -50,7 +50,9 @@ md: venv
 # Before/after in one run: the pcompute of two git refs (AFTER=WORKTREE: this
 # checkout) timed by this checkout's harness, rounds alternating A B / B A;
 # per-row ratios of medians and of best samples (a few minutes with the
-# default suites overhead,sum,scan at n = 1e6; AB_ARGS="--only ... --n ...").
+# default suites overhead,sum,scan at n = 1e6; AB_ARGS="--only ... --n ...";
+# both trees' pcompute and examples: MD rows with AB_ARGS="--only md --md-n 1e3
+# --md-case skin").
 BEFORE ?= HEAD~1
 AFTER ?= HEAD
 AB_ARGS ?=

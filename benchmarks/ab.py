@@ -1,10 +1,13 @@
 """Before/after comparison of two source trees in one run:
 ``python -m benchmarks.ab [--before REF] [--after REF] [--only SUITES] [--n N] [--rounds R]``.
 
-Each tree's ``pcompute`` package is taken from git (``git archive REF
-pcompute``; ``--after WORKTREE`` takes this checkout's files as they are)
-into a temporary directory; the harness is this checkout's ``benchmarks``
-package, the same for both, so both trees are timed by identical code.  The
+Each tree's ``pcompute`` package and ``examples`` (the MD suite times
+``examples.md``) are taken from git (``git archive REF pcompute examples``;
+``--after WORKTREE`` takes this checkout's files as they are) into a
+temporary directory; the harness is this checkout's ``benchmarks`` package,
+the same for both, so both trees are timed by identical code.  ``--md-n``
+and ``--md-case`` are handed to the harness (the MD rows of one size and
+case: ``--only md --md-n 1e3 --md-case "skin"``).  The
 rounds alternate the order (A B, B A, A B, ...), each a fresh
 ``python -m benchmarks --only SUITES --n N`` process with ``PYTHONPATH`` set
 to the tree, so a machine getting busier or quieter during the run affects
@@ -42,6 +45,10 @@ def parse(argv):
     p.add_argument("--only", default=DEFAULT_SUITES,
                    help="suites to run (comma-separated; default %s)" % DEFAULT_SUITES)
     p.add_argument("--n", default="1e6", help="sizes passed to the harness (default 1e6)")
+    p.add_argument("--md-n", dest="md_n", default=None,
+                   help="MD sizes passed to the harness (its --md-n)")
+    p.add_argument("--md-case", dest="md_case", default=None,
+                   help="MD cases passed to the harness (its --md-case)")
     p.add_argument("--rounds", type=int, default=3,
                    help="rounds; each runs both trees, order alternating (default 3)")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "ab",
@@ -54,17 +61,24 @@ def _git(*args):
                           capture_output=True, text=True).stdout.strip()
 
 
+#: The directories of a tree under test (the harness, ``benchmarks``, is
+#: this checkout's).
+TREE_DIRS = ("pcompute", "examples")
+
+
 def extract(ref, dest):
-    """``dest/pcompute`` from ``ref`` (or this checkout's files for WORKTREE);
-    the commit (or 'worktree') it came from."""
+    """``dest/pcompute`` and ``dest/examples`` from ``ref`` (or this
+    checkout's files for WORKTREE); the commit (or 'worktree') they came
+    from."""
     dest.mkdir(parents=True)
     if ref == "WORKTREE":
         import shutil
-        shutil.copytree(ROOT / "pcompute", dest / "pcompute",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        for name in TREE_DIRS:
+            shutil.copytree(ROOT / name, dest / name,
+                            ignore=shutil.ignore_patterns("__pycache__"))
         return "worktree of %s" % _git("rev-parse", "--short", "HEAD")
     commit = _git("rev-parse", "--short", ref)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "pcompute"],
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit] + list(TREE_DIRS),
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
     return commit
@@ -79,20 +93,28 @@ def environment(tree):
 
 
 def check_imports(tree, work):
-    """Make sure the harness process imports pcompute from ``tree`` and the
-    harness from this checkout (an editable install must not win)."""
-    code = "import pcompute, benchmarks; print(pcompute.__file__); print(benchmarks.__file__)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=str(work), env=environment(tree),
-                         check=True, capture_output=True, text=True).stdout.split()
-    if not out[0].startswith(str(tree)) or not out[1].startswith(str(ROOT)):
-        raise SystemExit("benchmarks.ab: the harness would import %s and %s, not the trees "
-                         "under test" % tuple(out))
+    """Make sure the harness process imports pcompute and the MD example
+    from ``tree`` and the harness from this checkout (an editable install
+    must not win)."""
+    code = ("import pcompute, examples.md, benchmarks; print(pcompute.__file__); "
+            "print(examples.md.__file__); print(benchmarks.__file__)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=str(work),
+                          env=environment(tree), capture_output=True, text=True)
+    out = proc.stdout.split()
+    if len(out) != 3 or not (out[0].startswith(str(tree)) and out[1].startswith(str(tree))
+                             and out[2].startswith(str(ROOT))):
+        raise SystemExit("benchmarks.ab: the harness would import %s, not the trees under "
+                         "test%s" % (", ".join(out) or "nothing",
+                                     (":\n" + proc.stderr[-2000:]) if proc.stderr else ""))
 
 
 def run_harness(tree, work, out, args):
     """One harness process on ``tree``; its pcompute rows."""
     cmd = [sys.executable, "-m", "benchmarks", "--only", args.only, "--n", args.n,
            "--out", str(out)]
+    for option, value in (("--md-n", args.md_n), ("--md-case", args.md_case)):
+        if value is not None:
+            cmd += [option, value]
     proc = subprocess.run(cmd, cwd=str(work), env=environment(tree), capture_output=True,
                           text=True)
     if proc.returncode != 0:

@@ -4,6 +4,7 @@ reference, the LAMMPS row states what LAMMPS's log reports, and the MD
 reference energies live in the repository."""
 import json
 import dataclasses
+import subprocess
 import sys
 from pathlib import Path
 
@@ -401,11 +402,32 @@ def test_ab_times_the_tree_it_extracted(tmp_path):
     from benchmarks import ab
     tree = tmp_path / "tree"
     assert ab.extract("WORKTREE", tree).startswith("worktree of ")
+    assert (tree / "examples" / "md" / "simulation.py").is_file()    # the MD suite's code
     work = tmp_path / "work"
     work.mkdir()
     ab.check_imports(tree, work)
     with pytest.raises(SystemExit, match="not the trees under test"):
         ab.check_imports(tmp_path / "missing", work)
+    (tree / "examples" / "md" / "__init__.py").unlink()      # examples.md from this checkout
+    with pytest.raises(SystemExit, match="not the trees under test"):
+        ab.check_imports(tree, work)
+
+
+def test_ab_hands_the_md_options_to_the_harness(tmp_path, monkeypatch):
+    from benchmarks import ab
+    commands = []
+
+    def run(cmd, **kwargs):
+        commands.append(cmd)
+        return subprocess.CompletedProcess(cmd, 3, "", "stopped here")
+    monkeypatch.setattr(ab.subprocess, "run", run)
+    args = ab.parse(["--only", "md", "--n", "1e3", "--md-n", "1e3", "--md-case", "skin"])
+    with pytest.raises(SystemExit, match="stopped here"):
+        ab.run_harness(tmp_path, tmp_path, tmp_path / "out", args)
+    assert commands[0][-4:] == ["--md-n", "1e3", "--md-case", "skin"]
+    with pytest.raises(SystemExit):
+        ab.run_harness(tmp_path, tmp_path, tmp_path / "out", ab.parse(["--only", "md"]))
+    assert "--md-n" not in commands[1] and "--md-case" not in commands[1]
 
 
 def test_the_benchmarks_refuse_the_test_suites_opt_level(capsys):
