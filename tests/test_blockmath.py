@@ -93,14 +93,16 @@ def _cython():
 def test_straight_line_items_run_in_blocks(openmp):
     """A straight-line item with math calls is printed as a function over a
     range of items by blocks: the calls in loops of their own calling the C
-    library's function (no lane wrapper), the locals living across phases
+    library's function (no lane wrapper; exp and log of doubles without
+    glibc's errno wrapper, codegen/nowrap.py), the locals living across phases
     kept one per item, the integer computed from the index computed again."""
     _cython()
     source = _source(phases, use_openmp=openmp, use_double=True)
     assert "phases_block(" in source and "pc_lane_" not in source
-    for call in ("pc_bc0[pc_k] = exp(pc_bc0[pc_k])",
+    for call in ("pc_bc0[pc_k] = pc_nw_exp(pc_bc0[pc_k])",
+                 "pc_bc1[pc_k] = pc_nw_log(pc_bc1[pc_k])",
                  "pc_bc2[pc_k] = atan2(pc_bc2[pc_k], pc_bc2_1[pc_k])",
-                 "pc_bc3[pc_k] = exp(pc_bc3[pc_k])", "pow(pc_bc4[pc_k], pc_bc4_1[pc_k])"):
+                 "pc_bc3[pc_k] = pc_nw_exp(pc_bc3[pc_k])", "pow(pc_bc4[pc_k], pc_bc4_1[pc_k])"):
         assert call in source
     assert "cdef double pc_bk_t[64]" in source and "pc_bk_k" not in source
     assert source.count("k = i + 1") == 8            # one per phase (7 calls)

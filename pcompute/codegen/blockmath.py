@@ -310,8 +310,8 @@ def block_source(printer, plan):
         if p < len(plan.calls):
             call = plan.calls[p]
             result = fn.type_of(call)
-            cname = printer.c_math_name(fn.calls[id(call)][1], result.base)
-            printer.math.add(cname)
+            cname = printer.unwrapped_call(
+                printer.c_math_name(fn.calls[id(call)][1], result.base), result.base)
             code.add("for pc_k in range(pc_m):")
             code.add("    %s[pc_k] = %s(%s)" % (_slot(p, 0), cname, ", ".join(
                 "%s[pc_k]" % _slot(p, a) for a in range(len(call.args)))))

@@ -8,6 +8,7 @@ import ast
 
 from .cfamily import Code, CPrinter
 from .lanemath import LANE_FUNCS, lane_declarations, lane_name, lane_source
+from .nowrap import UNWRAPPED, pointer_name, unwrapped_declarations, unwrapped_source
 from .runtime import helper_name
 
 # Python operator precedence, as Cython parses it.
@@ -38,6 +39,7 @@ class CythonPrinter(CPrinter):
         CPrinter.__init__(self, program)
         self.math = set()
         self.lanes = set()          # (C name, C type, arity) of the lane wrappers used
+        self.unwrapped = set()      # C math functions called without glibc's wrapper
         self.uses_printf = False
         self.uses_memset = False
         self.truth_tested = set()   # ids of expressions read only as conditions
@@ -116,7 +118,33 @@ class CythonPrinter(CPrinter):
 
     def module_runtime(self):
         return self.with_externs("\n\n".join(
-            b for b in (self.lane_block(), self.runtime_block()) if b))
+            b for b in (self.unwrapped_block(), self.lane_block(), self.runtime_block())
+            if b))
+
+    def unwrapped_call(self, cname, base):
+        """The name a loop of its own calls the C math function ``cname`` by:
+        for ``exp`` and ``log`` on doubles, the module's pointer to glibc's
+        function without its errno wrapper (:mod:`.nowrap`)."""
+        if base == "double" and cname in UNWRAPPED:
+            self.unwrapped.add(cname)
+            return pointer_name(cname)
+        self.math.add(cname)
+        return cname
+
+    def unwrapped_block(self):
+        """The `cdef extern from *` block of the unwrapped pointers (or '')."""
+        if not self.unwrapped:
+            return ""
+        code = Code()
+        code.add("cdef extern from *:")
+        code.level += 1
+        code.add('"""')
+        for line in unwrapped_source().splitlines():
+            code.lines.append("    " + line if line else "")
+        code.add('"""')
+        for line in unwrapped_declarations():
+            code.add(line)
+        return code.text()
 
     def lane_block(self):
         """The `cdef extern from *` block of the lane wrappers used (or '')."""
