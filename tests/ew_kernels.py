@@ -31,6 +31,9 @@ def int_work(i, k, out):
 
 
 def count_atomic(i, keys, counts):
+    # prefetch changes nothing, even past the end (tests/test_prefetch.py)
+    prefetch(counts[keys[i]])
+    prefetch(keys[i + 1000000])
     atomic_inc(counts[keys[i]])
 
 
@@ -38,7 +41,7 @@ def max_atomic(i, keys, log, old):
     old[i] = atomic_max(log[keys[i]], i + 1)
 
 
-from pcompute.types import atomic_inc, atomic_max  # noqa: E402
+from pcompute.types import atomic_inc, atomic_max, prefetch  # noqa: E402
 
 
 def unread_locals(i, x, u, out):

@@ -1,5 +1,7 @@
-"""The kernel builtin prefetch(a[k]): a hint that changes no result, on every
-backend; the text each dialect prints; the element it names is no access for
+"""The kernel builtin prefetch(a[k]): a hint that changes no result (on every
+backend: tests/ew_kernels.count_atomic, run by test_elementwise's
+test_atomics_count_exactly, prefetches, past the end too); the text each
+dialect prints; the element it names is no access for
 the race check, the dependence analysis or the bounds check; the chunked
 speculative kernels of the cython backend prefetch their keyed accesses
 ahead (their results: tests/test_autopar_speculate.py)."""
@@ -8,7 +10,6 @@ import warnings
 import numpy as np
 import pytest
 
-import pcompute as pc
 from pcompute import Elementwise, parallelize, prefetch, use_config
 from pcompute.errors import KernelSyntaxError, RaceWarning
 from pcompute.generate import generate_source
@@ -37,19 +38,6 @@ def reads_next(i, x, y, n):
 def not_an_element(i, x, n):
     prefetch(x)
     x[i] = 1
-
-
-def test_prefetch_changes_no_result(backend):
-    n = 1000
-    rng = np.random.default_rng(7)
-    y = rng.random(n).astype(backend.dtype)
-    p = rng.permutation(n).astype(np.int32)
-    x = pc.wrap(np.zeros(n, backend.dtype))
-    Elementwise(scatter_ahead)(x, pc.wrap(y), pc.wrap(p), n)
-    x.pull()
-    want = np.zeros(n, backend.dtype)
-    want[p] = y
-    np.testing.assert_array_equal(x.data, want)
 
 
 def _generated(backend_name, bounds_check=False):
