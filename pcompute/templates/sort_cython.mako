@@ -212,8 +212,11 @@ def key_bits_varying(size_t n, size_t keys_addr):
     cdef pc_ukey_t o = 0, a = <pc_ukey_t>(-1)
     with nogil:
 %if openmp:
-        for b in prange(nblocks, schedule='static', chunksize=1, num_threads=nblocks):
-            pc_or_and(keys, min(n, b * chunk), min(n, (b + 1) * chunk), &parts[2 * b])
+        if nblocks == 1:        # serial: no OpenMP region (see sort())
+            pc_or_and(keys, 0, n, &parts[0])
+        else:
+            for b in prange(nblocks, schedule='static', chunksize=1, num_threads=nblocks):
+                pc_or_and(keys, min(n, b * chunk), min(n, (b + 1) * chunk), &parts[2 * b])
 %else:
         for b in range(nblocks):
             pc_or_and(keys, min(n, b * chunk), min(n, (b + 1) * chunk), &parts[2 * b])
@@ -257,17 +260,30 @@ def sort(size_t n, size_t keys_addr, size_t vals_addr, size_t out_k_addr, size_t
         if npass == 0:
             with nogil:
 %if openmp:
-                for b in prange(nblocks, schedule='static', chunksize=1, num_threads=nblocks):
-                    pc_identity(keys, vals, out_k, out_i, min(n, b * chunk),
-                                min(n, (b + 1) * chunk))
+                if nblocks == 1:
+                    pc_identity(keys, vals, out_k, out_i, 0, n)
+                else:
+                    for b in prange(nblocks, schedule='static', chunksize=1,
+                                    num_threads=nblocks):
+                        pc_identity(keys, vals, out_k, out_i, min(n, b * chunk),
+                                    min(n, (b + 1) * chunk))
 %else:
                 pc_identity(keys, vals, out_k, out_i, 0, n)
 %endif
         else:
 %if openmp:
-            with nogil, parallel(num_threads=nblocks):
-                pc_passes(n, keys, vals, out_k, out_i, tmp_k, tmp_i, npass, pshift, pwidth,
-                          nblocks, hist, hstride)
+            # Below the serial size no OpenMP region at all (pc_passes's
+            # barriers are then no-ops): a region of one thread in a process
+            # whose other OpenMP regions run two cost ~30 us per sort (1000
+            # keys, AMD EPYC 2-core VM), as much as the sort.
+            if nblocks == 1:
+                with nogil:
+                    pc_passes(n, keys, vals, out_k, out_i, tmp_k, tmp_i, npass, pshift,
+                              pwidth, nblocks, hist, hstride)
+            else:
+                with nogil, parallel(num_threads=nblocks):
+                    pc_passes(n, keys, vals, out_k, out_i, tmp_k, tmp_i, npass, pshift,
+                              pwidth, nblocks, hist, hstride)
 %else:
             with nogil:
                 pc_passes(n, keys, vals, out_k, out_i, tmp_k, tmp_i, npass, pshift, pwidth,
