@@ -12,6 +12,7 @@ from .execute import device_view, evaluate as _evaluate_node, fallback, write_vi
 from .graph import Const, Map, Source
 from .options import eager_below
 from .stats import STATS
+from .together import forcing
 
 
 def implements(*numpy_funcs):
@@ -348,10 +349,15 @@ def size(a, axis=None):
 
 # -- forcing and tools -----------------------------------------------------------------------
 def evaluate(*arrays):
-    """Compute the given lazy arrays now (their values stay on the device)."""
-    for a in arrays:
-        if isinstance(a, ndarray):
-            a._source()
+    """Compute the given lazy arrays now (their values stay on the device).
+    On the cython backend the kernels they need that are not built yet are
+    compiled together, as one module (:mod:`pcompute.numpy.together`)."""
+    pending = tuple(a._node for a in arrays if isinstance(a, ndarray)
+                    and a._node.result is None)
+    with forcing(pending):
+        for a in arrays:
+            if isinstance(a, ndarray):
+                a._source()
     return arrays[0] if len(arrays) == 1 else arrays
 
 

@@ -16,6 +16,7 @@ from .graph import EVALUATIONS, Const, Map, Reduce, Source, c_strides
 from .options import OPTIONS, eager_below
 from .plans import const_token, map_head
 from .stats import STATS
+from .together import forcing
 
 _SCALARS = (bool, int, float, complex)
 
@@ -72,7 +73,12 @@ class ndarray:
     # -- forcing --------------------------------------------------------------
     def _source(self):
         STATS.forced += 1
-        src = evaluate(self._node)
+        node = self._node
+        if node.result is None:
+            with forcing((node,)):      # its kernels built together
+                src = evaluate(node)
+        else:
+            src = node.result
         self._node = src
         return src
 

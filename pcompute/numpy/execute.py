@@ -235,6 +235,8 @@ class _Tools:
             _ITEMS[key] = arr
         return arr
 
+    dry = staticmethod(kernels.recording_now)
+
     @staticmethod
     def count_eager():
         STATS.eager += 1

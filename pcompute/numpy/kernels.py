@@ -117,16 +117,34 @@ def run_reduction(source, reduce_expr, dtype, neutral, args, nodes):
 
 
 @contextlib.contextmanager
-def recording():
+def recording(records=None):
     """Within: :func:`run_elementwise` and :func:`run_reduction` run nothing
-    and append ``(primitive, call arguments)`` to the list this yields (a
-    reduction's value is then 0)."""
-    records = []
+    and append ``(primitive, call arguments)`` to the list this yields
+    (``records``, or a new one; a reduction's value is then 0)."""
+    records = [] if records is None else records
     _RECORDING.append(records)
     try:
         yield records
     finally:
         _RECORDING.pop()
+
+
+def recording_now():
+    """True within :func:`recording` (a dry evaluation)."""
+    return bool(_RECORDING)
+
+
+def saved_state():
+    """What :func:`restore_state` puts back: the kernels made so far."""
+    return dict(_CACHE), len(_MADE)
+
+
+def restore_state(state):
+    """Forget the kernels made since :func:`saved_state` gave ``state``."""
+    cache, made = state
+    _CACHE.clear()
+    _CACHE.update(cache)
+    del _MADE[made:]
 
 
 def cached_sources():

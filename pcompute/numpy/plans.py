@@ -295,6 +295,17 @@ def keep(fp, emitter, source):
     _PLANS[fp.key] = Plan(source, emitter.nodes, emitter.index_space is not None, recipe)
 
 
+def saved_state():
+    """What :func:`restore_state` puts back: the plans kept so far."""
+    return dict(_PLANS)
+
+
+def restore_state(state):
+    """Forget the plans kept since :func:`saved_state` gave ``state``."""
+    _PLANS.clear()
+    _PLANS.update(state)
+
+
 def clear():
     """Forget the plans."""
     _PLANS.clear()

@@ -180,7 +180,9 @@ def _float_extreme(node, tools, acc):
     source, args, nodes = _map_kernel(node, tools, "extreme", body, acc)
     result = tools.run_reduction(source, "%s(a, b)" % node.op, acc,
                                  "-INFINITY" if node.op == "max" else "INFINITY", args, nodes)
-    if np.isinf(result) and (result > 0) == (node.op == "max"):
+    # (a dry evaluation records the second pass too: it runs whenever the
+    # first gives the infinity)
+    if tools.dry() or (np.isinf(result) and (result > 0) == (node.op == "max")):
         body = lambda e: "return cast(isnan(%s), 'uchar')" % e  # noqa
         source, args, nodes = _map_kernel(node, tools, "isnan", body, acc)
         if tools.run_reduction(source, "max(a, b)", np.dtype(np.uint8), "0", args, nodes):
@@ -195,6 +197,16 @@ def _arg_full(node, tools):
     from .graph import Reduce
     value = tools.evaluate(Reduce(extreme, arg, None, (), arg.dtype, arg.dtype)).to_host()
     isnan = arg.dtype.kind == "f" and bool(np.isnan(value))
+    if tools.dry() and arg.dtype.kind == "f":
+        _first_index(node, tools, value, not isnan)    # recorded: the other outcome's
+    result = _first_index(node, tools, value, isnan)
+    return Source((), node.dtype, host=np.asarray(result, dtype=node.dtype))
+
+
+def _first_index(node, tools, value, isnan):
+    """The first index of ``node.arg`` equal to ``value`` (``isnan``: of its
+    first NaN), by a map+reduce kernel."""
+    arg = node.arg
     make = lambda: Emitter(arg.shape, tools.device, max_leaves=tools.max_inputs)  # noqa
     emitter, expr = _emit(tools, node, make)
     if not emitter.first_exact:
@@ -206,9 +218,8 @@ def _arg_full(node, tools):
         target = emitter._param("c_v", arg.dtype.type(value))
         test = "%s == %s" % (expr, target)
     source = emitter.function("pc_map", [], ["return i if %s else %s" % (test, n)])
-    result = tools.run_reduction(source, "min(a, b)", np.dtype(np.int64), "INFINITY",
-                                 emitter.args, emitter.nodes)
-    return Source((), node.dtype, host=np.asarray(result, dtype=node.dtype))
+    return tools.run_reduction(source, "min(a, b)", np.dtype(np.int64), "INFINITY",
+                               emitter.args, emitter.nodes)
 
 
 def _along_axis(node, tools):
