@@ -2,11 +2,17 @@
 
 Kernel compiles dominate the time of these tests, so each test uses few kernel
 structures; values, shapes and scalars vary freely (they are kernel arguments).
+A test's values are evaluated together (``pnp.evaluate(*values)``) or their
+kernels built together first (:func:`built_together`): on the cython backend
+that is one group module per test instead of one module per kernel
+(pcompute.numpy.together).
 """
 import numpy as np
 import pytest
 
 import pcompute.numpy as pnp
+from pcompute.numpy import together
+from pcompute.numpy.devices import backend_now
 
 
 @pytest.fixture
@@ -28,6 +34,16 @@ def check(got, want, case):
     scale = 1.0 + float(np.max(finite)) if len(finite) else 1.0
     np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.rtol * scale,
                                equal_nan=True)
+
+
+def built_together(*arrays):
+    """Build the kernels that evaluating the lazy ``arrays`` will compile as
+    one group module, where the backend builds together (what forcing them
+    with ``pnp.evaluate(*arrays)`` does first).  Evaluates nothing and moves
+    no counter of ``pnp.stats()``: the test then runs and counts as before."""
+    be = backend_now()
+    if be.builds_together:
+        together.build_ahead([a._node for a in arrays], be)
 
 
 def chain(xp, x, y, k, flag):
@@ -85,8 +101,9 @@ def test_the_same_chain_on_new_data_is_not_lowered_again(lazy):
     assert pnp.stats()["lowerings"] == 0, pnp.stats()
     pnp.reset_stats()
     a = rng.standard_normal(30).astype(lazy.dtype)
-    check(pnp.asarray(a) ** 2 + 1, a ** 2 + 1, lazy)
-    check(pnp.asarray(a) ** 3 + 1, a ** 3 + 1, lazy)
+    squared, cubed = pnp.evaluate(pnp.asarray(a) ** 2 + 1, pnp.asarray(a) ** 3 + 1)
+    check(squared, a ** 2 + 1, lazy)
+    check(cubed, a ** 3 + 1, lazy)
     assert pnp.stats()["lowerings"] == 2
 
 def test_chains_hashed_as_built_follow_inputs_and_computed_parts(lazy):
@@ -115,7 +132,7 @@ def test_integer_division_and_modulo_signs(lazy):
     with np.errstate(all="ignore"):
         want = [a // b, a % b]
     pa, pb = pnp.asarray(a), pnp.asarray(b)
-    for got, w in zip([pa // pb, pa % pb], want):
+    for got, w in zip(pnp.evaluate(pa // pb, pa % pb), want):
         np.testing.assert_array_equal(np.asarray(got), w)
 
 
@@ -125,7 +142,8 @@ def test_float_floor_division_modulo_and_nan(lazy):
     with np.errstate(all="ignore"):
         want = (a // b, a % b, np.maximum(a, b), np.minimum(b, a), np.fmax(a, b))
     pa, pb = pnp.asarray(a), pnp.asarray(b)
-    got = (pa // pb, pa % pb, pnp.maximum(pa, pb), pnp.minimum(pb, pa), pnp.fmax(pa, pb))
+    got = pnp.evaluate(pa // pb, pa % pb, pnp.maximum(pa, pb), pnp.minimum(pb, pa),
+                       pnp.fmax(pa, pb))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
 
@@ -137,11 +155,13 @@ def test_scalar_divisors_and_scalar_history(lazy):
     rng = np.random.default_rng(5)
     x = rng.standard_normal(50).astype(lazy.dtype)
     x[3] = 0.0
+    got, want = [], []
     with np.errstate(all="ignore"):
         for k in (2.5, 0.0, -0.0):
-            for got, want in ((pnp.asarray(x) / k, x / k), (pnp.asarray(x) // k, x // k),
-                              (pnp.asarray(x) % k, x % k)):
-                np.testing.assert_array_equal(np.asarray(got), want)
+            got += [pnp.asarray(x) / k, pnp.asarray(x) // k, pnp.asarray(x) % k]
+            want += [x / k, x // k, x % k]
+    for g, w in zip(pnp.evaluate(*got), want):
+        np.testing.assert_array_equal(np.asarray(g), w)
 
     def steps(xp, x, count):
         w, hidden = 0.3, None
@@ -155,21 +175,33 @@ def test_scalar_divisors_and_scalar_history(lazy):
     assert pnp.stats()["compiles"] == 0, pnp.stats()
 
 
-@pytest.mark.parametrize("op", ["sum", "prod", "min", "max", "argmin", "argmax",
-                                "mean", "any", "all"])
-def test_reductions_match_numpy(lazy, op):
+REDUCTIONS = ("sum", "prod", "min", "max", "argmin", "argmax", "mean", "any", "all")
+
+
+def test_reductions_match_numpy(lazy):
+    """Each reduction over all axes, the first and the last axis of a (4, 6)
+    array (a NaN in it for min, max, argmin and argmax).  The 27 values are
+    evaluated together: on the cython backend their ~30 kernels are one
+    module (sum and prod along these short axes add the 4 lines, or the 6
+    items of a row, numpy/reduce.py FEW_ROWS; the others index the reduced
+    axis in their loop).  Every mismatch is listed."""
     rng = np.random.default_rng(3)
-    x = (rng.standard_normal((4, 6)) * 2).astype(lazy.dtype)
-    x[1, 2] = np.nan if op in ("min", "max", "argmin", "argmax") else x[1, 2]
-    px = pnp.asarray(x)
-    # a kernel each (sum and prod along these short axes add the 4 lines, or
-    # the 6 items of a row, numpy/reduce.py FEW_ROWS; the others index the
-    # reduced axis in their loop): their builds are this test's time
-    for axis in (None, 0, -1):
-        with np.errstate(all="ignore"):
-            want = getattr(np, op)(x * 0.5 - 1, axis=axis)
-        got = getattr(pnp, op)(px * 0.5 - 1, axis=axis)
-        check(got, want, lazy)
+    cases, got = [], []
+    for op in REDUCTIONS:
+        x = (rng.standard_normal((4, 6)) * 2).astype(lazy.dtype)
+        x[1, 2] = np.nan if op in ("min", "max", "argmin", "argmax") else x[1, 2]
+        px = pnp.asarray(x)
+        for axis in (None, 0, -1):
+            with np.errstate(all="ignore"):
+                cases.append((op, axis, getattr(np, op)(x * 0.5 - 1, axis=axis)))
+            got.append(getattr(pnp, op)(px * 0.5 - 1, axis=axis))
+    failures = []
+    for (op, axis, want), g in zip(cases, pnp.evaluate(*got)):
+        try:
+            check(g, want, lazy)
+        except AssertionError as exc:
+            failures.append("%s(axis=%s): %s" % (op, axis, exc))
+    assert not failures, "\n".join(failures)
 
 
 def test_sums_along_an_axis_with_few_lines(lazy):
@@ -180,30 +212,36 @@ def test_sums_along_an_axis_with_few_lines(lazy):
     rng = np.random.default_rng(12)
     long = reduce_mod.LONG_AXIS + 3
     x = rng.standard_normal((3, long)).astype(lazy.dtype)
-    px = pnp.asarray(x)
-    pnp.reset_stats()
-    check((px * 0.5 - 1).sum(axis=1), (x * 0.5 - 1).sum(axis=1), lazy)
-    assert pnp.stats()["kernels"] == 3 and pnp.stats()["compiles"] <= 1
-    check((px * 0.5 - 1).mean(axis=-1, keepdims=True),
-          (x * 0.5 - 1).mean(axis=-1, keepdims=True), lazy)
-    check(pnp.prod(1 + 1e-4 * px[:2], axis=1), np.prod(1 + 1e-4 * x[:2], axis=1), lazy)
-    pnp.reset_stats()
-    check((px * 0.5 - 1).sum(axis=0), (x * 0.5 - 1).sum(axis=0), lazy)
-    assert pnp.stats()["kernels"] == 1
     i = rng.integers(-50, 50, (5, 7, 3)).astype(np.int32)
-    check(pnp.asarray(i).sum(axis=1), i.sum(axis=1), lazy)
-    check((pnp.asarray(i) > 0).sum(axis=2), (i > 0).sum(axis=2), lazy)
-    check(pnp.asarray(i[:, :1]).prod(axis=1), i[:, :1].prod(axis=1), lazy)
+    px, pi = pnp.asarray(x), pnp.asarray(i)
+    got = [(px * 0.5 - 1).sum(axis=1), (px * 0.5 - 1).mean(axis=-1, keepdims=True),
+           pnp.prod(1 + 1e-4 * px[:2], axis=1), (px * 0.5 - 1).sum(axis=0),
+           pi.sum(axis=1), (pi > 0).sum(axis=2), pnp.asarray(i[:, :1]).prod(axis=1)]
+    built_together(*got)
+    pnp.reset_stats()
+    check(got[0], (x * 0.5 - 1).sum(axis=1), lazy)
+    assert pnp.stats()["kernels"] == 3 and pnp.stats()["compiles"] <= 1
+    check(got[1], (x * 0.5 - 1).mean(axis=-1, keepdims=True), lazy)
+    check(got[2], np.prod(1 + 1e-4 * x[:2], axis=1), lazy)
+    pnp.reset_stats()
+    check(got[3], (x * 0.5 - 1).sum(axis=0), lazy)
+    assert pnp.stats()["kernels"] == 1
+    check(got[4], i.sum(axis=1), lazy)
+    check(got[5], (i > 0).sum(axis=2), lazy)
+    check(got[6], i[:, :1].prod(axis=1), lazy)
 
 def test_float_max_min_with_infinities_and_nan(lazy):
     """max/min over all axes treat NaN as the extreme's infinity in the kernel
     and tell the two apart in a second pass: NaN wins, as in NumPy."""
+    cases, got = [], []
     for values in ([1.0, 5.0, -3.0], [1.0, np.nan, 3.0], [np.inf, 1.0], [-np.inf, 2.0],
                    [np.inf, np.nan], [np.nan, -np.inf], [-np.inf, -np.inf]):
         x = np.array(values * 7, dtype=lazy.dtype)
         for op in ("max", "min", "argmax", "argmin"):
-            got, want = getattr(pnp, op)(pnp.asarray(x) * 1), getattr(np, op)(x)
-            np.testing.assert_array_equal(np.asarray(got), want, err_msg="%s%s" % (op, values))
+            cases.append((op, values, getattr(np, op)(x)))
+            got.append(getattr(pnp, op)(pnp.asarray(x) * 1))
+    for (op, values, want), g in zip(cases, pnp.evaluate(*got)):
+        np.testing.assert_array_equal(np.asarray(g), want, err_msg="%s%s" % (op, values))
 
 
 def test_reduction_inside_an_expression(lazy):
@@ -220,11 +258,12 @@ def test_reduction_inside_an_expression(lazy):
 def test_views_slicing_transpose_reshape(lazy):
     x = np.arange(24, dtype=lazy.dtype).reshape(4, 6)
     px = pnp.asarray(x)
-    check(px[1:, ::2] * 2, x[1:, ::2] * 2, lazy)
-    check(px.T + 1, x.T + 1, lazy)
-    check((px + 1).reshape(3, 8)[:, 1], (x + 1).reshape(3, 8)[:, 1], lazy)
-    check(px[None, 2, :] - px[:, None, 0], x[None, 2, :] - x[:, None, 0], lazy)
-    check(px[..., ::-1].sum(axis=0), x[..., ::-1].sum(axis=0), lazy)
+    got = pnp.evaluate(px[1:, ::2] * 2, px.T + 1, (px + 1).reshape(3, 8)[:, 1],
+                       px[None, 2, :] - px[:, None, 0], px[..., ::-1].sum(axis=0))
+    want = (x[1:, ::2] * 2, x.T + 1, (x + 1).reshape(3, 8)[:, 1],
+            x[None, 2, :] - x[:, None, 0], x[..., ::-1].sum(axis=0))
+    for g, w in zip(got, want):
+        check(g, w, lazy)
 
 
 
@@ -335,7 +374,7 @@ def test_division_by_zero_gives_numpys_infinities(lazy):
     with np.errstate(all="ignore"):
         want = [a / b, np.reciprocal(b), a // b, a % b, np.fmod(a, b)]
     pa, pb = pnp.asarray(a), pnp.asarray(b)
-    got = [pa / pb, pnp.reciprocal(pb), pa // pb, pa % pb, pnp.fmod(pa, pb)]
+    got = pnp.evaluate(pa / pb, pnp.reciprocal(pb), pa // pb, pa % pb, pnp.fmod(pa, pb))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
 
@@ -351,7 +390,8 @@ def test_shifts_by_any_count_are_numpy_shifts(lazy):
     n = np.array([0, 5, 31, 32, 33, 64, -1, -40], np.int32)
     b = np.array([3, -7, 1, -1, 100, -128, 5, -6], np.int8)
     m = np.array([0, 5, 7, 8, 9, 64, -1, -40], np.int8)
-    got = shifts(pnp, pnp.asarray(x), pnp.asarray(n), pnp.asarray(b), pnp.asarray(m))
+    got = pnp.evaluate(*shifts(pnp, pnp.asarray(x), pnp.asarray(n), pnp.asarray(b),
+                               pnp.asarray(m)))
     with np.errstate(over="ignore"):
         want = shifts(np, x, n, b, m)
     for g, w in zip(got, want):
