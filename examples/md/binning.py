@@ -11,8 +11,9 @@ the lattice, so neighbouring particles stay close in memory.
 """
 import numpy as np
 
-from pcompute import Elementwise, atomic_inc, sort_by_keys, zeros
+from pcompute import atomic_inc, sort_by_keys, zeros
 
+from .kernels import elementwise
 from .physics import cell_of
 from .scans import Offsets
 
@@ -95,12 +96,18 @@ class CountingSortBinning(Binning):
         self.keys = zeros(n, np.int32, backend=be)
         self.ranks = zeros(n, np.int32, backend=be)
         self.counts = zeros(grid.ncells, np.int32, backend=be)
-        self._count = Elementwise(bin_count_2d if sim.dim == 2 else bin_count_3d,
-                                  backend=be)
+        self._count = elementwise(bin_count_2d if sim.dim == 2 else bin_count_3d, be)
         self._scan = Offsets(backend=be)
-        self._scatter = Elementwise(scatter_to_cells, backend=be)
+        self._scatter = elementwise(scatter_to_cells, be)
         #: The arguments of the count kernel after the positions.
         self.count_args = (self.keys, self.ranks, self.counts) + self.grid_args
+
+    def launches(self):
+        """``(kernel, arguments)`` of the count pass, the scan and the
+        scatter (for :mod:`examples.md.prebuild`)."""
+        return [(self._count, tuple(self.sim.positions) + self.count_args)] \
+            + self._scan.launches(self.counts, self.cell_start) \
+            + [(self._scatter, (self.keys, self.ranks, self.cell_start, self.cell_particles))]
 
     def __call__(self):
         self.start()
@@ -127,9 +134,16 @@ class SortBinning(Binning):
         n, be = sim.n, sim.backend
         self.keys = zeros(n, np.int32, backend=be)
         self.ids = zeros(n, np.int32, backend=be)
-        self._keys = Elementwise(cell_keys_2d if sim.dim == 2 else cell_keys_3d,
-                                 backend=be)
-        self._starts = Elementwise(starts_from_sorted, backend=be)
+        self._keys = elementwise(cell_keys_2d if sim.dim == 2 else cell_keys_3d, be)
+        self._starts = elementwise(starts_from_sorted, be)
+
+    def launches(self):
+        """``(kernel, arguments)`` of the key and cell-start kernels (for
+        :mod:`examples.md.prebuild`; ``sort_by_keys`` builds its own
+        modules, shared by every sort of int32 keys and indices)."""
+        return [(self._keys, tuple(self.sim.positions) + (self.keys, self.ids)
+                 + self.grid_args),
+                (self._starts, (self.keys, self.cell_start))]     # sorted keys: as keys
 
     def __call__(self):
         sim, phase = self.sim, self.sim.phase

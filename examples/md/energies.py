@@ -1,7 +1,7 @@
 """Kinetic and potential energy, summed on the device with Reductions."""
 import numpy as np
 
-from pcompute import Reduction
+from .kernels import reduction
 
 
 def kinetic_2d(i, vx, vy):
@@ -18,9 +18,15 @@ class Energies:
     def __init__(self, sim):
         self.sim = sim
         be = sim.backend
-        self._kinetic = Reduction("a+b", map_func=kinetic_2d if sim.dim == 2 else kinetic_3d,
-                                  dtype_out=np.float64, backend=be)
-        self._potential = Reduction("a+b", dtype_out=np.float64, backend=be)
+        self._kinetic = reduction("a+b", kinetic_2d if sim.dim == 2 else kinetic_3d,
+                                  np.float64, be)
+        self._potential = reduction("a+b", None, np.float64, be)
+
+    def launches(self):
+        """``(kernel, arguments)`` of the two Reductions (for
+        :mod:`examples.md.prebuild`)."""
+        sim = self.sim
+        return [(self._kinetic, tuple(sim.velocities)), (self._potential, (sim.pe,))]
 
     def __call__(self):
         sim = self.sim

@@ -18,11 +18,10 @@ separate kernels, so the trajectory is the same bit for bit.  The kernels
 call the separate kernels' functions, which stay the one definition of each
 operation.
 """
-from pcompute import Elementwise, Reduction
-
 from .binning import CountingSortBinning, bin_count_2d, bin_count_3d
 from .integrator import (displacement2_2d, displacement2_3d, kick_kick_drift_2d,
                          kick_kick_drift_3d)
+from .kernels import elementwise, reduction
 
 
 def kick_kick_drift_moved_2d(i, x, y, vx, vy, ax, ay, dt, x0, y0):
@@ -66,10 +65,15 @@ class MovedAdvance:
     def __init__(self, sim):
         self.sim = sim
         self._limit = (0.5 * sim.skin) ** 2
-        self._kernel = Reduction(
-            "max(a, b)", map_func=kick_kick_drift_moved_2d if sim.dim == 2
-            else kick_kick_drift_moved_3d, dtype_out=sim.dtype, neutral="0",
-            backend=sim.backend)
+        self._kernel = reduction(
+            "max(a, b)", kick_kick_drift_moved_2d if sim.dim == 2 else kick_kick_drift_moved_3d,
+            sim.dtype, sim.backend, neutral="0")
+
+    def launches(self):
+        """``(kernel, arguments)`` of the fused kernel (for
+        :mod:`examples.md.prebuild`)."""
+        sim = self.sim
+        return [(self._kernel, tuple(sim.integrator.drift_args()) + tuple(sim.saved_positions))]
 
     def advance(self, timed):
         return self.sim.phase.run(timed, "md: kick + kick + drift + skin check",
@@ -86,8 +90,15 @@ class BinnedAdvance:
 
     def __init__(self, sim):
         self.sim = sim
-        self._kernel = Elementwise(kick_kick_drift_bin_2d if sim.dim == 2
-                                   else kick_kick_drift_bin_3d, backend=sim.backend)
+        self._kernel = elementwise(kick_kick_drift_bin_2d if sim.dim == 2
+                                   else kick_kick_drift_bin_3d, sim.backend)
+
+    def launches(self):
+        """``(kernel, arguments)`` of the fused kernel (for
+        :mod:`examples.md.prebuild`)."""
+        sim = self.sim
+        return [(self._kernel, tuple(sim.integrator.drift_args())
+                 + tuple(sim.strategy.binning.count_args))]
 
     def advance(self, timed):
         sim = self.sim

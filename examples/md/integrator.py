@@ -6,9 +6,8 @@ first half-kick and drift of the next are one kernel (``kick_kick_drift``):
 the same operations in the same order, so the trajectory is bit-for-bit the
 one of separate kernels, with one pass over the particles less per step.
 """
-from pcompute import Elementwise, Reduction
-
 from .arguments import Kept, geometry
+from .kernels import elementwise, reduction
 from .physics import min_image
 
 
@@ -133,14 +132,13 @@ class Integrator:
     def __init__(self, sim):
         self.sim = sim
         be, two = sim.backend, sim.dim == 2
-        self._kick_drift = Elementwise(kick_drift_2d if two else kick_drift_3d, backend=be)
-        self._kick = Elementwise(kick_2d if two else kick_3d, backend=be)
-        self._kick_kick_drift = Elementwise(kick_kick_drift_2d if two else kick_kick_drift_3d,
-                                            backend=be)
-        self._copy = Elementwise(copy_values, backend=be)
-        self._max_disp2 = Reduction(
-            "max(a, b)", map_func=displacement2_2d if two else displacement2_3d,
-            dtype_out=sim.dtype, neutral="0", backend=be)
+        self._kick_drift = elementwise(kick_drift_2d if two else kick_drift_3d, be)
+        self._kick = elementwise(kick_2d if two else kick_3d, be)
+        self._kick_kick_drift = elementwise(kick_kick_drift_2d if two else kick_kick_drift_3d,
+                                            be)
+        self._copy = elementwise(copy_values, be)
+        self._max_disp2 = reduction("max(a, b)", displacement2_2d if two else displacement2_3d,
+                                    sim.dtype, be, neutral="0")
         self._geometry = geometry(sim)
         self._drift = Kept("drift", self._drift_args)
         self._second = Kept("kick", self._kick_args)
@@ -178,6 +176,22 @@ class Integrator:
         """Copy the positions into ``saved`` (one array per coordinate)."""
         for x, x0 in zip(self.sim.positions, saved):
             self._copy(x, x0)
+
+    def launches(self):
+        """``(kernel, arguments)`` of each kernel :meth:`first_half`,
+        :meth:`second_and_first_half`, :meth:`second_half` and, with a skin,
+        :meth:`remember_positions` and :meth:`max_displacement2` launch (for
+        :mod:`examples.md.prebuild`)."""
+        sim = self.sim
+        out = [(self._kick_drift, self.drift_args()),
+               (self._kick_kick_drift, self.drift_args()),
+               (self._kick, self._second(sim.velocities, sim.accelerations, sim.dt))]
+        saved = sim.saved_positions
+        if saved is not None:
+            out.append((self._copy, (sim.positions[0], saved[0])))
+            out.append((self._max_disp2, tuple(sim.positions) + tuple(saved)
+                        + self._geometry))
+        return out
 
     def max_displacement2(self, saved):
         """The largest squared distance moved since ``saved`` (a host number)."""

@@ -245,6 +245,12 @@ class NeighbourList:
         if int(self.status[0]):
             self._refill(kernel, args)
 
+    def launches(self, kernel, args):
+        """``(kernel, arguments)`` of the kernels :meth:`build` launches
+        (for :mod:`examples.md.prebuild`: both passes have the same types)."""
+        return [(kernel, tuple(args) + (self.counts, self.offsets, self.nbrs, self.status,
+                                        COUNT))] + self._scan.launches(self.counts, self.offsets)
+
     def _offsets(self):
         """Scan the counts into offsets; a larger ``nbrs`` if they need it."""
         with self.sim.phase("scan(neighbour counts)"):

@@ -1,7 +1,7 @@
 """Exclusive prefix sums of counts into offsets (neighbour lists, cell starts)."""
 import numpy as np
 
-from pcompute import Scan
+from .kernels import scan
 
 
 def count_input(i, counts):
@@ -18,8 +18,12 @@ class Offsets:
     """``offsets[0..n]`` = exclusive scan of ``counts[0..n-1]``, total at ``offsets[n]``."""
 
     def __init__(self, backend=None):
-        self._scan = Scan(input=count_input, output=offsets_output, scan_expr="a+b",
-                          dtype=np.int32, backend=backend)
+        self._scan = scan(count_input, offsets_output, "a+b", np.int32, backend)
+
+    def launches(self, counts, offsets):
+        """``[(kernel, arguments)]`` of a call with ``counts``, ``offsets``
+        (for :mod:`examples.md.prebuild`)."""
+        return [(self._scan, (counts, offsets))]
 
     def __call__(self, counts, offsets):
         self._scan(counts, offsets)

@@ -1,4 +1,6 @@
 """The simulation: state on the device, the step loop, energies."""
+import contextlib
+
 import numpy as np
 
 from pcompute import get_config, wrap, zeros
@@ -9,6 +11,7 @@ from .fused import fused_advance
 from .integrator import Integrator
 from .lattice import box_side, initial_velocities, lattice_positions
 from .physics import RC, lj_energy
+from .prebuild import build_together
 from .profiling import Phases
 from .strategies import STRATEGIES
 
@@ -27,11 +30,21 @@ class Simulation:
     stores doubles as floats); ``backend`` defaults to the configured one.
     ``positions`` / ``velocities`` ((n, dim) arrays) replace the default
     lattice and initial velocities.
+
+    The neighbour search and the forces of the initial state run at
+    construction (:meth:`start`); ``start=False`` leaves them to a later
+    :meth:`start` (a tool that lists the kernels of several simulations
+    before any runs: :mod:`examples.md.prebuild`).  Where the backend builds
+    kernels together (cython), the first kernel :meth:`start` must compile
+    first builds every kernel of the run as one group module
+    (:func:`examples.md.prebuild.build_together`); ``prebuild=False`` builds
+    each at its first launch instead (fewer builds for a simulation that
+    never steps).
     """
 
     def __init__(self, n=10000, dim=2, periodic=False, nnps="cells", dt=0.02, skin=0.0,
                  shift=False, temperature=0.0, seed=1, dtype=None, backend=None,
-                 positions=None, velocities=None):
+                 positions=None, velocities=None, start=True, prebuild=True):
         if dim not in (2, 3):
             raise ValueError("dim must be 2 or 3, not %r" % (dim,))
         if periodic and dim != 3:
@@ -83,9 +96,31 @@ class Simulation:
         self._advance = fused_advance(self) or self._advance_apart
         self.steps_done = 0
         self.rebuilds = 0
-        self._rebuild()
-        with self.phase("md: forces"):
-            self.strategy.forces()
+        self.prebuild = prebuild
+        if start:
+            self.start()
+
+    def start(self):
+        """The neighbour search and the forces of the current positions (run
+        by the constructor unless ``start=False``); the kernels of the run
+        are built together before the first one compiled here (unless
+        ``prebuild`` is False)."""
+        hook = get_backend(self.backend).before_compile(lambda: build_together([self])) \
+            if self.prebuild else contextlib.nullcontext()
+        with hook:
+            self._rebuild()
+            with self.phase("md: forces"):
+                self.strategy.forces()
+
+    def launches(self):
+        """``(kernel, arguments)`` of every kernel a run launches: the
+        integrator's (with the separate kick-kick-drift also where a fused
+        kernel replaces it), the fused one, the neighbour search's, the
+        forces' and the energies' (:mod:`examples.md.prebuild`)."""
+        fused = getattr(self._advance, "__self__", None)
+        return self.integrator.launches() \
+            + (fused.launches() if fused is not self else []) \
+            + self.strategy.launches() + self.energies.launches()
 
     def _columns(self, values, what):
         values = np.asarray(values, dtype=np.float64)

@@ -18,11 +18,10 @@ every rebuild).
 """
 import numpy as np
 
-from pcompute import Elementwise
-
 from .arguments import Kept, geometry
 from .binning import CellGrid, CountingSortBinning, SortBinning
 from .forces import forces_cells_2d, forces_cells_3d, forces_list_2d, forces_list_3d
+from .kernels import elementwise
 from .neighbours import (NeighbourList, all_pairs_2d, all_pairs_3d, cell_pairs_2d,
                          cell_pairs_3d)
 
@@ -46,8 +45,7 @@ class ListStrategy(Strategy):
         super().__init__(sim, reach)
         self.list = NeighbourList(sim)
         be = sim.backend
-        self._forces = Elementwise(forces_list_2d if sim.dim == 2 else forces_list_3d,
-                                   backend=be)
+        self._forces = elementwise(forces_list_2d if sim.dim == 2 else forces_list_3d, be)
 
     def _make_force_args(self):
         sim, nlist = self.sim, self.list
@@ -63,6 +61,14 @@ class ListStrategy(Strategy):
         self._forces(*self._force_args(sim.positions, sim.accelerations, sim.pe,
                                        self.list.nbrs))
 
+    def launches(self):
+        """``(kernel, arguments)`` of every kernel :meth:`rebuild` and
+        :meth:`forces` launch (for :mod:`examples.md.prebuild`)."""
+        sim = self.sim
+        return self.list.launches(self._pairs, self.pair_args()) + [
+            (self._forces, self._force_args(sim.positions, sim.accelerations, sim.pe,
+                                            self.list.nbrs))]
+
     def neighbour_lists(self):
         """Host copy of the lists (built with the reach), each sorted."""
         return self.list.host_lists()
@@ -73,8 +79,8 @@ class SimpleStrategy(ListStrategy):
 
     def __init__(self, sim, reach):
         super().__init__(sim, reach)
-        self._pairs = Elementwise(all_pairs_2d if sim.dim == 2 else all_pairs_3d,
-                                  backend=sim.backend)
+        self._pairs = elementwise(all_pairs_2d if sim.dim == 2 else all_pairs_3d,
+                                  sim.backend)
 
     def _make_pair_args(self):
         sim = self.sim
@@ -123,8 +129,8 @@ class CellListStrategy(CellMixin, ListStrategy):
     def __init__(self, sim, reach):
         super().__init__(sim, reach)
         self.make_cells()
-        self._pairs = Elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
-                                  backend=sim.backend)
+        self._pairs = elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
+                                  sim.backend)
 
     def rebuild(self, binned=False):
         """Bin (unless the count pass ran already: ``binned``, see
@@ -134,6 +140,9 @@ class CellListStrategy(CellMixin, ListStrategy):
         else:
             self.binning()
         self.list.build(self._pairs, self.pair_args())
+
+    def launches(self):
+        return self.binning.launches() + super().launches()
 
 
 class SortStrategy(CellListStrategy):
@@ -154,8 +163,8 @@ class CellsStrategy(CellMixin, Strategy):
     def __init__(self, sim, reach):
         super().__init__(sim, reach)
         self.make_cells()
-        self._forces = Elementwise(forces_cells_2d if sim.dim == 2 else forces_cells_3d,
-                                   backend=sim.backend)
+        self._forces = elementwise(forces_cells_2d if sim.dim == 2 else forces_cells_3d,
+                                   sim.backend)
 
     def rebuild(self, binned=False):
         if binned:
@@ -177,12 +186,19 @@ class CellsStrategy(CellMixin, Strategy):
         self._forces(*self._force_args(sim.positions, sim.accelerations, sim.pe,
                                        self.binning.cell_particles))
 
+    def launches(self):
+        """``(kernel, arguments)`` of every kernel :meth:`rebuild` and
+        :meth:`forces` launch (for :mod:`examples.md.prebuild`)."""
+        sim = self.sim
+        return self.binning.launches() + [
+            (self._forces, self._force_args(sim.positions, sim.accelerations, sim.pe,
+                                            self.binning.cell_particles))]
+
     def neighbour_lists(self):
         """Lists built from the current cells with the reach (for checks)."""
         sim = self.sim
         nlist = NeighbourList(sim)
-        pairs = Elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d,
-                            backend=sim.backend)
+        pairs = elementwise(cell_pairs_2d if sim.dim == 2 else cell_pairs_3d, sim.backend)
         nlist.build(pairs, self.pair_args())
         return nlist.host_lists()
 
