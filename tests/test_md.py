@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import md_reference as ref
+from conftest import BackendCase, worker_rotation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -58,6 +59,43 @@ def make(geometry, nnps, n=None, **kw):
     return Simulation(n=n, nnps=nnps, **geo, **kw)
 
 
+#: The set-ups whose kernels are those of every strategy and skin in one
+#: dimension: the skin's (copy, rebuild test, its fused advance), the
+#: binnings' (the fused count pass), each strategy's pair and force kernels
+#: (test_launches_list_every_kernel_a_run_launches checks they cover all).
+GROUP_SETUPS = (("simple", 0.3), ("sort", 0.0), ("count", 0.0), ("cells", 0.0))
+#: Backend cases (ids) whose kernels were built together in this process.
+_GROUPED = set()
+
+
+def group_setups(geometry, dtype, setups=GROUP_SETUPS):
+    """Simulations of ``setups`` ((nnps, skin) pairs) set up, not started."""
+    return [make(geometry, nnps, n=27, skin=skin, dtype=dtype, start=False)
+            for nnps, skin in setups]
+
+
+@pytest.fixture
+def md_groups(backend):
+    """Where the backend builds kernels together (cython), the kernels of
+    every simulation these tests make (both dimensions, 3-D walls and
+    periodic sharing theirs; every strategy, with and without a skin) built
+    as group modules once per process and case (strict: a group that cannot
+    be merged or built is this test's error), one dimension's first and the
+    other's after it, each xdist worker starting at its own
+    (:func:`conftest.worker_rotation`): a case costs 4 modules (kernels
+    with and without ``fma``) instead of one per kernel (about 35); the
+    tests then find theirs built."""
+    from pcompute import use_config
+    from pcompute.backends.registry import get_backend
+    from examples.md.prebuild import build_together
+    if backend.id in _GROUPED or not get_backend(backend.name).builds_together:
+        return
+    _GROUPED.add(backend.id)        # once, also when a build fails
+    with use_config(strict_groups=True):
+        for geometry in worker_rotation(["2d", "3d-periodic"]):
+            build_together(group_setups(geometry, backend.dtype))
+
+
 def run_energies(sim, steps, every):
     out = [sim.energy()[2]]
     for _ in range(steps // every):
@@ -69,7 +107,7 @@ def run_energies(sim, steps, every):
 # -- physics against the numpy reference ------------------------------------------
 
 @pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
-def test_initial_forces_match_numpy(backend, geometry):
+def test_initial_forces_match_numpy(backend, md_groups, geometry):
     need_double(backend)
     sim = make(geometry, "cells", temperature=0.3, skin=0.2)
     pos = sim.host_positions()
@@ -91,7 +129,9 @@ def test_fma_kernels_at_full_optimisation_match_numpy(backend, nnps, geometry):
     from pcompute.kernel_options import options_of
     need_double(backend)
     assert get_config().opt_level == DEFAULT_OPT_LEVEL >= 2
-    sim = make(geometry, nnps, temperature=0.3)     # no skin: no copy kernel to build
+    # no skin: no copy kernel; no prebuild: only the kernels of the
+    # construction are built (at -O3), not the steps' too
+    sim = make(geometry, nnps, temperature=0.3, prebuild=False)
     for kernel in (sim.strategy._forces, getattr(sim.strategy, "_pairs", None)):
         assert kernel is None or options_of(kernel.func).get("fma") is True
     pos = sim.host_positions()
@@ -125,7 +165,7 @@ def reference_n1000():
 PYTHON_N1000_STEPS = 2
 
 
-def test_n1000_energy_matches_reference_and_measured(backend):
+def test_n1000_energy_matches_reference_and_measured(backend, md_groups):
     """N = 1000, 2-D, count lists: E(0) and E(25) against the NumPy reference
     and the published E0_N1000, E25_N1000 (C reference and LAMMPS).  The
     python backend, an interpreter (about 6 s a step here), runs
@@ -154,7 +194,7 @@ def test_numpy_reference_matches_measured():
 
 
 @pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
-def test_trajectory_matches_numpy(backend, geometry):
+def test_trajectory_matches_numpy(backend, md_groups, geometry):
     need_double(backend)
     geo = GEOMETRIES[geometry]
     n = SMALL_N[geometry]
@@ -169,7 +209,7 @@ def test_trajectory_matches_numpy(backend, geometry):
 
 
 @pytest.mark.parametrize("nnps,skin", [("count", 0.3), ("cells", 0.0)])
-def test_replaced_state_arrays_are_the_ones_used(backend, nnps, skin):
+def test_replaced_state_arrays_are_the_ones_used(backend, md_groups, nnps, skin):
     """Velocities, accelerations and potential energies given as new arrays
     between steps (here the velocities halved into new arrays) are the ones
     the kernels read and write from then on: the run follows the NumPy
@@ -274,7 +314,7 @@ def _simple_results(backend, geometry, skin):
 @pytest.mark.parametrize("skin", [0.0, 0.3])
 @pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
 @pytest.mark.parametrize("nnps", NNPS)
-def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry, skin):
+def test_strategies_give_the_same_neighbours_and_forces(backend, md_groups, nnps, geometry, skin):
     expected, simple_acc, simple_pe = _simple_results(backend, geometry, skin)
     other = make(geometry, nnps, skin=skin, dtype=backend.dtype)
     lists = other.neighbour_lists()
@@ -290,7 +330,7 @@ def test_strategies_give_the_same_neighbours_and_forces(backend, nnps, geometry,
 
 @pytest.mark.parametrize("geometry", sorted(GEOMETRIES))
 @pytest.mark.parametrize("nnps", NNPS)
-def test_a_nan_position_is_no_neighbour_in_any_strategy(backend, nnps, geometry):
+def test_a_nan_position_is_no_neighbour_in_any_strategy(backend, md_groups, nnps, geometry):
     """A particle at a NaN position (a NaN distance to every other) has no
     neighbour and is nobody's, whatever the strategy, and the others' lists
     are the brute-force ones: every pair test is ``d2 < rl2`` and the
@@ -319,7 +359,7 @@ def test_a_nan_position_is_no_neighbour_in_any_strategy(backend, nnps, geometry)
 @pytest.mark.parametrize("nnps,geometry", [
     ("simple", "2d"), ("simple", "3d"), ("simple", "3d-periodic"),
     ("count", "2d"), ("count", "3d"), ("count", "3d-periodic")])   # each pair loop
-def test_fill_pass_writes_no_more_than_counted(backend, nnps, geometry):
+def test_fill_pass_writes_no_more_than_counted(backend, md_groups, nnps, geometry):
     """The fill pass of each pair kernel stores at most ``counts[i]`` neighbours
     into particle i's slots: given half of the true counts (as if the count
     pass had found fewer pairs), each particle's slots hold distinct true
@@ -361,7 +401,7 @@ def miscounting_pairs_2d(i, x, y, n_all, rl2, counts, offsets, nbrs, status, fil
     all_pairs_2d(i, x, y, n_all, reach2, counts, offsets, nbrs, status, fill)
 
 
-def test_a_fill_pass_that_miscounts_is_filled_again(backend, caplog):
+def test_a_fill_pass_that_miscounts_is_filled_again(backend, md_groups, caplog):
     """A fill pass finding more pairs than counted for a particle (stores
     beyond its room lost) or fewer (a stale index left in its last slot):
     the build reads the fill pass's report, fills again from its counts and
@@ -388,10 +428,13 @@ def test_a_fill_pass_that_miscounts_is_filled_again(backend, caplog):
 @pytest.mark.parametrize("nnps,geometry,skin,fused", [
     ("count", "2d", 0.0, "BinnedAdvance"), ("cells", "3d-periodic", 0.0, "BinnedAdvance"),
     ("count", "3d", 0.3, "MovedAdvance"), ("sort", "2d", 0.0, None)])
-def test_fused_steps_follow_the_separate_kernels(backend, nnps, geometry, skin, fused):
+def test_fused_steps_follow_the_separate_kernels(backend, md_groups, nnps, geometry, skin, fused):
     """Kick-kick-drift fused with the skin's rebuild test or the binning's
     count pass (examples/md/fused.py) gives the trajectory of the separate
-    kernels, with the same rebuilds; ``sort`` without a skin has no fusion."""
+    kernels, with the same rebuilds; ``sort`` without a skin has no fusion.
+    12 steps; the python backend, an interpreter, 6 (the skin case rebuilds
+    twice in them, once from the fused test, as in 12 steps: 4 times)."""
+    steps = 6 if backend.name == "python" else 12
     runs = {}
     for apart in (False, True):
         sim = make(geometry, nnps, skin=skin, temperature=0.5, dtype=backend.dtype)
@@ -399,9 +442,9 @@ def test_fused_steps_follow_the_separate_kernels(backend, nnps, geometry, skin, 
         assert (kind.__name__ if kind is not Simulation else None) == fused
         if apart:
             sim._advance = sim._advance_apart
-        sim.step(12)
+        sim.step(steps)
         runs[apart] = (sim.host_positions(), sim.host_velocities(), sim.rebuilds)
-    assert runs[False][2] == runs[True][2] > (1 if skin else 12)
+    assert runs[False][2] == runs[True][2] > (1 if skin else steps)
     tol = dict(rtol=1e-13, atol=1e-13) if backend.use_double else dict(rtol=1e-5, atol=1e-5)
     for got, want in zip(runs[False][:2], runs[True][:2]):
         np.testing.assert_allclose(got, want, **tol)
@@ -430,13 +473,14 @@ def _reference_energies(sim, steps, every):
 @pytest.mark.parametrize("nnps,geometry,skin", [
     ("count", "2d", 0.0), ("cells", "2d", 0.3), ("sort", "2d", 0.0),
     ("cells", "3d-periodic", 0.0), ("count", "3d", 0.3)])
-def test_energies_match_numpy_reference(backend, nnps, geometry, skin):
+def test_energies_match_numpy_reference(backend, md_groups, nnps, geometry, skin):
     """Total energies every 25 steps against the NumPy reference from the same
     initial state.  Double: 100 steps to 1e-10 (every float64 backend agreed
-    to 9e-14 or better, AMD EPYC, /tmp script: the summation orders differ).
-    float32 trajectories part from double ones: 25 steps, steps 0 and 25
-    compared to 2e-3."""
-    steps = 100 if backend.use_double else 25
+    to 9e-14 or better, AMD EPYC, /tmp script: the summation orders differ);
+    the python backend, an interpreter, 25 (steps 0 and 25 to 1e-10; the
+    skin cases rebuild 8 and 9 times in them).  float32 trajectories part
+    from double ones: 25 steps, steps 0 and 25 compared to 2e-3."""
+    steps = 100 if backend.use_double and backend.name != "python" else 25
     sim = make(geometry, nnps, skin=skin, temperature=0.5, dtype=backend.dtype)
     want = _reference_energies(sim, steps, 25)
     got = run_energies(sim, steps, 25)
@@ -447,7 +491,7 @@ def test_energies_match_numpy_reference(backend, nnps, geometry, skin):
         np.testing.assert_allclose(got, want, rtol=2e-3)
 
 
-def test_skin_gives_the_same_energies_with_fewer_builds(backend):
+def test_skin_gives_the_same_energies_with_fewer_builds(backend, md_groups):
     """N = 200, count lists: a 0.4 skin gives the energies every 20 steps of
     rebuilding every step, with fewer (but more than one) builds.  60 steps;
     the python backend, an interpreter, 20 (its skin run rebuilds 5 times
@@ -566,50 +610,82 @@ def test_python_dash_m_entry_point():
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
+# -- the kernels a run launches, listed ahead -------------------------------------------
+
+def _signature(args):
+    """The types a call with ``args`` builds for: (dtype, array or not) of each."""
+    return tuple((np.dtype(getattr(a, "dtype", type(a))).str, hasattr(a, "shape"))
+                 for a in args)
+
+
+def _kernel_of(kernel, args):
+    """What a launch builds, the same for another simulation's kernel
+    object of the same function and argument types."""
+    what = getattr(kernel, "func", None) or getattr(kernel, "map_func", None) or \
+        getattr(kernel, "input_func", None)
+    return type(kernel).__name__, what, getattr(kernel, "reduce_expr", None), \
+        _signature(args)
+
+
+@pytest.mark.parametrize("backend", [BackendCase("cython", False, "float64")],
+                         ids=lambda c: c.id, indirect=True)
+def test_launches_list_every_kernel_a_run_launches(backend, md_groups, monkeypatch):
+    """Simulation.launches() (what examples/md/prebuild.py builds together)
+    lists exactly the Elementwise, Reduction and Scan launches of a run,
+    with their argument types: construction, two steps (fused advance,
+    rebuilds, the skin's copy and test), the separate kick-kick-drift and
+    the energies, for every strategy, both dimensions, with and without a
+    skin; and GROUP_SETUPS (md_groups) list every kernel of them.  On
+    cython, whose kernels md_groups built (the launches cost microseconds);
+    the lists do not depend on the backend."""
+    from pcompute import Elementwise, Reduction, Scan
+    launched = set()
+    for cls in (Elementwise, Reduction, Scan):
+        def spy(self, *args, _call=cls.__call__, **kwargs):
+            launched.add((id(self), _signature(args)))
+            return _call(self, *args, **kwargs)
+        monkeypatch.setattr(cls, "__call__", spy)
+    for geometry in ("2d", "3d-periodic"):
+        every = set()
+        for nnps in NNPS:
+            for skin in (0.0, 0.2):
+                launched.clear()
+                sim = make(geometry, nnps, n=27, skin=skin, temperature=0.5)
+                sim.step(2)
+                sim._advance_apart(False)
+                sim.energy()
+                listed = {(id(k), _signature(args)) for k, args in sim.launches()}
+                assert len(listed) >= 8
+                assert listed == launched, (geometry, nnps, skin, listed ^ launched)
+                every |= {_kernel_of(k, args) for k, args in sim.launches()}
+        grouped = {_kernel_of(k, args) for sim in group_setups(geometry, np.float64)
+                   for k, args in sim.launches()}
+        assert grouped == every, geometry
+
+
 # -- the CUDA dialect compiles (no GPU needed) ------------------------------------------
 
-def _recorded_kernel_calls(monkeypatch, dtype):
-    """(func, args) of every Elementwise launch of small runs on the python backend."""
-    from pcompute import use_config
-    from pcompute.primitives.elementwise import Elementwise
-    calls = {}
-    original = Elementwise.__call__
-
-    def spy(self, *args):
-        calls.setdefault(self.func, args)
-        return original(self, *args)
-
-    monkeypatch.setattr(Elementwise, "__call__", spy)
-    with use_config(backend="python", use_double=dtype == np.float64):
-        for geometry in GEOMETRIES:
-            for nnps in NNPS:
-                for skin in (0.0, 0.2):     # two steps: the fused kernels of examples/md/fused.py
-                    make(geometry, nnps, n=27, skin=skin, dtype=dtype).step(2)
-    monkeypatch.setattr(Elementwise, "__call__", original)
-    return calls
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_md_kernels_compile_as_cuda(monkeypatch, dtype):
+def test_md_kernels_compile_as_cuda(dtype):
+    """Every kernel of every strategy, dimension and skin (the Elementwise,
+    Reduction and Scan kernels Simulation.launches() lists: test above)
+    generated as CUDA C and compiled by nvcc (one run for all)."""
     from pcompute import use_config
     from pcompute.build import cuda_builder
-    from pcompute.generate import generate_source
-    from pcompute.types import dtype_to_ctype
     if cuda_builder.nvcc_path() is None:
         pytest.skip("nvcc not found")
-    calls = _recorded_kernel_calls(monkeypatch, dtype)
-    assert len(calls) >= 10
-    sources = []
-    with use_config(use_double=dtype == np.float64):
-        for func, args in calls.items():
-            names = func.__code__.co_varnames[1:func.__code__.co_argcount]
-            types = {}
-            for name, value in zip(names, args):
-                ctype = dtype_to_ctype(np.dtype(value.dtype))
-                types[name] = ctype.pointer_to("global") if hasattr(value, "backend") \
-                    else ctype
-            source = generate_source(func, backend="cuda", types=types)
-            if dtype == np.float32:
-                assert "double" not in source, func.__name__
-            sources.append(source)
-    cuda_builder.check_cuda_sources(sources)            # one nvcc run for all
+    from pcompute import Elementwise
+    sources = set()
+    with use_config(backend="python", use_double=dtype == np.float64):
+        for geometry in ("2d", "3d-periodic"):
+            for nnps in NNPS:
+                for skin in (0.0, 0.2):
+                    sim = make(geometry, nnps, n=27, skin=skin, dtype=dtype, start=False)
+                    for kernel, args in sim.launches():
+                        source = kernel.generate("cuda", *args)
+                        # the energies' Reductions sum in double (dtype_out)
+                        if dtype == np.float32 and isinstance(kernel, Elementwise):
+                            assert "double" not in source, kernel.func.__name__
+                        sources.add(source)
+    assert len(sources) >= 25
+    cuda_builder.check_cuda_sources(sorted(sources))    # one nvcc run for all
