@@ -167,6 +167,50 @@ def worker_rotation(items):
     return items[start:] + items[:start]
 
 
+class AheadGroups:
+    """The kernels a test file's tests build on the Cython cases, built as
+    group modules ahead of the first such test in each process (several
+    kernels in one module: :mod:`pcompute.build.cython_group`; strict, so a
+    group that cannot be merged or built raises GroupBuildError there).
+
+    ``kernels(case, name)`` gives the generated kernels (records for
+    ``Backend.prebuild``, such as ``kernels_ahead`` of a parallelize or
+    dataparallel function gives them) that part ``name`` of the file (a
+    test, a nest) builds on ``case``, called under ``case.config()``.  The
+    parts of every Cython case are built in chunks of about ``chunk`` parts
+    (one group module each, per set of build flags), each xdist worker
+    starting at its own chunk (:func:`worker_rotation`).  Each test then
+    finds its kernels built; one not listed is built at its first call, as
+    without the groups."""
+
+    CASES = [BackendCase(name, openmp, p) for name, openmp in BACKEND_CASES
+             if name == "cython" for p in PRECISIONS]
+
+    def __init__(self, names, kernels, chunk):
+        self.names = sorted(names)
+        self.kernels = kernels
+        self.chunk = chunk
+        self.done = False
+
+    def chunks(self):
+        """``(case, part names)`` of every group module."""
+        parts = max(1, round(len(self.names) / self.chunk))
+        return [(case, self.names[k::parts]) for case in self.CASES for k in range(parts)]
+
+    def ensure(self, backend):
+        """Build every chunk, once per process, if ``backend`` is a Cython case."""
+        if self.done or (backend.name, backend.openmp, backend.precision) not in {
+                (c.name, c.openmp, c.precision) for c in self.CASES}:
+            return
+        self.done = True        # once, also when a build fails (its error is
+                                # this test's; later tests build alone)
+        cython = get_backend("cython")
+        for case, names in worker_rotation(self.chunks()):
+            with case.config(), use_config(strict_groups=True) as config:
+                generated = [g for name in names for g in self.kernels(case, name)]
+                cython.prebuild(generated, config)
+
+
 def precheck_cuda(sources):
     """Compile-check CUDA ``sources`` with one nvcc run (``check_cuda_sources``)
     so that the tests checking them one by one afterwards find them checked.

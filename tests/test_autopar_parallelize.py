@@ -1,15 +1,37 @@
 """pcompute.parallelize on every backend: each nest of tests/autopar_nests.py
 leaves its arrays as the plain Python function does and runs as planned
-(parallel kernel, host loop of kernels, or sequential kernel)."""
+(parallel kernel, host loop of kernels, or sequential kernel).
+
+On the Cython cases the kernels of the whole nest suite are built as group
+modules (``nest_groups``, :class:`conftest.AheadGroups`: what each call builds
+ahead, from ``Parallelized.kernels_ahead``), ahead of the first nest test of a Cython
+case in each process; each test then finds its kernels built (a kernel not
+known ahead, of a nest after a statement assigning a name it reads, is built
+at its launch as without the groups).
+"""
 import copy
 import warnings
 
 import numpy as np
 import pytest
 
-from pcompute import parallelize
+from pcompute import parallelize, use_config
 from pcompute.errors import SequentialLoopError, SequentialLoopWarning
 from tests.autopar_nests import NESTS
+
+from conftest import AheadGroups
+
+
+def nest_args(spec, dtype):
+    return spec.make(dtype, np.random.default_rng(7))
+
+
+def _nest_kernels(case, name):
+    spec = NESTS[name]
+    return parallelize(spec.func).kernels_ahead(*nest_args(spec, case.dtype))
+
+
+NEST_GROUPS = AheadGroups(NESTS, _nest_kernels, chunk=22)
 
 
 def _compare(got, want, case):
@@ -28,10 +50,15 @@ def _compare(got, want, case):
         assert got == want
 
 
+@pytest.fixture
+def nest_groups(backend):
+    NEST_GROUPS.ensure(backend)
+
+
 @pytest.mark.parametrize("name", sorted(NESTS))
-def test_nest_matches_plain_python(backend, name):
+def test_nest_matches_plain_python(backend, name, nest_groups):
     spec = NESTS[name]
-    args = spec.make(backend.dtype, np.random.default_rng(7))
+    args = nest_args(spec, backend.dtype)
     ref = copy.deepcopy(args)
     want = spec.func(*ref)
     f = parallelize(spec.func)
@@ -47,7 +74,6 @@ def test_nest_matches_plain_python(backend, name):
 
 
 # ---------------------------------------------------------------- behaviour
-from pcompute import use_config  # noqa: E402
 from pcompute.errors import KernelSyntaxError  # noqa: E402
 from tests import autopar_cases  # noqa: E402
 

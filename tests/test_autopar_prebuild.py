@@ -3,7 +3,8 @@ together (pcompute/autopar/prebuild.py; on the cython backend one module)."""
 import numpy as np
 import pytest
 
-from pcompute import parallelize, use_config
+from pcompute import get_config, parallelize, use_config
+from pcompute.backends.registry import get_backend
 from pcompute.profile import get_profile_info, reset_profile
 from pcompute.build import cython_builder, cython_group
 from pcompute.errors import KernelValueError
@@ -51,7 +52,12 @@ def test_cython_builds_the_nests_known_at_the_call_as_one_module(tmp_path, monke
     reset_profile()
     with use_config(backend="cython", use_openmp=True, profile=True):
         got, want = _arrays(np.float64), _arrays(np.float64)
+        # what the call will build ahead, listed without building anything
+        ahead = parallelize(four_nests).kernels_ahead(*got, 37)
+        assert len(ahead) == 3 and cython_builder.stats["compiled"] == compiled
         parallelize(four_nests)(*got, 37)
+        again = parallelize(four_nests).kernels_ahead(*got, 37)
+        assert get_backend().prebuild(again, get_config()) == 0     # found built
     info = get_profile_info()[0]
     reset_profile()
     # the group's build is profiled as a build (compile time kept apart)

@@ -192,14 +192,7 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
     def _run(self, args, kwargs, record):
         self._replay = None
         stamp = GENERATION[0]
-        scope = dict(self.func.__globals__)
-        if not kwargs and len(args) == self._plain_arity:
-            scope.update(zip(self.params, args))
-        else:
-            bound = self.signature.bind(*args, **kwargs)
-            bound.apply_defaults()
-            scope.update(bound.arguments)
-        self._one_object_per_array(scope)
+        scope = self._scope(args, kwargs)
         residency = Residency(self._pool)
         self.last_plans = []
         launches = []
@@ -224,6 +217,20 @@ class Parallelized(PlannerMixin, ExecutorMixin, ReportMixin, SpeculativeMixin, P
             raise
         finally:
             residency.sync()
+
+    def _scope(self, args, kwargs):
+        """The names a call with ``args`` and ``kwargs`` starts with: the
+        function's globals, then its parameters bound (views of one array
+        made one object: :meth:`_one_object_per_array`)."""
+        scope = dict(self.func.__globals__)
+        if not kwargs and len(args) == self._plain_arity:
+            scope.update(zip(self.params, args))
+        else:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            scope.update(bound.arguments)
+        self._one_object_per_array(scope)
+        return scope
 
     def _one_object_per_array(self, scope):
         """Give the parameters bound to NumPy views of one same array (the

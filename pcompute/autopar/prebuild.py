@@ -49,6 +49,30 @@ class PrebuildMixin:
         self._prebuild_stamp = (stamp, tried)
         if start in tried:
             return
+        items = self._items_ahead(start, scope, tried, backend, config)
+        if len(items) > 1:
+            # timed as a build (profiling on): the kernels' own builds then
+            # only find their group module
+            with compile_timer("%s (kernels built together)" % self.__name__):
+                backend.prebuild_elementwise(items, config)
+
+    def kernels_ahead(self, *args, **kwargs):
+        """The kernels a first call with these arguments builds ahead on
+        the configured backend (at its first nest: the kernels of the nests
+        none of whose names an earlier statement assigns; not speculated
+        ones), as generated kernels
+        (:class:`~pcompute.records.GeneratedKernel`) for
+        :meth:`~pcompute.backends.base.Backend.prebuild`, which finds those
+        built already (by this function or another).  Runs and builds
+        nothing; a user error is left to the call.  For a caller that builds the kernels of several
+        functions' calls together (the test suite's group modules)."""
+        backend, config = get_backend(), get_config()
+        scope = self._scope(args, kwargs)
+        return [backend.generate_elementwise(program, func, config)
+                for program, func in self._items_ahead(0, scope, set(), backend, config)]
+
+    def _items_ahead(self, start, scope, tried, backend, config):
+        """The ``(program, func)`` items of :meth:`_known_launches` not built yet."""
         items = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")     # the launch itself warns
@@ -59,11 +83,7 @@ class PrebuildMixin:
                     continue            # raised where the call reaches it
                 if item is not None:
                     items.append(item)
-        if len(items) > 1:
-            # timed as a build (profiling on): the kernels' own builds then
-            # only find their group module
-            with compile_timer("%s (kernels built together)" % self.__name__):
-                backend.prebuild_elementwise(items, config)
+        return items
 
     def _known_launches(self, start, scope, tried):
         """``(Elementwise, argument values)`` of the launches of nest
