@@ -12,7 +12,7 @@ import pytest
 from pcompute.backends.registry import get_backend
 from pcompute.build import cuda_builder
 from pcompute.config import Config
-from pcompute.generate import generate_source
+from pcompute.generate import generate_record, generate_source
 
 from kernels.corpus import CORPUS
 
@@ -32,16 +32,23 @@ def source_of(kernel, dialect, use_double=True):
                            config=config_for(dialect, use_double), index_dims=kernel.dims)
 
 
-# Built at -O3 like test_semantics' cython-openmp-float64 case, whose module
-# has the same source and flags: one build serves both (at the suite's -O0
-# the 75 corpus modules would be built twice).
+# Built at -O3 and with the flags the backend builds it with (module_flags:
+# -lm for a kernel calling a math function), like test_semantics'
+# cython-openmp-float64 case, whose module has the same source and flags: one
+# build serves both (at the suite's -O0, or without the kernel's link flags,
+# the corpus modules would be built twice).
 @pytest.mark.optimised_build
 @pytest.mark.parametrize("name", NAMES)
 def test_cython_source_compiles(name):
+    from pcompute.backends.cython import module_flags
     from pcompute.build.cython_builder import build_cython
+    kernel = CORPUS[name]
     config = config_for("cython")
-    openmp = get_backend("cython").use_openmp(config)
-    module = build_cython(source_of(CORPUS[name], "cython"), name, openmp)
+    record = generate_record(kernel.func, "cython", types=kernel.types(np.float64),
+                             config=config, index_dims=kernel.dims)
+    cflags, ldflags = module_flags(record)
+    module = build_cython(record.source, name, get_backend("cython").use_openmp(config),
+                          extra_compile_args=cflags, extra_link_args=ldflags)
     assert callable(module.run)
 
 
