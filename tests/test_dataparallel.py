@@ -16,6 +16,8 @@ from examples.dataparallel.extrema import extrema, sum_of_squares
 from examples.dataparallel.radix_sort import radix_pass, radix_sort
 from examples.dataparallel.spmv import spmv_csr, spmv_ell
 
+from conftest import AheadGroups
+
 
 def kinds(f):
     return [kind for kind, _ in f.last_phases]
@@ -163,23 +165,35 @@ def calls_another(a, x, y):
     return sum(axpy(a, x, y))
 
 
-def test_primitives_match_oracle(backend):
+def primitive_inputs(dtype):
+    """``([(x, idx, perm_idx, out, vals) for 4 sizes], xf)``."""
     rng = np.random.default_rng(6)
+    sizes = []
     for n in (1, 2, 37, 300):
         x = rng.integers(-50, 50, n).astype(np.int64)
         idx = rng.integers(0, n, n + 5).astype(np.int32)
-        for k in (-3, 0, 2):
+        perm_idx = rng.permutation(n).astype(np.int32)
+        out = rng.integers(0, 9, n).astype(np.int64)
+        vals = rng.integers(0, 99, n).astype(np.int32)
+        sizes.append((x, idx, perm_idx, out, vals))
+    return sizes, rng.random(50).astype(dtype)
+
+
+SHIFTS = (-3, 0, 2)
+
+
+def test_primitives_match_oracle(backend):
+    sizes, xf = primitive_inputs(backend.dtype)
+    for x, idx, perm_idx, out, vals in sizes:
+        for k in SHIFTS:
             got = host(chain(x, idx, k))
             assert got.tolist() == chain.py(x, idx, k).tolist()
         assert kinds(chain) == ["elementwise"]
         for got, ref in zip(scans(x), scans.py(x)):
             assert host(got).tolist() == ref.tolist()
         assert kinds(scans) == ["scan", "scan", "scan"]
-        perm_idx = rng.permutation(n).astype(np.int32)
-        out = rng.integers(0, 9, n).astype(np.int64)
         for got, ref in zip(scatters(x, perm_idx, out), scatters.py(x, perm_idx, out)):
             assert host(got).tolist() == ref.tolist()
-        vals = rng.integers(0, 99, n).astype(np.int32)
         for got, ref in zip(sorted_parts(x, vals), sorted_parts.py(x, vals)):
             assert host(got).tolist() == ref.tolist()
         assert kinds(sorted_parts) == ["elementwise", "sort", "sort", "elementwise"]
@@ -187,7 +201,6 @@ def test_primitives_match_oracle(backend):
         assert host(got[0]).tolist() == ref[0].tolist() and got[1:] == ref[1:]
         # centred is returned and reduced (max): that reduction stores it
         assert kinds(host_scalars) == ["reduction", "reduction", "reduction"]
-    xf = rng.random(50).astype(backend.dtype)
     np.testing.assert_allclose(calls_another(2.0, xf, xf), calls_another.py(2.0, xf, xf),
                                rtol=backend.rtol * 10)
     assert kinds(calls_another) == ["reduction"]            # axpy fused into the sum
@@ -457,3 +470,62 @@ def test_md_forces_over_a_csr_neighbour_list(backend):
                                    atol=scale * backend.rtol * 10)
     # Newton's third law: the pair forces cancel in total
     assert abs(host(ax).sum()) < scale * backend.rtol * 100
+
+
+# -- the kernels of this file's tests, built as group modules on the Cython cases
+# ahead of the first test of one in each process (conftest.AheadGroups): each
+# test's calls with inputs of its dtypes, static values and aliasing (the
+# kernels depend on those, not on the data: an array passed twice is another
+# kernel); a kernel missed here is built at its launch.
+def _kernels(case, name):
+    from pcompute import get_config, use_config
+    from examples.dataparallel.mandelbrot import mandelbrot
+    from examples.dataparallel.md_forces import lj_forces_2d
+    from examples.dataparallel.pcg import (diagonal_inverse, direction, laplacian_2d,
+                                           norms, product_and_curvature, update)
+    dt = case.dtype
+    rng = np.random.default_rng(0)
+    x, y = rng.random(40).astype(dt), rng.random(40).astype(dt)
+    ints = rng.integers(0, 40, 40)
+    if name == "primitives":
+        sizes, xf = primitive_inputs(dt)
+        out = []
+        for x, idx, perm_idx, values, vals in sizes:
+            out += [g for k in SHIFTS for g in chain.kernels_ahead(x, idx, k)]
+            out += scans.kernels_ahead(x) + scatters.kernels_ahead(x, perm_idx, values)
+            out += sorted_parts.kernels_ahead(x, vals) + host_scalars.kernels_ahead(x)
+        return out + calls_another.kernels_ahead(2.0, xf, xf)
+    if name == "examples":
+        data, cols, offsets = random_csr(rng, 30, 40, dt)
+        particles = jittered_particles(rng, 3, 1.1, dt) + (9.0, 0.004)
+        return (axpy.kernels_ahead(2.5, x, y) + spmv_csr.kernels_ahead(data, cols, offsets, x)
+                + spmv_ell.kernels_ahead(x, ints.astype(np.int32) % 10, x[:10], 4)
+                + black_scholes.kernels_ahead(x + 5, x + 10, x + 0.2, 0.02, 0.3)
+                + radix_pass.kernels_ahead(ints.astype(np.int32), 0)
+                + extrema.kernels_ahead(x) + sum_of_squares.kernels_ahead(x)
+                + scatter_repeats.kernels_ahead(ints, ints.astype(np.int32) % 7, ints[:7] + 1)
+                + mandelbrot.kernels_ahead(x, y, 40) + branches.kernels_ahead(ints, 3)
+                + lj_forces_2d.kernels_ahead(*particles)
+                + [g for k in (2, -3) for g in kept_values.kernels_ahead(x, k)])
+    if name == "checked":
+        idx = ints.astype(np.int32) % 4
+        with use_config(bounds_check=True, use_double=get_config().use_double):
+            return gathers.kernels_ahead(x[:4], idx) + gather_sum.kernels_ahead(x[:4], idx)
+    data, cols, offsets = laplacian_2d(3, dt)           # pcg's steps
+    b, p, q, r = (v.copy() for v in (x[:9], x[9:18], x[18:27], y[:9]))
+    dinv = np.asarray(diagonal_inverse.py(data, cols, offsets, b), dt)
+    return (diagonal_inverse.kernels_ahead(data, cols, offsets, b)
+            + direction.kernels_ahead(b, dinv, b, 0.0) + norms.kernels_ahead(b, dinv)
+            + product_and_curvature.kernels_ahead(data, cols, offsets, p)
+            + update.kernels_ahead(np.zeros_like(b), b, p, q, 0.5, dinv)
+            + update.kernels_ahead(b, r, p, q, 0.5, dinv)
+            + direction.kernels_ahead(r, dinv, p, 0.5))
+
+
+GROUPS = AheadGroups(["primitives", "examples", "checked", "pcg"], _kernels, chunk=4)
+
+
+@pytest.fixture(autouse=True)
+def _groups(request):
+    if "backend" in request.fixturenames:
+        GROUPS.ensure(request.getfixturevalue("backend"))

@@ -15,6 +15,8 @@ from pcompute.dataparallel import (dataparallel, exclusive_scan, map, max, permu
                                    reduce, rscan, scan, split, sum)
 from pcompute.errors import KernelIndexError, KernelValueError
 
+from conftest import AheadGroups
+
 
 def host(x):
     return np.asarray(x.get() if hasattr(x, "get") else x)
@@ -59,12 +61,51 @@ def checked():
     return use_config(bounds_check=True, use_double=get_config().use_double)
 
 
-def test_bounds_check_rejects_a_permute_with_repeats(backend):
+def permute_inputs(dtype):
     rng = np.random.default_rng(20)
-    x = rng.integers(-50, 50, 300).astype(backend.dtype)
+    x = rng.integers(-50, 50, 300).astype(dtype)
     perm = rng.permutation(300).astype(np.int32)
     bad = perm.copy()
     bad[[7, 150, 299]] = bad[40]                        # 3 items land on item 40's place
+    return x, perm, bad
+
+
+def segment_inputs(dtype):
+    x = np.arange(1, 13).astype(dtype)
+    y = (np.arange(12) % 5 - 2).astype(dtype)
+    return x, y, np.array([0, 5, 5, 12], np.int32)      # an empty segment
+
+
+def _kernels(case, name):
+    """The kernels the tests of ``name`` build on ``case`` (checked and not)."""
+    if name == "shuffled":
+        x, perm, bad = permute_inputs(case.dtype)
+        with checked():
+            out = shuffled.kernels_ahead(x, perm)
+        return out + shuffled.kernels_ahead(x, bad)
+    x, y, good = segment_inputs(case.dtype)
+    if name == "row_dots":
+        with checked():
+            out = row_dots.kernels_ahead(x, y, good)
+        return out + row_dots.kernels_ahead(x, y, good)
+    with checked():
+        return globals()[name].kernels_ahead(x, good)
+
+
+# The kernels of this file's tests, built as group modules on the Cython
+# cases ahead of the first test of one in each process (conftest.AheadGroups).
+GROUPS = AheadGroups(["shuffled", "row_sums", "row_maxima", "row_starts", "row_dots"],
+                     _kernels, chunk=5)
+
+
+@pytest.fixture(autouse=True)
+def _groups(request):
+    if "backend" in request.fixturenames:
+        GROUPS.ensure(request.getfixturevalue("backend"))
+
+
+def test_bounds_check_rejects_a_permute_with_repeats(backend):
+    x, perm, bad = permute_inputs(backend.dtype)
     with pytest.raises(ValueError, match="not a permutation"):
         shuffled.py(x, bad)
     with checked():
@@ -95,8 +136,7 @@ BAD_OFFSETS = [
 @pytest.mark.parametrize("f, text", [(row_sums, "scan("), (row_maxima, "rscan("),
                                      (row_starts, "exclusive_scan(")])
 def test_bounds_check_rejects_bad_segment_offsets(backend, f, text):
-    x = np.arange(1, 13).astype(backend.dtype)
-    good = np.array([0, 5, 5, 12], np.int32)            # an empty segment
+    x, _, good = segment_inputs(backend.dtype)
     with checked():
         want = np.concatenate(f.py(x, good))
         np.testing.assert_allclose(host(f(x, good)), want, rtol=backend.rtol * 10)
@@ -114,8 +154,7 @@ def test_bounds_check_rejects_bad_segment_offsets(backend, f, text):
 
 
 def test_bounds_check_rejects_bad_offsets_of_a_map_over_segments(backend):
-    x = np.arange(1, 13).astype(backend.dtype)
-    y = (np.arange(12) % 5 - 2).astype(backend.dtype)
+    x, y, _ = segment_inputs(backend.dtype)
     with checked():
         # an empty segment, and segments that leave items out (the prelude's split
         # accepts both for a map)

@@ -8,10 +8,13 @@ import operator
 import numpy as np
 import pytest
 
+from pcompute import get_config, use_config
 from pcompute.dataparallel import (dataparallel, exclusive_scan, indices, len, map, max,
                                    min, reduce, replicate, rscan, scan, scatter_add, split,
                                    sum, zip)
 from pcompute.errors import KernelSyntaxError, KernelTypeError
+
+from conftest import AheadGroups
 
 
 def host(x):
@@ -20,6 +23,10 @@ def host(x):
 
 def kinds(f):
     return [kind for kind, _ in f.last_phases]
+
+
+def checked():
+    return use_config(bounds_check=True, use_double=get_config().use_double)
 
 
 @dataparallel
@@ -53,10 +60,14 @@ def row_reductions(data, offsets):
             map(lambda row: reduce(lambda a, b: a * 2 + b, row, 1), rows))
 
 
-def test_comprehensions_are_maps(backend):
+def comprehension_inputs(dtype):
     rng = np.random.default_rng(30)
-    x, y = (rng.random(60).astype(backend.dtype) for _ in range(2))
-    offsets = np.array([0, 4, 4, 31, 60], dtype=np.int32)
+    x, y = (rng.random(60).astype(dtype) for _ in range(2))
+    return x, y, np.array([0, 4, 4, 31, 60], dtype=np.int32)
+
+
+def test_comprehensions_are_maps(backend):
+    x, y, offsets = comprehension_inputs(backend.dtype)
     axpy, rows, windows, dot = comprehensions(2.5, x, y, x, offsets, 3)
     xf, yf = x.astype(float), y.astype(float)
     tol = dict(rtol=backend.rtol * 10, atol=backend.rtol * 10)
@@ -73,10 +84,13 @@ def test_comprehensions_are_maps(backend):
                                      "elementwise"]
 
 
-def test_min_max_reductions_and_scans(backend):
+def extremes_inputs(dtype):
     rng = np.random.default_rng(31)
-    for x in (rng.integers(-50, 50, 77).astype(np.int64), rng.normal(size=77).astype(
-            backend.dtype)):
+    return rng.integers(-50, 50, 77).astype(np.int64), rng.normal(size=77).astype(dtype)
+
+
+def test_min_max_reductions_and_scans(backend):
+    for x in extremes_inputs(backend.dtype):
         lo, hi, smax, rmin, emax = extremes(x, 3)
         assert lo == min(100, x.min()) and hi == max(-100, 3 * x.max())
         assert host(smax).tolist() == np.maximum.accumulate(x).tolist()
@@ -88,19 +102,27 @@ def test_min_max_reductions_and_scans(backend):
         assert kinds(extremes) == ["reduction", "reduction", "scan", "scan", "scan"]
 
 
+def bitwise_input():
+    return np.random.default_rng(32).integers(0, 1 << 20, 90).astype(np.int64)
+
+
 @pytest.mark.integer_data
 def test_bitwise_reductions_and_scans(backend):
-    x = np.random.default_rng(32).integers(0, 1 << 20, 90).astype(np.int64)
+    x = bitwise_input()
     xor, ors, ands = bitwise(x)
     assert xor == np.bitwise_xor.reduce(x) ^ 5 and ands == np.bitwise_and.reduce(x)
     assert host(ors).tolist() == np.bitwise_or.accumulate(x).tolist()
 
 
+def row_inputs():
+    rng = np.random.default_rng(33)
+    return (rng.integers(-30, 30, 40).astype(np.int64),
+            np.array([0, 3, 3, 12, 40], dtype=np.int32))
+
+
 @pytest.mark.integer_data
 def test_any_function_reduces_a_segment_in_order(backend):
-    rng = np.random.default_rng(33)
-    data = rng.integers(-30, 30, 40).astype(np.int64)
-    offsets = np.array([0, 3, 3, 12, 40], dtype=np.int32)
+    data, offsets = row_inputs()
     got = row_reductions(data, offsets)
     segments = [data[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
     for got_one, ref in zip(got, row_reductions.py(data, offsets)):
@@ -161,12 +183,16 @@ def tally(values, bins, out):
     return scatter_add(values, bins, out)
 
 
-def test_scatter_add_is_deterministic_and_exact(backend):
-    from pcompute import get_config, use_config
+def histogram_inputs(dtype):
     rng = np.random.default_rng(34)
-    values = rng.normal(size=500).astype(backend.dtype)
+    values = rng.normal(size=500).astype(dtype)
     bins = rng.integers(0, 23, 500).astype(np.int32)
-    out = rng.normal(size=23).astype(backend.dtype)
+    out = rng.normal(size=23).astype(dtype)
+    return rng, values, bins, out
+
+
+def test_scatter_add_is_deterministic_and_exact(backend):
+    rng, values, bins, out = histogram_inputs(backend.dtype)
     first = host(histogram(values, bins, out))
     assert kinds(histogram) == ["elementwise", "sort", "elementwise"]
     # the oracle's sums, in the same order: equal bit for bit, on every backend
@@ -181,7 +207,7 @@ def test_scatter_add_is_deterministic_and_exact(backend):
     assert host(got).tolist() == np.bincount(bins[:50], ints, 23).astype(int).tolist()
     empty = histogram(values[:0], bins[:0], out)
     assert host(empty).tolist() == out.tolist()
-    with use_config(bounds_check=True, use_double=get_config().use_double):
+    with checked():
         with pytest.raises(IndexError, match="2 position\\(s\\) outside \\[0, 23\\)") as info:
             histogram(values[:3], np.array([0, 23, 99], np.int32), out)
         assert "test_dataparallel_ops.py" in str(info.value)
@@ -195,11 +221,16 @@ def segmented_scans(x, offsets, width):
             exclusive_scan(operator.add, split(x, offsets), 10), scan(min, uniform))
 
 
-def test_segmented_scans_restart_at_every_offset(backend):
+def segmented_inputs(dtype):
     rng = np.random.default_rng(35)
     offsets = np.array([0, 3, 3, 9, 40, 41, 60], dtype=np.int32)    # an empty segment
-    for x in (rng.integers(-9, 9, 60).astype(np.int64),
-              rng.normal(size=60).astype(backend.dtype)):
+    return offsets, (rng.integers(-9, 9, 60).astype(np.int64),
+                     rng.normal(size=60).astype(dtype))
+
+
+def test_segmented_scans_restart_at_every_offset(backend):
+    offsets, xs = segmented_inputs(backend.dtype)
+    for x in xs:
         got = [host(g) for g in segmented_scans(x, offsets, 4)]
         assert kinds(segmented_scans) == ["scan", "scan", "scan", "scan"]
         pieces = [x[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
@@ -216,3 +247,37 @@ def test_segmented_scans_restart_at_every_offset(backend):
         for g, r in zip(got, segmented_scans.py(x, offsets, 4)):
             np.testing.assert_allclose(g, np.concatenate(r), rtol=backend.rtol * 10,
                                        atol=backend.rtol * 10)
+
+
+# -- the kernels of this file's tests, built as group modules on the Cython
+# cases ahead of the first test of one in each process (conftest.AheadGroups)
+def _kernels(case, name):
+    """The kernels the test of ``name`` builds on ``case``."""
+    integer_only = case.precision != "float64"      # integer_data tests: float64 only
+    if name == "comprehensions":
+        x, y, offsets = comprehension_inputs(case.dtype)
+        return comprehensions.kernels_ahead(2.5, x, y, x, offsets, 3)
+    if name == "extremes":
+        return [g for x in extremes_inputs(case.dtype) for g in extremes.kernels_ahead(x, 3)]
+    if name == "bitwise":
+        return [] if integer_only else bitwise.kernels_ahead(bitwise_input())
+    if name == "row_reductions":
+        return [] if integer_only else row_reductions.kernels_ahead(*row_inputs())
+    if name == "histogram":
+        _, values, bins, out = histogram_inputs(case.dtype)
+        with checked():
+            out_kernels = histogram.kernels_ahead(values, bins, out)
+        return out_kernels + histogram.kernels_ahead(values, bins, out) + \
+            tally.kernels_ahead(np.zeros(50, np.int64), bins[:50], np.zeros(23, np.int64))
+    offsets, xs = segmented_inputs(case.dtype)
+    return [g for x in xs for g in segmented_scans.kernels_ahead(x, offsets, 4)]
+
+
+GROUPS = AheadGroups(["comprehensions", "extremes", "bitwise", "row_reductions",
+                      "histogram", "segmented_scans"], _kernels, chunk=6)
+
+
+@pytest.fixture(autouse=True)
+def _groups(request):
+    if "backend" in request.fixturenames:
+        GROUPS.ensure(request.getfixturevalue("backend"))

@@ -7,7 +7,7 @@ import numpy as np
 
 from pcompute import use_config
 from pcompute.build import cython_builder, cython_group
-from pcompute.dataparallel import dataparallel, map, reduce, replicate, scan, sum
+from pcompute.dataparallel import dataparallel, map, reduce, replicate, scan, split, sum
 from pcompute.dataparallel import dry, phases
 
 
@@ -64,20 +64,24 @@ def test_cython_builds_the_phases_of_a_call_as_one_module(tmp_path, monkeypatch)
     walks = dry.stats["dry_walks"]
     with use_config(backend="cython", use_double=True):
         x, y, a = _inputs(np.float64)
+        # the phases' kernels listed by a dry walk, nothing built
+        assert len(dataparallel(three_phases).kernels_ahead(x, y, a)) == 3
+        assert cython_builder.stats["compiled"] == compiled
         s, d = dataparallel(three_phases)(x, y, a)
         want_s, want_d = dataparallel(three_phases).py(x, y, a)
         assert s == want_s and np.array_equal(_host(d), want_d)
         # scan, reduction and elementwise: one module, not three
         assert cython_group.stats["members"] == members + 3
         assert cython_builder.stats["compiled"] == compiled + 1
-        assert dry.stats["dry_walks"] == walks + 1
+        assert dry.stats["dry_walks"] == walks + 2      # kernels_ahead's and the call's
+        assert dataparallel(three_phases).kernels_ahead(x, y, a) == []     # all built
         # a later process finds each phase in the group module (cache index),
         # and walks no dry walk (nothing is compiled)
         _as_a_new_process(monkeypatch)
         s2, d2 = dataparallel(three_phases)(x, y, a)
         assert s2 == want_s and np.array_equal(_host(d2), want_d)
         assert cython_builder.stats["compiled"] == compiled + 1
-        assert dry.stats["dry_walks"] == walks + 1
+        assert dry.stats["dry_walks"] == walks + 3
 
 
 def test_a_length_from_a_result_stops_the_dry_walk_there(tmp_path, monkeypatch):
@@ -91,3 +95,22 @@ def test_a_length_from_a_result_stops_the_dry_walk_there(tmp_path, monkeypatch):
     assert cython_group.stats["members"] == members + 3
     assert cython_builder.stats["compiled"] == compiled + 2
     assert f.plan_stats["walked"] == 1
+
+
+def checked_scan(x, offsets):
+    return scan(operator.add, split(map(lambda v: v * 2, x), offsets))
+
+
+def test_a_checked_call_lists_its_checks_kernels_too(monkeypatch):
+    """Under bounds_check the dry walk goes past the checks of the offsets
+    (their host check fails on the stand-in result: the value is unknown,
+    not an error) and lists the kernels of the Scan's own checks."""
+    _as_a_new_process(monkeypatch)      # no phase built by another test (same source)
+    x, offsets = np.arange(12.0), np.array([0, 5, 5, 12], np.int32)
+    with use_config(backend="cython", use_double=True):
+        unchecked = dataparallel(checked_scan).kernels_ahead(x, offsets)
+        with use_config(bounds_check=True):
+            checked = dataparallel(checked_scan).kernels_ahead(x, offsets)
+    assert [g.kind for g in unchecked] == ["scan"]
+    # the offsets' summary, the input and segment functions' checks, the scan
+    assert [g.kind for g in checked] == ["reduction"] * 3 + ["scan"]

@@ -97,6 +97,28 @@ class DataParallelFunction:
             return out
         return self._walk(key, list(converted), flat, "%s()" % self.py.__qualname__)
 
+    def kernels_ahead(self, *args):
+        """The generated kernels (:class:`~pcompute.records.GeneratedKernel`)
+        of the phases a first call with ``args`` would build on the
+        configured backend, as far as a dry walk knows them (:mod:`.dry`),
+        those this process built already left out: for
+        :meth:`~pcompute.backends.base.Backend.prebuild`, by a caller that
+        builds the kernels of several calls together (the test suite's
+        group modules).  Runs and builds nothing; a user error is left to
+        the call."""
+        config = get_config()
+        backend = get_backend(config.backend)
+        where = "%s()" % self.py.__qualname__
+        args = [_convert(a, where, backend.on_host) for a in args]
+        return dry.dry_generated(self._dry_walk(args, where), backend, config, where)
+
+    def _dry_walk(self, args, where):
+        def walk(tape):
+            values = [_bind(a, tape) for a in args]
+            prog = Program(self.closure, tape)
+            _finish(prog, prog.call(self.closure, values), where)
+        return walk
+
     def _prebuild(self, key, args, where):
         """A context for the walk of signature ``key``: where the backend
         builds kernels together, the first kernel the walk must compile
@@ -107,16 +129,11 @@ class DataParallelFunction:
         if not backend.builds_together or key is None or key in self._prebuilt:
             return contextlib.nullcontext()
 
-        def walk(tape):
-            values = [_bind(a, tape) for a in args]
-            prog = Program(self.closure, tape)
-            _finish(prog, prog.call(self.closure, values), where)
-
         def hook():
             if len(self._prebuilt) >= MAX_QUICK:
                 self._prebuilt.clear()
             self._prebuilt.add(key)
-            dry.prebuild(walk, backend, config, where)
+            dry.prebuild(self._dry_walk(args, where), backend, config, where)
         return backend.before_compile(hook)
 
     def _walk(self, key, args, flat, where):

@@ -37,6 +37,11 @@ log = logging.getLogger("pcompute.dataparallel")
 stats = {"dry_walks": 0}
 
 
+#: The value of a host computation on a kernel's stand-in result that failed
+#: (:meth:`DryTape.host`).
+UNKNOWN = object()
+
+
 class DryStop(Exception):
     """The dry walk cannot go on: the walk depends on a kernel's result."""
 
@@ -51,6 +56,8 @@ class DryTape(Tape):
 
     def launch(self, kind, source, prim, args):
         values = [a.value if isinstance(a, Dyn) else a for a in args]
+        if any(v is UNKNOWN for v in values):
+            raise DryStop("a kernel's argument depends on a kernel's result")
         self.recorded.append((prim, values))
         if kind == "sort":          # new arrays like the sorted ones
             return [self._placeholder(a) for a in values]
@@ -58,6 +65,19 @@ class DryTape(Tape):
             slot = self._slot(_stand_in(prim), after_launch=True)
             return Dyn(self, slot, self.values[slot])
         return None
+
+    def host(self, fn, *args):
+        """``fn`` on the values the dry walk has; where it raises on a
+        stand-in of a kernel's result (a bounds check, such as ``split``'s
+        or ``permute``'s, fails on stand-ins), the walk goes on with that
+        value unknown, and stops where it is used (:meth:`static`, or as a
+        kernel's argument)."""
+        try:
+            return super().host(fn, *args)
+        except Exception:
+            if not any(isinstance(a, Dyn) and a.slot in self._after_launch for a in args):
+                raise
+        return Dyn(self, self._slot(UNKNOWN, after_launch=True), UNKNOWN)
 
     def _placeholder(self, arr):
         out = new_array(len(arr), arr.dtype)
@@ -80,17 +100,21 @@ def _stand_in(prim):
 
 
 def generated_phases(recorded, backend, config):
-    """The generated kernels of the recorded phases not built yet (each
-    once; sorts and other launches without one are left out)."""
+    """The generated kernels of the recorded phases not built yet, with
+    those of the bounds checks a phase runs first (a Scan's: its
+    ``checks_generated_for``), each once; sorts and other launches without
+    one are left out."""
     out, seen = [], set()
     for prim, values in recorded:
         generated_for = getattr(prim, "generated_for", None)
         if generated_for is None:
             continue
-        generated = generated_for(backend, config, values)
-        if generated is not None and generated.source not in seen:
-            seen.add(generated.source)
-            out.append(generated)
+        checks = getattr(prim, "checks_generated_for", None)
+        kernels = checks(backend, config, values) if checks is not None else []
+        for generated in kernels + [generated_for(backend, config, values)]:
+            if generated is not None and generated.source not in seen:
+                seen.add(generated.source)
+                out.append(generated)
     return out
 
 
@@ -98,6 +122,15 @@ def prebuild(walk, backend, config, where):
     """Dry-walk with ``walk(tape)`` (the walk of the call on a fresh tape)
     and build the recorded phases' kernels together on ``backend``.
     Returns the number of group modules made."""
+    generated = dry_generated(walk, backend, config, where)
+    if len(generated) < 2:
+        return 0
+    return backend.prebuild(generated, config)
+
+
+def dry_generated(walk, backend, config, where):
+    """The generated kernels, not built yet, of the phases a dry walk with
+    ``walk(tape)`` records (none where the walk cannot be generated ahead)."""
     stats["dry_walks"] += 1
     tape = DryTape()
     try:
@@ -118,7 +151,5 @@ def prebuild(walk, backend, config, where):
         raise
     except Exception as exc:
         log.debug("%s: phases not generated ahead (%s: %s)", where, type(exc).__name__, exc)
-        return 0
-    if len(generated) < 2:
-        return 0
-    return backend.prebuild(generated, config)
+        return []
+    return generated

@@ -53,7 +53,7 @@ from ..types import LONG, dtype_to_ctype
 from .args import argument_types, device_values, parameter_names
 from .base import Primitive
 from .exprfunc import _NAMESPACE, make_function, neutral_value
-from .scan_check import check_functions
+from .scan_check import check_functions, generated_checks
 
 # Parameters of output() filled by the scan itself, and those of input/is_segment.
 OUTPUT_SPECIALS = ("i", "item", "prev_item", "last_item", "N")
@@ -337,6 +337,15 @@ class Scan(Primitive):
         if self._memo_key(values, backend, config) in self._memo:
             return None
         return backend.generate_scan(self._spec(values, backend, config), config)
+
+    def checks_generated_for(self, backend, config, args):
+        """The generated kernels of the bounds checks a call with ``args``
+        runs first under ``config.bounds_check`` (:mod:`.scan_check`; none
+        without), those built already left out (for
+        :meth:`~pcompute.backends.base.Backend.prebuild`).  Builds nothing."""
+        if not config.bounds_check:
+            return []
+        return generated_checks(self, backend, config, self._bind(args, {}))
 
     def generate(self, backend, *args, **kwargs):
         """The source the scan would compile on ``backend`` (a name) for these

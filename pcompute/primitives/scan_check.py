@@ -34,11 +34,8 @@ def checker(func, params, dtype, where):
     return red, others
 
 
-def check_functions(scan, values, n):
-    """Run the checks of ``scan``'s input and is_segment functions over ``n``
-    items (``values``: the user arguments by name, in ``scan.arg_names``)."""
-    if n == 0:
-        return
+def _checks(scan, values, n):
+    """``(Reduction, its arguments)`` of each check of ``scan`` (memoised)."""
     by_name = dict(zip(scan.arg_names, values))
     by_name["N"] = np.int64(n)
     for role in ("input", "segment"):
@@ -49,5 +46,23 @@ def check_functions(scan, values, n):
         if role not in memo:
             memo[role] = checker(func, scan._params[role], scan.dtype, scan._where())
         red, others = memo[role]
+        yield red, [by_name[p] for p in others]
+
+
+def check_functions(scan, values, n):
+    """Run the checks of ``scan``'s input and is_segment functions over ``n``
+    items (``values``: the user arguments by name, in ``scan.arg_names``)."""
+    if n == 0:
+        return
+    for red, args in _checks(scan, values, n):
         red.set_backend(scan._backend)
-        red._run([by_name[p] for p in others], n)
+        red._run(args, n)
+
+
+def generated_checks(scan, backend, config, values):
+    """The generated kernels of the checks :func:`check_functions` runs on
+    ``backend`` (for :meth:`~pcompute.backends.base.Backend.prebuild`),
+    those built already left out.  Builds nothing."""
+    generated = (red.generated_for(backend, config, args)
+                 for red, args in _checks(scan, values, 1))
+    return [g for g in generated if g is not None]
