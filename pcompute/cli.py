@@ -463,9 +463,19 @@ def _write(args, text):
     if args.output in (None, "-"):
         sys.stdout.write(text)
         return 0
-    out = os.path.abspath(args.output)
+    out = os.path.realpath(args.output)      # through links: the file they name
     if not os.path.isdir(os.path.dirname(out)):
         raise CommandError("cannot write %s: the directory does not exist" % args.output)
+    if os.path.exists(out) and not os.path.isfile(out):
+        # a device or a FIFO (-o /dev/null) is written to as it is: replacing
+        # it would put a regular file in its place (as root, /dev/null itself)
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
+            raise CommandError("cannot write %s: %s" % (args.output, exc.strerror or exc)) \
+                from None
+        return 0
     tmp = out + ".tmp-%d" % os.getpid()
     try:
         with open(tmp, "w", encoding="utf-8") as f:

@@ -2,6 +2,7 @@
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -284,6 +285,27 @@ def test_source_unwritable_output(kernels, capsys, tmp_path):
     assert main(["source", "%s:axpy" % kernels, "-b", "cuda",
                  "-o", str(tmp_path / "no" / "such" / "dir.cu")]) == 1
     assert "directory does not exist" in capsys.readouterr().err
+
+
+def test_source_output_through_a_link_and_into_a_fifo(kernels, capsys, tmp_path):
+    """-o writes the file a link names (the link stays), and writes into a
+    device or FIFO as it is: replacing /dev/null by a regular file, as the
+    atomic write did under root, broke every redirection on the machine."""
+    import threading
+    target = tmp_path / "real.cu"
+    link = tmp_path / "link.cu"
+    link.symlink_to(target)
+    assert main(["source", "%s:axpy" % kernels, "-b", "cuda", "-o", str(link)]) == 0
+    assert link.is_symlink() and "axpy" in target.read_text()
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    assert main(["source", "%s:axpy" % kernels, "-b", "cuda", "-o", str(fifo)]) == 0
+    reader.join(10)
+    assert "axpy" in got[0]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 @pytest.mark.parametrize("argv", [
