@@ -22,6 +22,22 @@ _HELPER_ARGS = {"floordiv": 2, "mod": 2, "ipow": 2, "min": 2, "max": 2, "abs": 1
                 "rangelen": 3}
 
 
+
+def extern_block(source, declarations):
+    """A `cdef extern from *` block: the C text ``source`` verbatim (as the
+    block's docstring), then the Cython ``declarations`` of what it defines."""
+    code = Code()
+    code.add("cdef extern from *:")
+    code.level += 1
+    code.add('"""')
+    for line in source.splitlines():
+        code.lines.append("    " + line if line else "")
+    code.add('"""')
+    for line in declarations:
+        code.add(line)
+    return code.text()
+
+
 class CythonPrinter(CPrinter):
     """Prints typed functions as Cython."""
 
@@ -135,31 +151,13 @@ class CythonPrinter(CPrinter):
         """The `cdef extern from *` block of the unwrapped pointers (or '')."""
         if not self.unwrapped:
             return ""
-        code = Code()
-        code.add("cdef extern from *:")
-        code.level += 1
-        code.add('"""')
-        for line in unwrapped_source().splitlines():
-            code.lines.append("    " + line if line else "")
-        code.add('"""')
-        for line in unwrapped_declarations():
-            code.add(line)
-        return code.text()
+        return extern_block(unwrapped_source(), unwrapped_declarations())
 
     def lane_block(self):
         """The `cdef extern from *` block of the lane wrappers used (or '')."""
         if not self.lanes:
             return ""
-        code = Code()
-        code.add("cdef extern from *:")
-        code.level += 1
-        code.add('"""')
-        for line in lane_source(self.lanes).splitlines():
-            code.lines.append("    " + line if line else "")
-        code.add('"""')
-        for line in lane_declarations(self.lanes):
-            code.add(line)
-        return code.text()
+        return extern_block(lane_source(self.lanes), lane_declarations(self.lanes))
 
     def module_prelude(self, runtime, functions):
         return [line + "\n" for line in self.cimports()]
